@@ -1,0 +1,22 @@
+# KeyPool image: build the jar with Maven, run it on a JRE as a non-root user.
+# routes/, application.properties and keypool.yaml live in /app and can be mounted over:
+#   docker run -p 8080:8080 -v $PWD/keypool.yaml:/app/keypool.yaml -v $PWD/routes:/app/routes keypool
+
+FROM maven:3.9-eclipse-temurin-17 AS build
+WORKDIR /src
+COPY pom.xml .
+RUN mvn -B -ntp -q dependency:go-offline
+COPY src src
+RUN mvn -B -ntp -q package -DskipTests
+
+FROM eclipse-temurin:17-jre
+RUN groupadd --system keypool && useradd --system --gid keypool --home /app keypool
+WORKDIR /app
+COPY --from=build /src/target/keypool.jar /app/target/keypool.jar
+COPY --from=build /src/target/lib /app/target/lib
+COPY routes /app/routes
+COPY application.properties keypool.yaml /app/
+USER keypool
+EXPOSE 8080
+ENV JAVA_OPTS="-Xss512k -XX:+UseG1GC -XX:MaxRAMPercentage=75"
+ENTRYPOINT ["sh", "-c", "exec java $JAVA_OPTS -jar /app/target/keypool.jar"]

@@ -1,0 +1,231 @@
+package dev.keypool.breaker;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+import dev.keypool.window.SlidingWindow;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+
+/**
+ * The breaker of one channel (SPEC §3), and the only authority on its state. resilience4j cannot express our
+ * rules (an ACTIVE-key gate before HALF_OPEN, "k of n" probes with early reopen, several OR-ed triggers), so this
+ * class decides every transition from the outcomes it is told and drives the r4j instance the Camel EIP
+ * consults to match.
+ *
+ * <p>Thread-safe: request threads report concurrently; every transition happens under the instance lock, so it
+ * happens, and is logged, exactly once. {@code hasActiveKey} is called outside that lock, because the key pool
+ * may report to us while holding its own lock and the two locks must never be taken in opposite orders.
+ */
+public final class ChannelBreaker {
+
+    private final String channel;
+    private final BreakerSettings settings;
+    private final BooleanSupplier hasActiveKey;
+    private final Clock clock;
+    private final TripDetector detector;
+    private final Resilience4jGate gate;
+    private final BreakerLog log;
+
+    // guarded by this
+    private BreakerState state = BreakerState.CLOSED;
+    private Instant nextAttemptAt;          // set while OPEN, null while forced open
+    private boolean forcedOpen;             // operator's OPEN holds until the operator closes it
+    private String trippedBy;
+    private HalfOpenTrial trial;            // set while HALF_OPEN
+
+    public ChannelBreaker(String channel, BreakerSettings settings, BooleanSupplier hasActiveKey, Clock clock) {
+        this.channel = Objects.requireNonNull(channel, "channel");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.hasActiveKey = Objects.requireNonNull(hasActiveKey, "hasActiveKey");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.detector = new TripDetector(settings, clock);
+        this.gate = new Resilience4jGate(channel + "-breaker", settings.halfOpenRequests(), clock);
+        this.log = new BreakerLog(channel);
+    }
+
+    /** The r4j instance to bind for the channel's circuitBreaker EIP; it follows the state decided here. */
+    public CircuitBreaker circuitBreaker() {
+        return gate.circuitBreaker();
+    }
+
+    public String channel() {
+        return channel;
+    }
+
+    public BreakerSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Current state, first applying time: an OPEN breaker whose next attempt time has come turns HALF_OPEN if the
+     * channel has an ACTIVE key, else stays OPEN and tries again after reopenDelay. Call it before each request.
+     */
+    public BreakerState state() {
+        applyTime();
+        synchronized (this) {
+            return state;
+        }
+    }
+
+    /** When an OPEN breaker will next try HALF_OPEN; empty when not OPEN, or forced open by an operator. */
+    public Optional<Instant> nextAttemptAt() {
+        applyTime();
+        synchronized (this) {
+            return Optional.ofNullable(state == BreakerState.OPEN ? nextAttemptAt : null);
+        }
+    }
+
+    /** The visit was served (client errors passed back count too). */
+    public synchronized void onSuccess(Duration upstreamLatency) {
+        switch (state) {
+            case CLOSED -> detector.visit(false, upstreamLatency.toMillis()).ifPresent(this::trip);
+            case HALF_OPEN -> probeSucceeded();
+            case OPEN -> { } // a straggler admitted before the trip: the breaker already judged the channel
+        }
+    }
+
+    /** Every attempt of the visit failed (5xx, timeouts, connection errors). */
+    public synchronized void onFailure(Duration upstreamLatency) {
+        switch (state) {
+            case CLOSED -> detector.visit(true, upstreamLatency.toMillis()).ifPresent(this::trip);
+            case HALF_OPEN -> probeFailed();
+            case OPEN -> { }
+        }
+    }
+
+    /** The visit found no usable key; a probe that finds none has failed as a probe. */
+    public synchronized void onPoolExhausted() {
+        switch (state) {
+            case CLOSED -> detector.poolExhausted().ifPresent(this::trip);
+            case HALF_OPEN -> probeFailed();
+            case OPEN -> { }
+        }
+    }
+
+    /** One failed attempt on a key, reported by the pool, so consecutive_fail can trip in the middle of a request. */
+    public synchronized void onKeyFailure(String keyFingerprint, int consecutiveFailuresOfThatKey) {
+        Optional<Trip> trip = detector.keyFailure(keyFingerprint, consecutiveFailuresOfThatKey);
+        // only a CLOSED breaker trips; in HALF_OPEN the visit's own outcome is what counts as the probe result
+        if (state == BreakerState.CLOSED) {
+            trip.ifPresent(this::trip);
+        }
+    }
+
+    /** Optional: a key served a request, so its failure streak is over (keeps maxKeyConsecutiveFailures current). */
+    public synchronized void onKeySuccess(String keyFingerprint) {
+        detector.keySuccess(keyFingerprint);
+    }
+
+    public BreakerFigures figures() {
+        applyTime();
+        synchronized (this) {
+            SlidingWindow.Snapshot errors = detector.errorSnapshot();
+            boolean halfOpen = state == BreakerState.HALF_OPEN;
+            return new BreakerFigures(state, errors.failureRatePercent(), errors.calls(),
+                    detector.latencySnapshot().averageLatencyMs(), detector.maxKeyConsecutiveFailures(),
+                    detector.poolExhaustedCount(), trippedBy, state == BreakerState.OPEN ? nextAttemptAt : null,
+                    halfOpen ? trial.successes() : 0, halfOpen ? trial.probes() : 0);
+        }
+    }
+
+    /**
+     * Operator action: OPEN until {@link #forceClosed()}. Unlike a trip it does not recover by itself, since an
+     * operator who takes a channel out of service expects it to stay out.
+     */
+    public synchronized void forceOpen(String reason) {
+        String why = reason == null || reason.isBlank() ? "no reason given" : reason.strip();
+        boolean wasForced = forcedOpen;
+        forcedOpen = true;
+        trippedBy = "operator: " + why;
+        state = BreakerState.OPEN;
+        nextAttemptAt = null;
+        trial = null;
+        gate.moveTo(BreakerState.OPEN);
+        if (!wasForced) {
+            log.forcedOpen(why);
+        }
+    }
+
+    /** Operator action: CLOSED with fresh windows, whatever the state was. */
+    public synchronized void forceClosed() {
+        boolean wasClosed = state == BreakerState.CLOSED;
+        close();
+        if (!wasClosed) {
+            log.forcedClosed();
+        }
+    }
+
+    private void applyTime() {
+        synchronized (this) {
+            if (!recoveryDue()) {
+                return;
+            }
+        }
+        boolean active = hasActiveKey.getAsBoolean(); // outside the lock, see class comment
+        synchronized (this) {
+            if (!recoveryDue()) {
+                return; // another thread got here first and already decided (and logged)
+            }
+            if (active) {
+                state = BreakerState.HALF_OPEN;
+                nextAttemptAt = null;
+                trial = new HalfOpenTrial(settings.halfOpenRequests(), settings.halfOpenSuccess());
+                gate.moveTo(BreakerState.HALF_OPEN);
+                log.halfOpen(trial);
+            } else {
+                // probing a channel without an ACTIVE key can only fail; look again later
+                nextAttemptAt = clock.instant().plus(settings.reopenDelay());
+                log.noActiveKey(settings.reopenDelay());
+            }
+        }
+    }
+
+    private boolean recoveryDue() {
+        return state == BreakerState.OPEN && !forcedOpen && !clock.instant().isBefore(nextAttemptAt);
+    }
+
+    private void trip(Trip trip) {
+        state = BreakerState.OPEN;
+        trippedBy = trip.trigger().configName();
+        nextAttemptAt = clock.instant().plus(settings.recoveryTimeout());
+        // the evidence that tripped it must not trip it again the moment it closes
+        detector.reset();
+        gate.moveTo(BreakerState.OPEN);
+        log.tripped(trip);
+    }
+
+    private void probeSucceeded() {
+        HalfOpenTrial.Verdict verdict = trial.success();
+        log.probeSucceeded(trial);
+        if (verdict == HalfOpenTrial.Verdict.PASSED) {
+            log.halfOpenPassed(trial);
+            close();
+        }
+    }
+
+    private void probeFailed() {
+        HalfOpenTrial.Verdict verdict = trial.failure();
+        log.probeFailed(trial);
+        if (verdict == HalfOpenTrial.Verdict.FAILED) {
+            state = BreakerState.OPEN;
+            nextAttemptAt = clock.instant().plus(settings.reopenDelay());
+            trial = null;
+            gate.moveTo(BreakerState.OPEN);
+            log.halfOpenFailed(settings.reopenDelay());
+        }
+    }
+
+    private void close() {
+        state = BreakerState.CLOSED;
+        forcedOpen = false;
+        trippedBy = null;
+        nextAttemptAt = null;
+        trial = null;
+        detector.reset();
+        gate.moveTo(BreakerState.CLOSED);
+    }
+}

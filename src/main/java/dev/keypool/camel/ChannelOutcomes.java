@@ -1,0 +1,43 @@
+package dev.keypool.camel;
+
+import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.GatewayRequest;
+import dev.keypool.gateway.NoUsableKeyException;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePropertyKey;
+
+/** The steps of a channel route around its circuitBreaker: prepare the visit, and tell the breaker how it went. */
+public final class ChannelOutcomes {
+
+    /** Before the breaker (its body runs on a copy): the upstream URI and the body as this channel wants it. */
+    public void enter(Exchange exchange) {
+        GatewayRequest request = Exchanges.request(exchange);
+        Channel channel = request.current();
+        exchange.setProperty(Exchanges.UPSTREAM_URI, channel.upstreamUri(request.endpoint()));
+        exchange.getMessage().setBody(request.upstreamBody());
+    }
+
+    /** Last step inside the breaker: the channel answered (a client error passed back counts as an answer). */
+    public void served(Exchange exchange) {
+        GatewayRequest request = Exchanges.request(exchange);
+        request.current().breaker().onSuccess(request.lastLatency());
+    }
+
+    /** onFallback: short-circuited by the breaker, no usable key, or every attempt failed. */
+    public void failed(Exchange exchange) {
+        GatewayRequest request = Exchanges.request(exchange);
+        Channel channel = request.current();
+        Throwable cause = exchange.getProperty(ExchangePropertyKey.EXCEPTION_CAUGHT, Throwable.class);
+        if (cause == null) {
+            // rejected by the breaker itself: OPEN, or HALF_OPEN with all its probes in flight
+            request.skipCurrent(GatewayRequest.OPEN);
+        } else if (cause instanceof NoUsableKeyException) {
+            channel.breaker().onPoolExhausted();
+            request.skipCurrent(GatewayRequest.POOL_EXHAUSTED);
+        } else {
+            channel.breaker().onFailure(request.lastLatency());
+            String last = request.lastFailure();
+            request.skipCurrent("failed" + (last == null ? "" : " (last: " + last + ")"));
+        }
+    }
+}

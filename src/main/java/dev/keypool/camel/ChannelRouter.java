@@ -1,0 +1,28 @@
+package dev.keypool.camel;
+
+import dev.keypool.breaker.BreakerState;
+import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.GatewayRequest;
+import org.apache.camel.Exchange;
+
+/**
+ * The fallback walk, as the expression of the gateway's dynamicRouter: the primary channel, then its fallback
+ * list, skipping OPEN channels; null ends the walk (CAMEL-NOTES G9) once a channel served or none is left.
+ */
+public final class ChannelRouter {
+
+    public String next(Exchange exchange) {
+        GatewayRequest request = Exchanges.request(exchange);
+        if (request.isServed()) {
+            return null;
+        }
+        for (Channel channel = request.advance(); channel != null; channel = request.advance()) {
+            if (channel.breaker().state() == BreakerState.OPEN) {
+                request.skipCurrent(GatewayRequest.OPEN);
+                continue;
+            }
+            return "direct:channel-" + channel.name();
+        }
+        return null;
+    }
+}

@@ -1,0 +1,24 @@
+package dev.keypool.camel;
+
+import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.Channels;
+import org.apache.camel.builder.RouteBuilder;
+
+/**
+ * One route per configured channel, from the routeTemplate {@code keypool-channel} in routes/channel.camel.yaml.
+ * The channels come from keypool.yaml, so the instances are made here rather than listed in YAML; prefixId
+ * keeps node ids stable (CAMEL-NOTES G10).
+ */
+public class ChannelRoutes extends RouteBuilder {
+
+    @Override
+    public void configure() {
+        Channels channels = getContext().getRegistry().lookupByNameAndType("channels", Channels.class);
+        for (Channel channel : channels.all()) {
+            templatedRoute("keypool-channel")
+                    .routeId("channel-" + channel.name())
+                    .prefixId(channel.name() + "-")
+                    .parameter("channel", channel.name());
+        }
+    }
+}

@@ -1,0 +1,26 @@
+package dev.keypool.camel;
+
+import dev.keypool.gateway.GatewayRequest;
+import org.apache.camel.Exchange;
+
+/** Names of the exchange properties the routes and beans share. */
+final class Exchanges {
+
+    /** "chat/completions" or "embeddings", set by the entry route. */
+    static final String ENDPOINT = "kpEndpoint";
+    /** The {@link GatewayRequest} of this exchange. */
+    static final String REQUEST = "kpRequest";
+    /** The camel-http URI of the current channel's upstream, read by toD in upstream-attempt. */
+    static final String UPSTREAM_URI = "kpUpstreamUri";
+
+    private Exchanges() {
+    }
+
+    static GatewayRequest request(Exchange exchange) {
+        GatewayRequest request = exchange.getProperty(REQUEST, GatewayRequest.class);
+        if (request == null) {
+            throw new IllegalStateException("no KeyPool request on exchange " + exchange.getExchangeId());
+        }
+        return request;
+    }
+}

@@ -1,0 +1,110 @@
+package dev.keypool.camel;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.breaker.BreakerSettings;
+import dev.keypool.breaker.BreakerTrigger;
+import dev.keypool.breaker.ChannelBreaker;
+import dev.keypool.config.BreakerConfig;
+import dev.keypool.config.ChannelConfig;
+import dev.keypool.config.ConfigLoader;
+import dev.keypool.config.KeyPoolConfig;
+import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.Channels;
+import dev.keypool.pool.ApiKey;
+import dev.keypool.pool.KeyPool;
+import dev.keypool.pool.SelectionStrategy;
+import io.vertx.core.VertxOptions;
+import org.apache.camel.CamelConfiguration;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Configuration;
+import org.apache.camel.spi.PropertiesComponent;
+import org.apache.camel.spi.Registry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Builds KeyPool from keypool.yaml and binds the beans the YAML routes call. Beans that depend on each other
+ * are bound here in order (CAMEL-NOTES G13). A {@link Clock} bean bound before startup (tests) replaces the
+ * system clock everywhere.
+ */
+@Configuration
+public class GatewayConfiguration implements CamelConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayConfiguration.class);
+
+    @Override
+    public void configure(CamelContext context) {
+        PropertiesComponent properties = context.getPropertiesComponent();
+        Registry registry = context.getRegistry();
+        Path file = ConfigLoader.configuredPath(name -> properties.resolveProperty(name).orElse(null), System::getenv);
+        KeyPoolConfig config = new ConfigLoader().load(file);
+        Clock clock = registry.findSingleByType(Clock.class);
+        if (clock == null) {
+            clock = Clock.systemUTC();
+        }
+        ObjectMapper mapper = new ObjectMapper();
+        registry.bind("vertxOptions", vertxOptions(properties.resolveProperty("keypool.worker-threads")
+                .map(Integer::parseInt).orElse(2500)));
+
+        List<Channel> channels = new ArrayList<>();
+        for (ChannelConfig c : config.channels()) {
+            List<ApiKey> keys = c.keys().stream().map(k -> new ApiKey(k.key(), k.label(), k.weight())).toList();
+            KeyPool pool = new KeyPool(c.name(), keys, SelectionStrategy.named(c.strategy()), c.cooldown(), c.disableAfter(), clock);
+            ChannelBreaker breaker = new ChannelBreaker(c.name(), breakerSettings(c.breaker()), pool::hasActiveKey, clock);
+            // the channel route's circuitBreaker EIP uses this instance (resilience4jConfiguration.circuitBreaker)
+            registry.bind("breaker-" + c.name(), breaker.circuitBreaker());
+            channels.add(new Channel(c, pool, breaker));
+            LOG.info("Channel [{}]: {} keys ({}), models {}, fallback {}", c.name(), keys.size(),
+                    keys.stream().map(ApiKey::fingerprint).collect(Collectors.joining(", ")), c.models(), c.fallback());
+        }
+        Channels all = new Channels(channels);
+        long maxBody = properties.resolveProperty("keypool.max-body-bytes").map(Long::parseLong).orElse(4L * 1024 * 1024);
+
+        registry.bind("keypoolConfig", config);
+        registry.bind("channels", all);
+        registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody));
+        registry.bind("channelRouter", new ChannelRouter());
+        registry.bind("channelOutcomes", new ChannelOutcomes());
+        registry.bind("keySelector", new KeySelector());
+        KeyOutcomes keyOutcomes = new KeyOutcomes(clock);
+        registry.bind("coolKey", keyOutcomes.coolKey());
+        registry.bind("disableKey", keyOutcomes.disableKey());
+        registry.bind("countKeyFailure", keyOutcomes.countKeyFailure());
+        registry.bind("releaseKey", keyOutcomes.releaseKey());
+        registry.bind("upstreamResponses", new UpstreamResponses(mapper));
+        registry.bind("gatewayResponses", new GatewayResponses(mapper, clock));
+        registry.bind("modelCatalog", new ModelCatalog(all, mapper));
+        registry.bind("demoUpstream", new DemoUpstream(mapper));
+
+        LOG.info("KeyPool configuration {}: {} channels", file, channels.size());
+        if (config.tenants().isEmpty()) {
+            LOG.warn("No tenants configured: the gateway is open to every client that can reach it");
+        }
+    }
+
+    /**
+     * platform-http-vertx runs each exchange on a Vert.x worker thread and holds it until the route is done,
+     * and LLM calls take seconds: the pool must be as large as the concurrency we promise (README, "Concurrency").
+     */
+    private static VertxOptions vertxOptions(int workers) {
+        return new VertxOptions()
+                .setWorkerPoolSize(workers)
+                // an LLM call may legitimately hold its worker for minutes: no blocked-thread warnings for that
+                .setMaxWorkerExecuteTime(30)
+                .setMaxWorkerExecuteTimeUnit(TimeUnit.MINUTES);
+    }
+
+    private static BreakerSettings breakerSettings(BreakerConfig b) {
+        return new BreakerSettings(
+                b.triggers().stream().map(BreakerTrigger::fromConfigName).collect(Collectors.toUnmodifiableSet()),
+                b.errorRateThreshold(), b.errorRateWindow(), b.minimumCalls(), b.latencyThresholdMs(), b.latencyWindow(),
+                b.consecutiveFailThreshold(), b.recoveryTimeout(), b.halfOpenRequests(), b.halfOpenSuccess(), b.reopenDelay());
+    }
+}

@@ -1,0 +1,112 @@
+package dev.keypool.camel;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.gateway.GatewayError;
+import dev.keypool.gateway.GatewayRequest;
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The last step of the gateway: the served answer with the X-KeyPool-* headers, or an OpenAI-shaped error. */
+public final class GatewayResponses {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GatewayResponses.class);
+    /** When nothing says when a key or channel comes back (e.g. every key disabled). */
+    private static final long DEFAULT_RETRY_AFTER_SECONDS = 60;
+
+    private final ObjectMapper mapper;
+    private final Clock clock;
+
+    public GatewayResponses(ObjectMapper mapper, Clock clock) {
+        this.mapper = mapper;
+        this.clock = clock;
+    }
+
+    public void finish(Exchange exchange) {
+        GatewayRequest request = Exchanges.request(exchange);
+        if (!request.isServed()) {
+            throw GatewayError.unavailable(unavailableMessage(request), retryAfterSeconds(request));
+        }
+        Message message = exchange.getMessage();
+        Object status = message.getHeader(Exchange.HTTP_RESPONSE_CODE);
+        Object contentType = message.getHeader(Exchange.CONTENT_TYPE);
+        message.removeHeaders("*");
+        message.setHeader(Exchange.HTTP_RESPONSE_CODE, status == null ? 200 : status);
+        message.setHeader(Exchange.CONTENT_TYPE, contentType == null ? "application/json" : contentType);
+        message.setHeader("X-KeyPool-Channel", request.servedBy().name());
+        message.setHeader("X-KeyPool-Key", request.servedKey().fingerprint());
+        message.setHeader("X-KeyPool-Attempts", request.totalAttempts());
+        message.setHeader("X-Fallback-Level", request.level());
+        if (request.level() > 0) {
+            String primary = request.primary().name();
+            LOG.info("Request fell back {} -> {} (level {}): {}", primary, request.servedBy().name(), request.level(),
+                    request.whyNotServed().getOrDefault(primary, "unknown"));
+        }
+    }
+
+    /** onException of gateway-errors: every error the gateway produces itself, OpenAI-shaped. */
+    public void error(Exchange exchange) {
+        Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        GatewayError error = cause instanceof GatewayError ge ? ge : internal(cause);
+        Message message = exchange.getMessage();
+        message.removeHeaders("*");
+        message.setHeader(Exchange.HTTP_RESPONSE_CODE, error.status());
+        message.setHeader(Exchange.CONTENT_TYPE, "application/json");
+        if (error.retryAfterSeconds() != null) {
+            message.setHeader("Retry-After", error.retryAfterSeconds());
+        }
+        GatewayRequest request = exchange.getProperty(Exchanges.REQUEST, GatewayRequest.class);
+        if (request != null) {
+            message.setHeader("X-KeyPool-Attempts", request.totalAttempts());
+        }
+        message.setBody(body(error));
+    }
+
+    public byte[] body(GatewayError error) {
+        ObjectNode root = mapper.createObjectNode();
+        ObjectNode e = root.putObject("error");
+        e.put("message", error.getMessage());
+        e.put("type", error.type());
+        e.put("code", error.code());
+        try {
+            return mapper.writeValueAsBytes(root);
+        } catch (Exception impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+
+    private static GatewayError internal(Throwable cause) {
+        // the class name only: messages of third-party exceptions are not ours to vouch for
+        LOG.warn("Request failed inside the gateway: {}", cause == null ? "unknown" : cause.getClass().getName());
+        return new GatewayError(500, "server_error", "internal_error",
+                "Internal gateway error (" + (cause == null ? "unknown" : cause.getClass().getSimpleName()) + ")", null);
+    }
+
+    private static String unavailableMessage(GatewayRequest request) {
+        Map<String, String> why = request.whyNotServed();
+        return "No channel could serve model '" + request.model() + "': " + why.entrySet().stream()
+                .map(e -> e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(", "));
+    }
+
+    /** Seconds until the soonest key recovery or half-open attempt among the channels of the chain. */
+    private long retryAfterSeconds(GatewayRequest request) {
+        Instant now = clock.instant();
+        Optional<Instant> soonest = request.chain().stream()
+                .flatMap(c -> java.util.stream.Stream.of(c.pool().soonestRecovery(), c.breaker().nextAttemptAt()))
+                .flatMap(Optional::stream)
+                .min(Instant::compareTo);
+        return soonest.map(t -> Math.max(1, (Duration.between(now, t).toMillis() + 999) / 1000))
+                .orElse(DEFAULT_RETRY_AFTER_SECONDS);
+    }
+
+}

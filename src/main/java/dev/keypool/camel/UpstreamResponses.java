@@ -1,0 +1,55 @@
+package dev.keypool.camel;
+
+import java.io.IOException;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.gateway.GatewayRequest;
+import dev.keypool.pool.ApiKey;
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+import org.apache.camel.http.base.HttpOperationFailedException;
+
+/** What the provider answered: a success to account for, or a client error to pass back unchanged. */
+public final class UpstreamResponses {
+
+    private final ObjectMapper mapper;
+
+    public UpstreamResponses(ObjectMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    /** Last step of upstream-attempt: the body stays as the provider sent it; its usage is counted on the key. */
+    public void recordSuccess(Exchange exchange) {
+        Message message = exchange.getMessage();
+        byte[] body = message.getBody(byte[].class);
+        message.setBody(body);
+        GatewayRequest request = Exchanges.request(exchange);
+        ApiKey key = request.finishAttempt();
+        JsonNode usage = usage(body);
+        request.current().pool().recordSuccess(key, request.lastLatency(),
+                usage.path("prompt_tokens").asLong(0), usage.path("completion_tokens").asLong(0));
+        request.served(key);
+    }
+
+    /** Handled 4xx (400, 404, 413, 422 …): the client gets the provider's status and body as they are. */
+    public void passThroughClientError(Exchange exchange) {
+        HttpOperationFailedException e = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, HttpOperationFailedException.class);
+        Message message = exchange.getMessage();
+        message.setHeader(Exchange.HTTP_RESPONSE_CODE, e.getStatusCode());
+        String contentType = KeyOutcomes.header(e.getResponseHeaders(), "Content-Type");
+        message.setHeader(Exchange.CONTENT_TYPE, contentType == null ? "application/json" : contentType);
+        message.setBody(e.getResponseBody());
+    }
+
+    private JsonNode usage(byte[] body) {
+        if (body == null || body.length == 0) {
+            return mapper.missingNode();
+        }
+        try {
+            return mapper.readTree(body).path("usage");
+        } catch (IOException notJson) {
+            return mapper.missingNode();
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.keypool.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/** One entry of {@code channels}. Its fallback names are handed back unchecked: not every channel is known yet. */
+final class ChannelBinder {
+
+    /** The channel as read, with its fallback references still to be checked against all channel names. */
+    record BoundChannel(ChannelConfig config, List<ChannelReferences.Ref> fallback) {
+    }
+
+    private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
+            "maxRetries", "cooldown", "disableAfter", "keys", "fallback", "breaker");
+
+    private static final String DEFAULT_STRATEGY = "round-robin";
+    private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+    private static final int DEFAULT_MAX_RETRIES = 3;
+    private static final Duration DEFAULT_COOLDOWN = Duration.ofSeconds(60);
+    private static final int DEFAULT_DISABLE_AFTER = 5;
+
+    private final KeyBinder keys = new KeyBinder();
+    private final BreakerBinder breaker = new BreakerBinder();
+
+    Optional<BoundChannel> bind(ConfigNode node, UniqueNames names) {
+        if (!node.checkMapping(FIELDS)) {
+            return Optional.empty();
+        }
+        // read in the order of the SPEC's example, so that problems are listed roughly as the file reads
+        String name = names.read(node.field("name")).orElse(null);
+        String baseUrl = baseUrl(node.field("baseUrl")).orElse(null);
+        List<String> models = models(node.field("models"));
+        Map<String, String> modelMap = modelMap(node.field("modelMap"));
+        String strategy = strategy(node.field("strategy")).orElse(DEFAULT_STRATEGY);
+        Duration timeout = node.field("timeout").positiveDuration().orElse(DEFAULT_TIMEOUT);
+        int maxRetries = node.field("maxRetries").integer(0).orElse(DEFAULT_MAX_RETRIES);
+        Duration cooldown = node.field("cooldown").positiveDuration().orElse(DEFAULT_COOLDOWN);
+        int disableAfter = node.field("disableAfter").integer(1).orElse(DEFAULT_DISABLE_AFTER);
+        List<KeyConfig> keyList = keys.bind(node.field("keys"));
+        List<ChannelReferences.Ref> fallback = ChannelReferences.read(node.field("fallback"));
+        ChannelConfig channel = new ChannelConfig(name, baseUrl, models, modelMap, strategy, timeout, maxRetries,
+                cooldown, disableAfter, keyList, ChannelReferences.names(fallback), breaker.bind(node.field("breaker")));
+        return Optional.of(new BoundChannel(channel, fallback));
+    }
+
+    /**
+     * An absolute http(s) URL, without trailing slashes: the upstream paths ({@code /chat/completions}) are
+     * appended to it. The value is not quoted in the problem, as URLs sometimes carry credentials.
+     */
+    private static Optional<String> baseUrl(ConfigNode node) {
+        return node.requiredText().flatMap(text -> {
+            try {
+                URI uri = new URI(text);
+                String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase();
+                if ((scheme.equals("http") || scheme.equals("https")) && uri.getHost() != null) {
+                    return Optional.of(text.replaceAll("/+$", ""));
+                }
+            } catch (URISyntaxException invalid) {
+                // reported below
+            }
+            node.problem("must be an absolute http or https URL");
+            return Optional.empty();
+        });
+    }
+
+    private static List<String> models(ConfigNode node) {
+        return node.nonEmptyList().stream().flatMap(item -> item.requiredText().stream()).toList();
+    }
+
+    private static Map<String, String> modelMap(ConfigNode node) {
+        Map<String, String> renames = new LinkedHashMap<>();
+        node.entries().forEach((model, upstream) -> upstream.requiredText().ifPresent(u -> renames.put(model, u)));
+        return renames;
+    }
+
+    private static Optional<String> strategy(ConfigNode node) {
+        return node.text().filter(strategy -> {
+            if (ChannelConfig.STRATEGIES.contains(strategy)) {
+                return true;
+            }
+            node.problem("unknown strategy " + Problems.quote(strategy)
+                    + " (use " + String.join(", ", ChannelConfig.STRATEGIES) + ")");
+            return false;
+        });
+    }
+}

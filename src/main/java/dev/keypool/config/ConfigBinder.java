@@ -1,0 +1,42 @@
+package dev.keypool.config;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** The top level of {@code keypool.yaml}, and the checks that need the whole file: channel references. */
+final class ConfigBinder {
+
+    private static final Set<String> FIELDS = Set.of("channels", "tenants", "admin");
+
+    private final ChannelBinder channelBinder = new ChannelBinder();
+    private final TenantBinder tenantBinder = new TenantBinder();
+
+    /** @return the bound configuration, only meaningful when no problem was reported; null when nothing could be read */
+    KeyPoolConfig bind(ConfigNode root) {
+        // an empty file is an absent root: say what is missing rather than "must be a mapping"
+        if (!root.isAbsent() && !root.checkMapping(FIELDS)) {
+            return null;
+        }
+        UniqueNames channelNames = new UniqueNames("channel");
+        List<ChannelBinder.BoundChannel> bound = new ArrayList<>();
+        for (ConfigNode item : root.field("channels").nonEmptyList()) {
+            channelBinder.bind(item, channelNames).ifPresent(bound::add);
+        }
+        for (ChannelBinder.BoundChannel channel : bound) {
+            ChannelReferences.check(channel.fallback(), channelNames.seen(), channel.config().name());
+        }
+        return new KeyPoolConfig(
+                bound.stream().map(ChannelBinder.BoundChannel::config).toList(),
+                tenantBinder.bind(root.field("tenants"), channelNames.seen()),
+                admin(root.field("admin")));
+    }
+
+    /** No {@code admin} block means the admin API is off; a block without a usable token is a mistake. */
+    private static AdminConfig admin(ConfigNode node) {
+        if (node.isAbsent() || !node.checkMapping(Set.of("token"))) {
+            return null;
+        }
+        return node.field("token").requiredSecret().map(AdminConfig::new).orElse(null);
+    }
+}

@@ -1,0 +1,69 @@
+package dev.keypool.config;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Function;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Reads {@code keypool.yaml} into a {@link KeyPoolConfig}, or fails with a {@link ConfigException} that lists
+ * every problem: nothing half-configured is ever returned.
+ */
+public final class ConfigLoader {
+
+    static final String PATH_PROPERTY = "keypool.config";
+    static final String PATH_VARIABLE = "KEYPOOL_CONFIG";
+    static final String DEFAULT_FILE = "keypool.yaml";
+
+    private final Placeholders placeholders;
+
+    /** @param environment looks up {@code ${NAME}} placeholders; null for an unset variable */
+    public ConfigLoader(Function<String, String> environment) {
+        this.placeholders = new Placeholders(Objects.requireNonNull(environment, "environment"));
+    }
+
+    public ConfigLoader() {
+        this(System::getenv);
+    }
+
+    public KeyPoolConfig load(Path file) {
+        String yaml;
+        try {
+            yaml = Files.readString(file);
+        } catch (NoSuchFileException missing) {
+            throw new ConfigException(file.toString(), List.of("file not found (looked at " + file.toAbsolutePath()
+                    + "; set -D" + PATH_PROPERTY + " or " + PATH_VARIABLE + " to use another file)"));
+        } catch (IOException unreadable) {
+            throw new ConfigException(file.toString(), List.of("cannot read the file: " + unreadable));
+        }
+        return parse(yaml, file.toString());
+    }
+
+    public KeyPoolConfig parse(String yaml, String sourceName) {
+        JsonNode tree = YamlTree.read(yaml, sourceName);
+        Problems problems = new Problems();
+        KeyPoolConfig config = new ConfigBinder().bind(ConfigNode.root(tree, problems, placeholders));
+        if (!problems.isEmpty()) {
+            throw new ConfigException(sourceName, problems.lines());
+        }
+        return config;
+    }
+
+    /** The path the service should read: system property keypool.config, else env KEYPOOL_CONFIG, else ./keypool.yaml */
+    public static Path configuredPath(Function<String, String> systemProperty, Function<String, String> environment) {
+        String property = systemProperty.apply(PATH_PROPERTY);
+        if (property != null && !property.isBlank()) {
+            return Path.of(property.trim());
+        }
+        String variable = environment.apply(PATH_VARIABLE);
+        if (variable != null && !variable.isBlank()) {
+            return Path.of(variable.trim());
+        }
+        return Path.of(DEFAULT_FILE);
+    }
+}

@@ -1,0 +1,20 @@
+package dev.keypool.config;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The whole of {@code keypool.yaml}, validated: channels in configuration order (the first channel serving a
+ * model is its primary), tenants (empty = the gateway is open) and the admin settings (null = admin API off).
+ */
+public record KeyPoolConfig(List<ChannelConfig> channels, List<TenantConfig> tenants, AdminConfig admin) {
+
+    public KeyPoolConfig {
+        channels = Copies.list(channels);
+        tenants = Copies.list(tenants);
+    }
+
+    public Optional<ChannelConfig> channel(String name) {
+        return channels.stream().filter(c -> c.name().equals(name)).findFirst();
+    }
+}

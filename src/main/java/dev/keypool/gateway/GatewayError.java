@@ -1,0 +1,55 @@
+package dev.keypool.gateway;
+
+/**
+ * An error the gateway itself answers, OpenAI-shaped: {@code {"error":{"message","type","code"}}}.
+ * Messages are written by us and never carry a key or a client token.
+ */
+public final class GatewayError extends RuntimeException {
+
+    private final int status;
+    private final String type;
+    private final String code;
+    private final Long retryAfterSeconds;
+
+    public GatewayError(int status, String type, String code, String message, Long retryAfterSeconds) {
+        super(message, null, false, false);
+        this.status = status;
+        this.type = type;
+        this.code = code;
+        this.retryAfterSeconds = retryAfterSeconds;
+    }
+
+    public static GatewayError badRequest(String code, String message) {
+        return new GatewayError(400, "invalid_request_error", code, message, null);
+    }
+
+    public static GatewayError modelNotFound(String model) {
+        return new GatewayError(404, "invalid_request_error", "model_not_found",
+                "The model '" + model + "' is not served by any channel of this gateway", null);
+    }
+
+    public static GatewayError tooLarge(long size, long limit) {
+        return new GatewayError(413, "invalid_request_error", "request_too_large",
+                "Request body of " + size + " bytes is over the limit of " + limit + " bytes", null);
+    }
+
+    public static GatewayError unavailable(String message, long retryAfterSeconds) {
+        return new GatewayError(503, "service_unavailable_error", "no_channel_available", message, retryAfterSeconds);
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String type() {
+        return type;
+    }
+
+    public String code() {
+        return code;
+    }
+
+    public Long retryAfterSeconds() {
+        return retryAfterSeconds;
+    }
+}

@@ -1,0 +1,162 @@
+package dev.keypool.gateway;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.keypool.pool.ApiKey;
+
+/**
+ * The state of one client request on its way through the channel chain. It is stored on the exchange before
+ * any circuitBreaker runs and mutated in place, so what happens inside a breaker (which works on a copy of
+ * the exchange, CAMEL-NOTES G3) is still known after it fails.
+ */
+public final class GatewayRequest {
+
+    /** Channel state names used in error messages and the fallback log line. */
+    public static final String OPEN = "open";
+    public static final String POOL_EXHAUSTED = "pool_exhausted";
+
+    private final String endpoint;
+    private final String model;
+    private final List<Channel> chain;
+    private final UpstreamBody body;
+
+    private int level = -1;
+    private Channel current;
+    private final Set<String> triedKeys = ConcurrentHashMap.newKeySet();
+    private int attemptsInChannel;
+    private int totalAttempts;
+    private ApiKey attemptKey;
+    private long attemptStartNanos;
+    private Duration lastLatency = Duration.ZERO;
+    private String lastFailure;
+    private final Map<String, String> whyNotServed = new LinkedHashMap<>();
+
+    private Channel servedBy;
+    private ApiKey servedKey;
+
+    public GatewayRequest(String endpoint, String model, List<Channel> chain, UpstreamBody body) {
+        this.endpoint = endpoint;
+        this.model = model;
+        this.chain = chain;
+        this.body = body;
+    }
+
+    public String endpoint() {
+        return endpoint;
+    }
+
+    public String model() {
+        return model;
+    }
+
+    public List<Channel> chain() {
+        return chain;
+    }
+
+    public Channel primary() {
+        return chain.get(0);
+    }
+
+    /** Position of the current channel in the chain: 0 = primary, n = n-th fallback. */
+    public int level() {
+        return level;
+    }
+
+    public Channel current() {
+        return current;
+    }
+
+    public boolean isServed() {
+        return servedBy != null;
+    }
+
+    public Channel servedBy() {
+        return servedBy;
+    }
+
+    public ApiKey servedKey() {
+        return servedKey;
+    }
+
+    public int totalAttempts() {
+        return totalAttempts;
+    }
+
+    /** Channels that did not serve, in the order tried, with why. */
+    public Map<String, String> whyNotServed() {
+        return whyNotServed;
+    }
+
+    /** Moves to the next channel of the chain, or returns null at its end. */
+    public Channel advance() {
+        if (level + 1 >= chain.size()) {
+            level = chain.size();
+            current = null;
+            return null;
+        }
+        level++;
+        current = chain.get(level);
+        triedKeys.clear();
+        attemptsInChannel = 0;
+        lastFailure = null;
+        return current;
+    }
+
+    public void skipCurrent(String why) {
+        whyNotServed.put(current.name(), why);
+    }
+
+    /** The request body for the current channel: the client's bytes, or a copy with the model renamed. */
+    public byte[] upstreamBody() {
+        return body.forModel(current.upstreamModel(model));
+    }
+
+    public Set<String> triedKeys() {
+        return triedKeys;
+    }
+
+    public int attemptsInChannel() {
+        return attemptsInChannel;
+    }
+
+    public void startAttempt(ApiKey key) {
+        triedKeys.add(key.fingerprint());
+        attemptsInChannel++;
+        totalAttempts++;
+        attemptKey = key;
+        attemptStartNanos = System.nanoTime();
+    }
+
+    /** The key of the attempt in progress, or null; cleared so that each attempt's outcome is recorded once. */
+    public ApiKey finishAttempt() {
+        ApiKey key = attemptKey;
+        attemptKey = null;
+        if (key != null) {
+            lastLatency = Duration.ofNanos(System.nanoTime() - attemptStartNanos);
+        }
+        return key;
+    }
+
+    public Duration lastLatency() {
+        return lastLatency;
+    }
+
+    public void attemptFailed(String cause) {
+        lastFailure = cause;
+    }
+
+    /** Why the current channel failed its last attempt, e.g. "503" or "timeout"; null if none failed. */
+    public String lastFailure() {
+        return lastFailure;
+    }
+
+    public void served(ApiKey key) {
+        servedBy = current;
+        servedKey = key;
+    }
+}

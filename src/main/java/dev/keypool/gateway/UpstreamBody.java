@@ -1,0 +1,47 @@
+package dev.keypool.gateway;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * The client's JSON body as sent upstream: unchanged bytes when the channel serves the model under the
+ * client's name, otherwise a copy with {@code model} renamed (modelMap, channel/model prefix, fallback).
+ */
+public final class UpstreamBody {
+
+    private final ObjectMapper mapper;
+    private final byte[] original;
+    private final ObjectNode json;
+    private final String clientModel;
+    private final Map<String, byte[]> renamed = new ConcurrentHashMap<>();
+
+    public UpstreamBody(ObjectMapper mapper, byte[] original, ObjectNode json) {
+        this.mapper = mapper;
+        this.original = original;
+        this.json = json;
+        this.clientModel = json.path("model").asText();
+    }
+
+    public ObjectNode json() {
+        return json;
+    }
+
+    public byte[] forModel(String upstreamModel) {
+        if (upstreamModel.equals(clientModel)) {
+            return original;
+        }
+        return renamed.computeIfAbsent(upstreamModel, m -> {
+            ObjectNode copy = json.deepCopy();
+            copy.put("model", m);
+            try {
+                return mapper.writeValueAsBytes(copy);
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException("cannot write request body", e);
+            }
+        });
+    }
+}

@@ -1,0 +1,123 @@
+package dev.keypool.pool;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+
+/**
+ * One upstream API key: its secret, its state and its counters. The secret leaves the object only through
+ * {@link #authorizationHeader()}; everything printable names the key by its {@link Fingerprint}.
+ * State changes are made by the {@link KeyPool} the key belongs to.
+ */
+public final class ApiKey {
+
+    private final String secret;
+    private final String fingerprint;
+    private final String label;
+    private final int weight;
+    private final AtomicReference<KeyStatus> status = new AtomicReference<>(KeyStatus.ACTIVE);
+    private final KeyCounters counters = new KeyCounters();
+
+    /**
+     * @param secret the raw key, without whitespace or control characters (it goes into an HTTP header)
+     * @param label  a human name for the key, may be null; must not contain the secret
+     * @param weight share of traffic for the weighted strategies, at least 1
+     */
+    public ApiKey(String secret, String label, int weight) {
+        if (secret == null || secret.isBlank()) {
+            throw new IllegalArgumentException("API key secret must not be blank");
+        }
+        this.fingerprint = Fingerprint.of(secret);
+        if (secret.codePoints().anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c))) {
+            throw new IllegalArgumentException("API key " + fingerprint + " contains whitespace or control characters");
+        }
+        if (label != null && label.contains(secret)) {
+            // labels end up in logs and metrics, so a pasted secret there would leak it
+            throw new IllegalArgumentException("Label of API key " + fingerprint + " contains the secret");
+        }
+        if (weight < 1) {
+            throw new IllegalArgumentException("Weight of API key " + fingerprint + " must be at least 1, was " + weight);
+        }
+        this.secret = secret;
+        this.label = label;
+        this.weight = weight;
+    }
+
+    public String fingerprint() {
+        return fingerprint;
+    }
+
+    /** The configured label, or null when there is none. */
+    public String label() {
+        return label;
+    }
+
+    public int weight() {
+        return weight;
+    }
+
+    /** {@code "Bearer " + secret}: the only way the secret leaves this object. */
+    public String authorizationHeader() {
+        return "Bearer " + secret;
+    }
+
+    /** The state as last evaluated by the pool; see {@link KeyPool#stateOf} for the clock-aware view. */
+    public KeyState state() {
+        return status.get().state();
+    }
+
+    /** The cooling deadline while COOLING, empty otherwise. */
+    public Optional<Instant> coolingUntil() {
+        return Optional.ofNullable(status.get().coolingUntil());
+    }
+
+    public KeyStats stats() {
+        return counters.snapshot();
+    }
+
+    public int inFlight() {
+        return counters.inFlight();
+    }
+
+    /** Mean latency of the calls in the last 60 seconds, empty when there were none. */
+    public OptionalDouble recentLatencyMs() {
+        return counters.recentLatencyMs();
+    }
+
+    @Override
+    public String toString() {
+        return label == null ? "ApiKey[" + fingerprint + "]" : "ApiKey[" + fingerprint + "(" + label + ")]";
+    }
+
+    /** {@code text} with any occurrence of the secret replaced by the fingerprint, for messages from outside. */
+    String redact(String text) {
+        return text == null ? null : text.replace(secret, fingerprint);
+    }
+
+    KeyCounters counters() {
+        return counters;
+    }
+
+    void useClock(Clock clock) {
+        counters.useClock(Objects.requireNonNull(clock, "clock"));
+    }
+
+    KeyStatus status() {
+        return status.get();
+    }
+
+    /** Applies {@code transition} atomically, retrying on contention; {@code transition} must be side-effect free. */
+    KeyStatus.Change updateStatus(UnaryOperator<KeyStatus> transition) {
+        while (true) {
+            KeyStatus before = status.get();
+            KeyStatus after = transition.apply(before);
+            if (after == before || status.compareAndSet(before, after)) {
+                return new KeyStatus.Change(before, after);
+            }
+        }
+    }
+}

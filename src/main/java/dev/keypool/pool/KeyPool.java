@@ -1,0 +1,249 @@
+package dev.keypool.pool;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The keys of one channel: hands out usable keys and turns the outcome of each upstream call into counters and
+ * state changes (429 → COOLING, failures in a row or rejected credentials → DISABLED). Thread-safe; every state
+ * change is a single atomic transition on the key, and the log line is written only by the caller that made it.
+ */
+public final class KeyPool {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KeyPool.class);
+
+    // far beyond any real Retry-After, and keeps now + wait clear of Instant overflow
+    private static final Duration LONGEST_COOLING = Duration.ofDays(365);
+
+    private final String channel;
+    private final List<ApiKey> keys;
+    private final Map<String, ApiKey> byFingerprint;
+    private final SelectionStrategy strategy;
+    private final Duration cooldown;
+    private final int disableAfter;
+    private final Clock clock;
+
+    /**
+     * @param keys         in configuration order, distinct secrets; a key's sliding window runs on the clock of the
+     *                     first pool it joins
+     * @param cooldown     how long a key cools after a 429 without Retry-After
+     * @param disableAfter failures in a row (5xx, timeouts, connection errors) that disable a key, at least 1
+     */
+    public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy,
+                   Duration cooldown, int disableAfter, Clock clock) {
+        if (channel == null || channel.isBlank()) {
+            throw new IllegalArgumentException("channel must not be blank");
+        }
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(strategy, "strategy");
+        Objects.requireNonNull(cooldown, "cooldown");
+        Objects.requireNonNull(clock, "clock");
+        if (cooldown.isNegative()) {
+            throw new IllegalArgumentException("cooldown of channel " + channel + " must not be negative");
+        }
+        if (disableAfter < 1) {
+            throw new IllegalArgumentException("disableAfter of channel " + channel + " must be at least 1, was " + disableAfter);
+        }
+        Map<String, ApiKey> index = new LinkedHashMap<>();
+        for (ApiKey key : keys) {
+            Objects.requireNonNull(key, "key");
+            if (index.putIfAbsent(key.fingerprint(), key) != null) {
+                throw new IllegalArgumentException("Key " + key.fingerprint() + " appears twice in channel " + channel);
+            }
+            key.useClock(clock);
+        }
+        this.channel = channel;
+        this.keys = List.copyOf(keys);
+        this.byFingerprint = Collections.unmodifiableMap(index);
+        this.strategy = strategy;
+        this.cooldown = cooldown;
+        this.disableAfter = disableAfter;
+        this.clock = clock;
+    }
+
+    public String channel() {
+        return channel;
+    }
+
+    /** The keys in configuration order. */
+    public List<ApiKey> keys() {
+        return keys;
+    }
+
+    public Optional<ApiKey> find(String fingerprint) {
+        return Optional.ofNullable(byFingerprint.get(fingerprint));
+    }
+
+    /** The key's state now: a COOLING key whose deadline has been reached becomes ACTIVE here. */
+    public KeyState stateOf(ApiKey key) {
+        return refresh(owned(key)).state();
+    }
+
+    /**
+     * A usable (ACTIVE after the clock check) key not in {@code excludedFingerprints} (null means none), chosen by
+     * the strategy; its in-flight count is incremented. Report the call's outcome with exactly one record method.
+     */
+    public Optional<ApiKey> acquire(Set<String> excludedFingerprints) {
+        Set<String> excluded = orNone(excludedFingerprints);
+        Optional<ApiKey> picked = strategy.pick(keys, key -> usable(key, excluded));
+        picked.ifPresent(key -> key.counters().acquired());
+        return picked;
+    }
+
+    /** Whether {@link #acquire} would find a key right now; changes nothing but expired cooling states. */
+    public boolean hasUsableKey(Set<String> excludedFingerprints) {
+        Set<String> excluded = orNone(excludedFingerprints);
+        return keys.stream().anyMatch(key -> usable(key, excluded));
+    }
+
+    public boolean hasActiveKey() {
+        return hasUsableKey(Set.of());
+    }
+
+    /** A 2xx: resets the failures in a row. */
+    public void recordSuccess(ApiKey key, Duration latency, long promptTokens, long completionTokens) {
+        owned(key).counters().success(millis(latency), promptTokens, completionTokens);
+    }
+
+    /**
+     * A 429: the key cools until now + retryAfter (or the pool's cooldown), or longer if it already cools longer.
+     * Leaves the failures in a row alone: being rate limited says nothing about the key being broken.
+     */
+    public void recordRateLimited(ApiKey key, Duration latency, Optional<Duration> retryAfter) {
+        ApiKey owned = owned(key);
+        owned.counters().rateLimited(millis(latency));
+        Duration wait = coolingTime(retryAfter);
+        Instant now = clock.instant();
+        Instant deadline = now.plus(wait);
+        KeyStatus.Change change = owned.updateStatus(status -> status.coolUntil(deadline));
+        if (change.changed() && change.after().state() == KeyState.COOLING) {
+            LOG.info("Key {}({}) cooling {}s after 429", owned.fingerprint(), channel,
+                    Duration.between(now, change.after().coolingUntil()).toSeconds());
+        }
+    }
+
+    /** A 5xx, timeout or connection error; {@code cause} such as "503", "timeout", "connection refused". */
+    public void recordFailure(ApiKey key, Duration latency, String cause) {
+        ApiKey owned = owned(key);
+        int inARow = owned.counters().failure(millis(latency));
+        if (inARow < disableAfter) {
+            return;
+        }
+        KeyStatus.Change change = owned.updateStatus(status -> KeyStatus.DISABLED);
+        if (change.entered(KeyState.DISABLED)) {
+            LOG.warn("Key {}({}) disabled after {} consecutive failures (last: {})",
+                    owned.fingerprint(), channel, inARow, owned.redact(cause));
+        }
+    }
+
+    /** A 401/402/403: the upstream refuses this key, so it is disabled at once. */
+    public void recordRejected(ApiKey key, Duration latency, int status) {
+        ApiKey owned = owned(key);
+        owned.counters().rejected(millis(latency));
+        KeyStatus.Change change = owned.updateStatus(current -> KeyStatus.DISABLED);
+        if (change.entered(KeyState.DISABLED)) {
+            LOG.warn("Key {}({}) disabled after {} from upstream", owned.fingerprint(), channel, status);
+        }
+    }
+
+    /** A 400/404/413/422 that goes back to the client: the request was at fault, not the key. */
+    public void recordClientError(ApiKey key, Duration latency) {
+        owned(key).counters().clientError();
+    }
+
+    /** The earliest cooling deadline among COOLING keys; empty when none is cooling. */
+    public Optional<Instant> soonestRecovery() {
+        return keys.stream()
+                .map(this::refresh)
+                .filter(status -> status.state() == KeyState.COOLING)
+                .map(KeyStatus::coolingUntil)
+                .min(Comparator.naturalOrder());
+    }
+
+    /**
+     * Operator: back to ACTIVE with a clean failure streak, whatever the state was.
+     *
+     * @throws IllegalArgumentException when no key of this channel has that fingerprint
+     */
+    public void enable(String fingerprint) {
+        ApiKey key = require(fingerprint);
+        key.counters().resetConsecutiveFailures();
+        key.updateStatus(status -> KeyStatus.ACTIVE);
+        LOG.info("Key {}({}) enabled by operator, ACTIVE", key.fingerprint(), channel);
+    }
+
+    /**
+     * Operator: out of rotation until enabled again.
+     *
+     * @throws IllegalArgumentException when no key of this channel has that fingerprint
+     */
+    public void disable(String fingerprint) {
+        ApiKey key = require(fingerprint);
+        key.updateStatus(status -> KeyStatus.DISABLED);
+        LOG.warn("Key {}({}) disabled by operator", key.fingerprint(), channel);
+    }
+
+    @Override
+    public String toString() {
+        return "KeyPool[" + channel + ", " + keys.size() + " keys, " + strategy + "]";
+    }
+
+    private boolean usable(ApiKey key, Set<String> excluded) {
+        return !excluded.contains(key.fingerprint()) && refresh(key).state() == KeyState.ACTIVE;
+    }
+
+    /** Applies the clock to the key's cooling deadline and returns the status now in place. */
+    private KeyStatus refresh(ApiKey key) {
+        Instant now = clock.instant();
+        KeyStatus.Change change = key.updateStatus(status -> status.expireCooling(now));
+        if (change.changed()) {
+            LOG.info("Key {}({}) cooled down, ACTIVE", key.fingerprint(), channel);
+        }
+        return change.after();
+    }
+
+    private Duration coolingTime(Optional<Duration> retryAfter) {
+        Duration wait = retryAfter == null ? cooldown : retryAfter.orElse(cooldown);
+        if (wait.isNegative()) {
+            return Duration.ZERO;
+        }
+        return wait.compareTo(LONGEST_COOLING) > 0 ? LONGEST_COOLING : wait;
+    }
+
+    /** The key itself must be ours: its counters and state live in the object. */
+    private ApiKey owned(ApiKey key) {
+        Objects.requireNonNull(key, "key");
+        if (byFingerprint.get(key.fingerprint()) != key) {
+            throw new IllegalArgumentException("Key " + key.fingerprint() + " is not in channel " + channel);
+        }
+        return key;
+    }
+
+    private ApiKey require(String fingerprint) {
+        ApiKey key = byFingerprint.get(fingerprint);
+        if (key == null) {
+            throw new IllegalArgumentException("No key " + fingerprint + " in channel " + channel);
+        }
+        return key;
+    }
+
+    private static Set<String> orNone(Set<String> excludedFingerprints) {
+        return excludedFingerprints == null ? Set.of() : excludedFingerprints;
+    }
+
+    private static long millis(Duration latency) {
+        return latency == null ? 0 : Math.max(0, latency.toMillis());
+    }
+}

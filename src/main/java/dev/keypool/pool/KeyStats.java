@@ -1,0 +1,15 @@
+package dev.keypool.pool;
+
+/**
+ * Counters of one key, an immutable snapshot. The window fields cover the last 60 seconds; a 429 counts there
+ * as a call and as a failure.
+ */
+public record KeyStats(long callCount, long successCount, long failureCount, long rateLimitCount,
+                       long promptTokens, long completionTokens, long totalLatencyMs, long maxLatencyMs,
+                       long windowCalls, long windowFailures, int consecutiveFailures, int inFlight) {
+
+    /** totalLatencyMs / callCount, 0 when there were no calls. */
+    public double averageLatencyMs() {
+        return callCount == 0 ? 0.0 : (double) totalLatencyMs / callCount;
+    }
+}

@@ -1,0 +1,158 @@
+package dev.keypool.config;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import static dev.keypool.config.ConfigFixtures.ENV;
+import static dev.keypool.config.ConfigFixtures.parse;
+import static dev.keypool.config.ConfigFixtures.resource;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ConfigBindingTest {
+
+    private final KeyPoolConfig full = new ConfigLoader(ENV::get).load(resource("full.yaml"));
+
+    @Test
+    void should_bind_every_channel_field_of_a_full_file() {
+        ChannelConfig zhipu = full.channels().get(0);
+
+        assertThat(zhipu.name()).isEqualTo("zhipu");
+        assertThat(zhipu.baseUrl()).as("trailing slash dropped").isEqualTo("https://open.bigmodel.cn/api/paas/v4");
+        assertThat(zhipu.models()).containsExactly("glm-4-flash", "glm-4");
+        assertThat(zhipu.modelMap()).containsExactly(Map.entry("gpt-4o-mini", "glm-4-flash"));
+        assertThat(zhipu.strategy()).isEqualTo("weighted-random");
+        assertThat(zhipu.timeout()).isEqualTo(Duration.ofSeconds(45));
+        assertThat(zhipu.maxRetries()).isEqualTo(2);
+        assertThat(zhipu.cooldown()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(zhipu.disableAfter()).isEqualTo(7);
+        assertThat(zhipu.fallback()).containsExactly("dashscope", "deepseek");
+        assertThat(full.channels()).extracting(ChannelConfig::name).containsExactly("zhipu", "dashscope", "deepseek");
+    }
+
+    @Test
+    void should_bind_every_key_field_and_leave_unset_limits_null() {
+        List<KeyConfig> keys = full.channels().get(0).keys();
+
+        assertThat(keys).containsExactly(
+                new KeyConfig("sk-zhipu-1", "team-pro", 5, 600, 1_000_000L, 20_000, 5_000_000_000L),
+                new KeyConfig("sk-zhipu-2", null, 1, null, null, null, null));
+    }
+
+    @Test
+    void should_bind_every_breaker_field() {
+        assertThat(full.channels().get(0).breaker()).isEqualTo(new BreakerConfig(
+                Set.of("pool_exhausted", "error_rate"), 30, Duration.ofMinutes(2), 20, 15_000, Duration.ofSeconds(90),
+                4, Duration.ofSeconds(45), 4, 3, Duration.ofHours(1)));
+    }
+
+    @Test
+    void should_bind_tenants_and_admin() {
+        assertThat(full.tenants()).containsExactly(
+                new TenantConfig("team-a", "tenant-a-token", 600, List.of("zhipu", "deepseek")),
+                new TenantConfig("team-b", "tenant-b-token", null, List.of()));
+        assertThat(full.admin()).isEqualTo(new AdminConfig("admin-token"));
+    }
+
+    @Test
+    void should_apply_the_spec_defaults_to_a_minimal_file() {
+        KeyPoolConfig minimal = new ConfigLoader(ENV::get).load(resource("minimal.yaml"));
+        ChannelConfig zhipu = minimal.channels().get(0);
+
+        assertThat(zhipu.strategy()).isEqualTo("round-robin");
+        assertThat(zhipu.timeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(zhipu.maxRetries()).isEqualTo(3);
+        assertThat(zhipu.cooldown()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(zhipu.disableAfter()).isEqualTo(5);
+        assertThat(zhipu.modelMap()).isEmpty();
+        assertThat(zhipu.fallback()).isEmpty();
+        assertThat(zhipu.keys()).singleElement().extracting(KeyConfig::weight).isEqualTo(1);
+        assertThat(zhipu.breaker()).isEqualTo(BreakerConfig.defaults());
+        assertThat(minimal.tenants()).as("no tenants: the gateway is open").isEmpty();
+        assertThat(minimal.admin()).as("no admin: admin API off").isNull();
+    }
+
+    @Test
+    void should_default_the_breaker_as_the_spec_says() {
+        assertThat(BreakerConfig.defaults()).isEqualTo(new BreakerConfig(
+                Set.of("pool_exhausted", "error_rate", "latency", "consecutive_fail"), 50, Duration.ofSeconds(60), 10,
+                30_000, Duration.ofSeconds(60), 5, Duration.ofSeconds(30), 3, 2, Duration.ofSeconds(60)));
+    }
+
+    @Test
+    void should_default_each_breaker_field_left_out_of_a_partial_block() {
+        BreakerConfig breaker = parse(ConfigFixtures.breakerWith("errorRateThreshold: 25")).channels().get(0).breaker();
+
+        assertThat(breaker.errorRateThreshold()).isEqualTo(25);
+        assertThat(breaker).usingRecursiveComparison().ignoringFields("errorRateThreshold")
+                .isEqualTo(BreakerConfig.defaults());
+    }
+
+    @Test
+    void should_shrink_the_default_half_open_successes_to_fit_fewer_probes() {
+        BreakerConfig breaker = parse(ConfigFixtures.breakerWith("halfOpenRequests: 1")).channels().get(0).breaker();
+
+        assertThat(breaker.halfOpenRequests()).isEqualTo(1);
+        assertThat(breaker.halfOpenSuccess()).isEqualTo(1);
+    }
+
+    @Test
+    void should_treat_a_null_block_as_left_out() {
+        KeyPoolConfig config = parse(ConfigFixtures.channelWith("modelMap:\nbreaker:\nfallback:") + "tenants:\nadmin:\n");
+
+        assertThat(config.channels().get(0).breaker()).isEqualTo(BreakerConfig.defaults());
+        assertThat(config.channels().get(0).modelMap()).isEmpty();
+        assertThat(config.tenants()).isEmpty();
+        assertThat(config.admin()).isNull();
+    }
+
+    @Test
+    void should_read_quoted_numbers_like_plain_ones() {
+        KeyConfig key = parse(ConfigFixtures.keyWith("key: sk-one\nweight: \"3\"")).channels().get(0).keys().get(0);
+
+        assertThat(key.weight()).isEqualTo(3);
+    }
+
+    @Test
+    void should_find_a_channel_by_name() {
+        assertThat(full.channel("deepseek")).map(ChannelConfig::baseUrl).contains("https://api.deepseek.com/v1");
+        assertThat(full.channel("nope")).isEmpty();
+    }
+
+    @Test
+    void should_serve_listed_mapped_and_wildcard_models() {
+        ChannelConfig zhipu = full.channel("zhipu").orElseThrow();
+        ChannelConfig dashscope = full.channel("dashscope").orElseThrow();
+
+        assertThat(zhipu.servesModel("glm-4")).isTrue();
+        assertThat(zhipu.servesModel("gpt-4o-mini")).as("a modelMap key").isTrue();
+        assertThat(zhipu.servesModel("qwen-max")).isFalse();
+        assertThat(dashscope.servesModel("qwen-max")).as("\"*\" serves any model").isTrue();
+    }
+
+    @Test
+    void should_rename_mapped_models_on_the_way_up_and_keep_others() {
+        ChannelConfig zhipu = full.channel("zhipu").orElseThrow();
+
+        assertThat(zhipu.upstreamModel("gpt-4o-mini")).isEqualTo("glm-4-flash");
+        assertThat(zhipu.upstreamModel("glm-4")).isEqualTo("glm-4");
+    }
+
+    @Test
+    void should_hand_out_unmodifiable_collections() {
+        ChannelConfig zhipu = full.channels().get(0);
+
+        assertThatThrownBy(() -> full.channels().clear()).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> full.tenants().clear()).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> zhipu.models().add("x")).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> zhipu.modelMap().put("a", "b")).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> zhipu.keys().clear()).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> zhipu.fallback().clear()).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> zhipu.breaker().triggers().clear()).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> full.tenants().get(0).channels().clear()).isInstanceOf(UnsupportedOperationException.class);
+    }
+}

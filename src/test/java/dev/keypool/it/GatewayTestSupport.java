@@ -1,0 +1,125 @@
+package dev.keypool.it;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+
+import dev.keypool.camel.KeyPoolApplication;
+import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.Channels;
+import dev.keypool.testing.FakeUpstream;
+import dev.keypool.testing.LogCapture;
+import dev.keypool.testing.MutableClock;
+import org.apache.camel.CamelContext;
+import org.apache.camel.spi.Registry;
+import org.apache.camel.support.DefaultRegistry;
+import org.apache.camel.test.main.junit5.CamelMainTestSupport;
+import org.junit.jupiter.api.AfterEach;
+
+/**
+ * Boots the real KeyPool Main (YAML routes from routes/, application.properties from the repo root) on a free
+ * port, with a keypool.yaml written by the test, a fake upstream on loopback and a clock the test moves.
+ * Lives outside dev.keypool.camel so that Main's package scan does not pick up test classes (CAMEL-NOTES G15).
+ */
+public abstract class GatewayTestSupport extends CamelMainTestSupport {
+
+    protected final MutableClock clock = new MutableClock();
+    protected final FakeUpstream upstream = new FakeUpstream();
+    protected final LogCapture logs = LogCapture.attach();
+    protected final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    protected final int port = freePort();
+
+    /** The keypool.yaml of this test; {@code UPSTREAM} is replaced by the fake upstream's base URL. */
+    protected abstract String keypoolYaml();
+
+    @Override
+    protected Class<?> getMainClass() {
+        return KeyPoolApplication.class;
+    }
+
+    @Override
+    protected String getPropertyPlaceholderLocations() {
+        return "file:application.properties";
+    }
+
+    @Override
+    protected Registry createCamelRegistry() throws Exception {
+        Registry registry = new DefaultRegistry();
+        registry.bind("clock", java.time.Clock.class, clock);
+        return registry;
+    }
+
+    @Override
+    protected CamelContext createCamelContext() throws Exception {
+        // CamelTestSupport reads its override properties in its constructor, before this class's fields exist
+        camelContextConfiguration().withUseOverridePropertiesWithPropertiesComponent(overrideProperties());
+        return super.createCamelContext();
+    }
+
+    protected Properties overrideProperties() {
+        try {
+            Path config = Files.createTempFile("keypool-test-", ".yaml");
+            config.toFile().deleteOnExit();
+            Files.writeString(config, keypoolYaml().replace("UPSTREAM", upstream.baseUrl()));
+            Properties p = new Properties();
+            p.put("keypool.config", config.toString());
+            p.put("camel.server.port", String.valueOf(port));
+            p.put("camel.management.port", String.valueOf(port));
+            p.put("keypool.retry-backoff-ms", "1");
+            return p;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @AfterEach
+    void closeFakes() {
+        upstream.close();
+        logs.close();
+    }
+
+    protected Channel channel(String name) {
+        return context.getRegistry().lookupByNameAndType("channels", Channels.class).get(name).orElseThrow();
+    }
+
+    protected String url(String path) {
+        return "http://127.0.0.1:" + port + path;
+    }
+
+    protected HttpResponse<String> post(String path, String body) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url(path)))
+                .header("Content-Type", "application/json")
+                .header("Authorization", "Bearer client-token-should-not-leak")
+                .timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    protected HttpResponse<String> get(String path) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30)).GET().build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    protected HttpResponse<String> chat(String model) throws Exception {
+        return post("/v1/chat/completions", chatBody(model));
+    }
+
+    protected static String chatBody(String model) {
+        return "{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

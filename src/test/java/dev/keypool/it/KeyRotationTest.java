@@ -1,0 +1,208 @@
+package dev.keypool.it;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.keypool.pool.Fingerprint;
+import dev.keypool.pool.KeyState;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Key rotation, cooldown and disabling inside one channel, over real HTTP through the real routes. */
+class KeyRotationTest extends GatewayTestSupport {
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: alpha
+                    baseUrl: UPSTREAM
+                    models: [gpt-test]
+                    maxRetries: 3
+                    cooldown: 45s
+                    disableAfter: 2
+                    keys:
+                      - key: sk-alpha-1
+                      - key: sk-alpha-2
+                      - key: sk-alpha-3
+                """;
+    }
+
+    @Test
+    void should_rotate_keys_round_robin_in_order_and_fairly() throws Exception {
+        for (int i = 0; i < 30; i++) {
+            HttpResponse<String> r = chat("gpt-test");
+            assertThat(r.statusCode()).isEqualTo(200);
+        }
+        List<String> order = upstream.received().stream().map(x -> x.key()).limit(6).toList();
+        assertThat(order).containsExactly("sk-alpha-1", "sk-alpha-2", "sk-alpha-3", "sk-alpha-1", "sk-alpha-2", "sk-alpha-3");
+        assertThat(upstream.hits("sk-alpha-1")).isEqualTo(10);
+        assertThat(upstream.hits("sk-alpha-2")).isEqualTo(10);
+        assertThat(upstream.hits("sk-alpha-3")).isEqualTo(10);
+    }
+
+    @Test
+    void should_answer_with_keypool_headers_and_the_upstream_body_unchanged() throws Exception {
+        HttpResponse<String> r = chat("gpt-test");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).startsWith("{\"id\":\"chatcmpl-fake-1\",\"object\":\"chat.completion\"");
+        assertThat(r.headers().firstValue("X-KeyPool-Channel")).contains("alpha");
+        assertThat(r.headers().firstValue("X-KeyPool-Key")).contains(Fingerprint.of("sk-alpha-1"));
+        assertThat(r.headers().firstValue("X-KeyPool-Attempts")).contains("1");
+        assertThat(r.headers().firstValue("X-Fallback-Level")).contains("0");
+        assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("application/json"));
+        // upstream response headers stay with the gateway
+        assertThat(r.headers().firstValue("X-Upstream-Secret-Header")).isEmpty();
+    }
+
+    @Test
+    void should_cool_key_on_429_and_serve_with_the_next_key() throws Exception {
+        upstream.answer("sk-alpha-1", 429, "20", null);
+
+        HttpResponse<String> r = chat("gpt-test");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("X-KeyPool-Key")).contains(Fingerprint.of("sk-alpha-2"));
+        assertThat(r.headers().firstValue("X-KeyPool-Attempts")).contains("2");
+        var key1 = channel("alpha").pool().find(Fingerprint.of("sk-alpha-1")).orElseThrow();
+        assertThat(channel("alpha").pool().stateOf(key1)).isEqualTo(KeyState.COOLING);
+        assertThat(key1.coolingUntil()).contains(clock.instant().plusSeconds(20));
+        assertThat(logs.messages(org.apache.logging.log4j.Level.INFO))
+                .contains("Key " + Fingerprint.of("sk-alpha-1") + "(alpha) cooling 20s after 429");
+    }
+
+    @Test
+    void should_keep_a_cooling_key_out_for_exactly_retry_after_then_use_it_again() throws Exception {
+        upstream.answer("sk-alpha-1", 429, "20", null);
+        chat("gpt-test");
+        upstream.healthy("sk-alpha-1");
+        upstream.clear();
+
+        clock.advance(Duration.ofSeconds(19));
+        for (int i = 0; i < 4; i++) {
+            assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+        }
+        assertThat(upstream.hits("sk-alpha-1")).isZero();
+
+        clock.advance(Duration.ofSeconds(1));
+        for (int i = 0; i < 3; i++) {
+            assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+        }
+        assertThat(upstream.hits("sk-alpha-1")).isEqualTo(1);
+    }
+
+    @Test
+    void should_use_the_channel_cooldown_when_429_has_no_retry_after() throws Exception {
+        upstream.answer("sk-alpha-1", 429);
+        chat("gpt-test");
+
+        var key1 = channel("alpha").pool().find(Fingerprint.of("sk-alpha-1")).orElseThrow();
+        assertThat(key1.coolingUntil()).contains(clock.instant().plusSeconds(45));
+    }
+
+    @Test
+    void should_answer_503_with_retry_after_when_every_key_is_rate_limited() throws Exception {
+        upstream.answer("sk-alpha-1", 429, "30", null).answer("sk-alpha-2", 429, "10", null).answer("sk-alpha-3", 429, "50", null);
+
+        HttpResponse<String> r = chat("gpt-test");
+
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.headers().firstValue("Retry-After")).contains("10");
+        assertThat(r.body()).contains("\"type\":\"service_unavailable_error\"").contains("alpha");
+        assertThat(upstream.totalHits()).isEqualTo(3);
+
+        // nothing usable now: answered at once, no upstream call
+        HttpResponse<String> again = chat("gpt-test");
+        assertThat(again.statusCode()).isEqualTo(503);
+        assertThat(upstream.totalHits()).isEqualTo(3);
+    }
+
+    @Test
+    void should_disable_a_key_at_once_on_401() throws Exception {
+        upstream.answer("sk-alpha-1", 401);
+
+        HttpResponse<String> r = chat("gpt-test");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        var key1 = channel("alpha").pool().find(Fingerprint.of("sk-alpha-1")).orElseThrow();
+        assertThat(channel("alpha").pool().stateOf(key1)).isEqualTo(KeyState.DISABLED);
+        assertThat(logs.messages(org.apache.logging.log4j.Level.WARN))
+                .contains("Key " + Fingerprint.of("sk-alpha-1") + "(alpha) disabled after 401 from upstream");
+        clock.advance(Duration.ofHours(1));
+        for (int i = 0; i < 4; i++) {
+            chat("gpt-test");
+        }
+        assertThat(upstream.hits("sk-alpha-1")).isEqualTo(1);
+    }
+
+    @Test
+    void should_disable_a_key_after_disable_after_consecutive_5xx() throws Exception {
+        upstream.answer("sk-alpha-1", 503);
+
+        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);   // alpha-1 fails once, alpha-2 serves
+        chat("gpt-test");                                            // alpha-3
+        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);   // alpha-1 fails again -> disabled, alpha-2 serves
+
+        var key1 = channel("alpha").pool().find(Fingerprint.of("sk-alpha-1")).orElseThrow();
+        assertThat(channel("alpha").pool().stateOf(key1)).isEqualTo(KeyState.DISABLED);
+        assertThat(logs.messages(org.apache.logging.log4j.Level.WARN))
+                .contains("Key " + Fingerprint.of("sk-alpha-1") + "(alpha) disabled after 2 consecutive failures (last: 503)");
+    }
+
+    @Test
+    void should_retry_timeouts_and_reset_connections_on_other_keys() throws Exception {
+        upstream.reset("sk-alpha-1").answer("sk-alpha-2", 502);
+
+        HttpResponse<String> r = chat("gpt-test");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("X-KeyPool-Key")).contains(Fingerprint.of("sk-alpha-3"));
+        assertThat(r.headers().firstValue("X-KeyPool-Attempts")).contains("3");
+        assertThat(channel("alpha").pool().find(Fingerprint.of("sk-alpha-1")).orElseThrow().stats().failureCount()).isEqualTo(1);
+    }
+
+    @Test
+    void should_pass_a_400_back_unchanged_and_burn_no_key() throws Exception {
+        String upstreamError = "{\"error\":{\"message\":\"bad temperature\",\"type\":\"invalid_request_error\"}}";
+        upstream.answer("sk-alpha-1", 400, null, upstreamError);
+
+        HttpResponse<String> r = chat("gpt-test");
+
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(r.body()).isEqualTo(upstreamError);
+        assertThat(upstream.totalHits()).isEqualTo(1);
+        var key1 = channel("alpha").pool().find(Fingerprint.of("sk-alpha-1")).orElseThrow();
+        assertThat(channel("alpha").pool().stateOf(key1)).isEqualTo(KeyState.ACTIVE);
+        assertThat(key1.stats().failureCount()).isZero();
+        assertThat(key1.stats().consecutiveFailures()).isZero();
+        assertThat(key1.inFlight()).isZero();
+    }
+
+    @Test
+    void should_never_call_the_same_key_twice_for_one_request() throws Exception {
+        upstream.answer("sk-alpha-1", 500).answer("sk-alpha-2", 500).answer("sk-alpha-3", 500);
+
+        HttpResponse<String> r = chat("gpt-test");
+
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(upstream.hitsByKey()).containsOnlyKeys("sk-alpha-1", "sk-alpha-2", "sk-alpha-3");
+        assertThat(upstream.hitsByKey().values()).extracting(AtomicInteger::get).containsOnly(1);
+    }
+
+    @Test
+    void should_send_only_the_body_and_the_pool_key_upstream() throws Exception {
+        chat("gpt-test");
+
+        var received = upstream.received().get(0);
+        assertThat(received.headers().get("Authorization")).isEqualTo("Bearer sk-alpha-1");
+        assertThat(received.body()).isEqualTo(chatBody("gpt-test"));
+        assertThat(received.path()).isEqualTo("/v1/chat/completions");
+        assertThat(received.headers().names()).noneMatch(h -> h.toLowerCase().startsWith("camel"));
+        assertThat(received.headers().getAll("Authorization")).hasSize(1);
+    }
+}

@@ -1,0 +1,173 @@
+package dev.keypool.pool;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import dev.keypool.testing.MutableClock;
+import org.junit.jupiter.api.Test;
+
+import static dev.keypool.pool.PoolTesting.acquire;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+class KeyPoolAcquireTest {
+
+    private static final Duration NO_TIME = Duration.ZERO;
+
+    private final MutableClock clock = new MutableClock();
+    private final Instant start = clock.instant();
+    private final ApiKey a = new ApiKey("sk-a", "a", 1);
+    private final ApiKey b = new ApiKey("sk-b", "b", 1);
+    private final ApiKey c = new ApiKey("sk-c", "c", 1);
+    private final KeyPool pool = new KeyPool("chat", List.of(a, b, c), new RoundRobinStrategy(),
+            Duration.ofSeconds(30), 3, clock);
+
+    @Test
+    void should_keep_keys_in_configuration_order() {
+        assertThat(pool.keys()).containsExactly(a, b, c);
+        assertThat(pool.channel()).isEqualTo("chat");
+    }
+
+    @Test
+    void should_find_key_by_fingerprint() {
+        assertThat(pool.find(b.fingerprint())).containsSame(b);
+        assertThat(pool.find("0000000000000000")).isEmpty();
+    }
+
+    @Test
+    void should_never_acquire_excluded_key() {
+        Set<String> excluded = Set.of(a.fingerprint(), c.fingerprint());
+
+        for (int i = 0; i < 6; i++) {
+            assertThat(pool.acquire(excluded)).containsSame(b);
+        }
+    }
+
+    @Test
+    void should_never_acquire_cooling_key() {
+        cool(a, Duration.ofSeconds(20));
+
+        for (int i = 0; i < 6; i++) {
+            assertThat(pool.acquire(Set.of())).get().isNotSameAs(a);
+        }
+    }
+
+    @Test
+    void should_never_acquire_disabled_key() {
+        pool.disable(b.fingerprint());
+
+        for (int i = 0; i < 6; i++) {
+            assertThat(pool.acquire(Set.of())).get().isNotSameAs(b);
+        }
+    }
+
+    @Test
+    void should_acquire_nothing_when_no_key_is_usable() {
+        cool(a, Duration.ofSeconds(20));
+        pool.disable(b.fingerprint());
+
+        assertThat(pool.acquire(Set.of(c.fingerprint()))).isEmpty();
+    }
+
+    @Test
+    void should_treat_null_exclusions_as_none() {
+        assertThat(pool.acquire(null)).isPresent();
+    }
+
+    @Test
+    void should_report_usable_key_without_taking_it() {
+        assertThat(pool.hasUsableKey(Set.of(a.fingerprint()))).isTrue();
+        assertThat(pool.keys()).allSatisfy(key -> assertThat(key.inFlight()).isZero());
+    }
+
+    @Test
+    void should_report_no_usable_key_when_the_rest_is_excluded() {
+        pool.disable(a.fingerprint());
+
+        assertThat(pool.hasUsableKey(Set.of(b.fingerprint(), c.fingerprint()))).isFalse();
+    }
+
+    @Test
+    void should_report_no_active_key_while_all_cool() {
+        cool(a, Duration.ofSeconds(20));
+        cool(b, Duration.ofSeconds(20));
+        cool(c, Duration.ofSeconds(20));
+
+        assertThat(pool.hasActiveKey()).isFalse();
+    }
+
+    @Test
+    void should_report_active_key_once_one_cooled_down() {
+        cool(a, Duration.ofSeconds(20));
+        cool(b, Duration.ofSeconds(40));
+        pool.disable(c.fingerprint());
+        clock.advance(Duration.ofSeconds(20));
+
+        assertThat(pool.hasActiveKey()).isTrue();
+    }
+
+    @Test
+    void should_give_earliest_cooling_deadline_as_soonest_recovery() {
+        cool(a, Duration.ofSeconds(40));
+        cool(b, Duration.ofSeconds(15));
+        pool.disable(c.fingerprint());
+
+        assertThat(pool.soonestRecovery()).contains(start.plusSeconds(15));
+    }
+
+    @Test
+    void should_give_no_soonest_recovery_when_nothing_cools() {
+        pool.disable(c.fingerprint());
+
+        assertThat(pool.soonestRecovery()).isEmpty();
+    }
+
+    @Test
+    void should_leave_passed_deadlines_out_of_soonest_recovery() {
+        cool(a, Duration.ofSeconds(10));
+        cool(b, Duration.ofSeconds(30));
+        clock.advance(Duration.ofSeconds(10));
+
+        assertThat(pool.soonestRecovery()).contains(start.plusSeconds(30));
+    }
+
+    @Test
+    void should_reject_outcome_for_key_of_another_pool() {
+        ApiKey stranger = new ApiKey("sk-x", "x", 1);
+
+        assertThat(catchThrowable(() -> pool.recordSuccess(stranger, NO_TIME, 0, 0)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(stranger.fingerprint());
+    }
+
+    @Test
+    void should_reject_the_same_secret_twice() {
+        List<ApiKey> twice = List.of(new ApiKey("sk-a", "one", 1), new ApiKey("sk-a", "two", 1));
+
+        assertThat(catchThrowable(() -> new KeyPool("chat", twice, new RoundRobinStrategy(), NO_TIME, 1, clock)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .message().doesNotContain("sk-a");
+    }
+
+    @Test
+    void should_reject_disable_after_below_one() {
+        assertThat(catchThrowable(() -> new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 0, clock)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void should_acquire_nothing_from_empty_pool() {
+        KeyPool empty = new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 1, clock);
+
+        assertThat(empty.acquire(Set.of())).isEmpty();
+        assertThat(empty.soonestRecovery()).isEmpty();
+    }
+
+    private void cool(ApiKey key, Duration retryAfter) {
+        acquire(pool, key);
+        pool.recordRateLimited(key, NO_TIME, Optional.of(retryAfter));
+    }
+}

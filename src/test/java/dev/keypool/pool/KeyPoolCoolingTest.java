@@ -1,0 +1,132 @@
+package dev.keypool.pool;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import dev.keypool.testing.MutableClock;
+import org.junit.jupiter.api.Test;
+
+import static dev.keypool.pool.PoolTesting.acquire;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** ACTIVE → COOLING → ACTIVE, driven by 429s and the clock. */
+class KeyPoolCoolingTest {
+
+    private static final Duration COOLDOWN = Duration.ofSeconds(30);
+    private static final Duration NO_TIME = Duration.ZERO;
+
+    private final MutableClock clock = new MutableClock();
+    private final Instant start = clock.instant();
+    private final ApiKey key = new ApiKey("sk-a", "a", 1);
+    private final ApiKey other = new ApiKey("sk-b", "b", 1);
+    private final KeyPool pool = new KeyPool("chat", List.of(key, other), new RoundRobinStrategy(), COOLDOWN, 3, clock);
+
+    @Test
+    void should_cool_key_on_429() {
+        rateLimited(Optional.of(Duration.ofSeconds(20)));
+
+        assertThat(pool.stateOf(key)).isEqualTo(KeyState.COOLING);
+        assertThat(key.coolingUntil()).contains(start.plusSeconds(20));
+    }
+
+    @Test
+    void should_still_cool_one_second_before_retry_after_deadline() {
+        rateLimited(Optional.of(Duration.ofSeconds(20)));
+        clock.advance(Duration.ofSeconds(19));
+
+        assertThat(pool.stateOf(key)).isEqualTo(KeyState.COOLING);
+    }
+
+    @Test
+    void should_be_active_at_retry_after_deadline() {
+        rateLimited(Optional.of(Duration.ofSeconds(20)));
+        clock.advance(Duration.ofSeconds(20));
+
+        assertThat(pool.stateOf(key)).isEqualTo(KeyState.ACTIVE);
+        assertThat(key.state()).isEqualTo(KeyState.ACTIVE);
+        assertThat(key.coolingUntil()).isEmpty();
+    }
+
+    @Test
+    void should_be_acquirable_again_after_cooling() {
+        rateLimited(Optional.of(Duration.ofSeconds(20)));
+        clock.advance(Duration.ofSeconds(20));
+
+        assertThat(pool.acquire(Set.of(other.fingerprint()))).containsSame(key);
+    }
+
+    @Test
+    void should_keep_stored_state_until_pool_checks_the_clock() {
+        rateLimited(Optional.of(Duration.ofSeconds(20)));
+        clock.advance(Duration.ofSeconds(25));
+
+        assertThat(key.state()).isEqualTo(KeyState.COOLING);
+    }
+
+    @Test
+    void should_cool_for_default_cooldown_without_retry_after() {
+        rateLimited(Optional.empty());
+
+        assertThat(key.coolingUntil()).contains(start.plus(COOLDOWN));
+    }
+
+    @Test
+    void should_keep_longer_deadline_when_later_429_asks_for_less() {
+        twoCallsInFlight();
+        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+        clock.advance(Duration.ofSeconds(5));
+        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(5)));
+
+        assertThat(key.coolingUntil()).contains(start.plusSeconds(20));
+    }
+
+    @Test
+    void should_extend_deadline_when_later_429_asks_for_more() {
+        twoCallsInFlight();
+        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+        clock.advance(Duration.ofSeconds(5));
+        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(60)));
+
+        assertThat(key.coolingUntil()).contains(start.plusSeconds(65));
+    }
+
+    @Test
+    void should_leave_consecutive_failures_alone_on_429() {
+        acquire(pool, key);
+        pool.recordFailure(key, NO_TIME, "503");
+        rateLimited(Optional.empty());
+
+        assertThat(key.stats().consecutiveFailures()).isEqualTo(1);
+    }
+
+    @Test
+    void should_keep_disabled_key_disabled_on_429() {
+        acquire(pool, key);
+        pool.disable(key.fingerprint());
+        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+
+        assertThat(pool.stateOf(key)).isEqualTo(KeyState.DISABLED);
+        assertThat(key.coolingUntil()).isEmpty();
+    }
+
+    @Test
+    void should_be_active_at_once_after_zero_retry_after() {
+        rateLimited(Optional.of(Duration.ZERO));
+
+        assertThat(pool.stateOf(key)).isEqualTo(KeyState.ACTIVE);
+    }
+
+    /** Both calls come back 429: the second one finds the key already cooling. */
+    private void twoCallsInFlight() {
+        acquire(pool, key);
+        acquire(pool, key);
+    }
+
+    private void rateLimited(Optional<Duration> retryAfter) {
+        acquire(pool, key);
+        pool.recordRateLimited(key, NO_TIME, retryAfter);
+    }
+}

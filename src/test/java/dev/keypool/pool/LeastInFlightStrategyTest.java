@@ -1,0 +1,57 @@
+package dev.keypool.pool;
+
+import java.time.Duration;
+import java.util.List;
+
+import dev.keypool.testing.MutableClock;
+import org.junit.jupiter.api.Test;
+
+import static dev.keypool.pool.PoolTesting.acquire;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LeastInFlightStrategyTest {
+
+    private final ApiKey a = new ApiKey("sk-a", "a", 1);
+    private final ApiKey b = new ApiKey("sk-b", "b", 1);
+    private final ApiKey c = new ApiKey("sk-c", "c", 1);
+    private final List<ApiKey> keys = List.of(a, b, c);
+    private final LeastInFlightStrategy strategy = new LeastInFlightStrategy();
+    // in-flight counts only move through a pool
+    private final KeyPool pool = new KeyPool("chat", keys, new RoundRobinStrategy(), Duration.ofSeconds(30), 3,
+            new MutableClock());
+
+    @Test
+    void should_pick_key_with_fewest_in_flight() {
+        acquire(pool, a);
+        acquire(pool, a);
+        acquire(pool, b);
+        acquire(pool, c);
+        acquire(pool, c);
+        acquire(pool, c);
+
+        for (int i = 0; i < 3; i++) {
+            assertThat(strategy.pick(keys, key -> true)).containsSame(b);
+        }
+    }
+
+    @Test
+    void should_break_ties_round_robin() {
+        assertThat(List.of(pickAny(), pickAny(), pickAny())).containsExactly(a, b, c);
+    }
+
+    @Test
+    void should_ignore_less_busy_ineligible_key() {
+        acquire(pool, b);
+
+        assertThat(strategy.pick(keys, key -> key == b)).containsSame(b);
+    }
+
+    @Test
+    void should_pick_nothing_when_no_key_is_eligible() {
+        assertThat(strategy.pick(keys, key -> false)).isEmpty();
+    }
+
+    private ApiKey pickAny() {
+        return strategy.pick(keys, key -> true).orElseThrow();
+    }
+}

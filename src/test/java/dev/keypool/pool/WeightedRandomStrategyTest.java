@@ -1,0 +1,45 @@
+package dev.keypool.pool;
+
+import java.util.List;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+
+import static dev.keypool.pool.StrategyTesting.shares;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class WeightedRandomStrategyTest {
+
+    private final ApiKey a = new ApiKey("sk-a", "a", 5);
+    private final ApiKey b = new ApiKey("sk-b", "b", 3);
+    private final ApiKey c = new ApiKey("sk-c", "c", 2);
+    private final List<ApiKey> keys = List.of(a, b, c);
+    private final WeightedRandomStrategy strategy = new WeightedRandomStrategy(new SplittableRandom(42));
+
+    @Test
+    void should_pick_in_proportion_to_weight() {
+        var shares = shares(strategy, keys, key -> true, 2_000);
+
+        assertThat(shares.get(a)).isCloseTo(50.0, within(4.0));
+        assertThat(shares.get(b)).isCloseTo(30.0, within(4.0));
+        assertThat(shares.get(c)).isCloseTo(20.0, within(4.0));
+    }
+
+    @Test
+    void should_pick_only_eligible_keys() {
+        var shares = shares(strategy, keys, key -> key != a, 500);
+
+        assertThat(shares).doesNotContainKey(a);
+    }
+
+    @Test
+    void should_pick_nothing_when_no_key_is_eligible() {
+        assertThat(strategy.pick(keys, key -> false)).isEmpty();
+    }
+
+    @Test
+    void should_work_with_default_thread_local_random() {
+        assertThat(new WeightedRandomStrategy().pick(keys, key -> key == c)).containsSame(c);
+    }
+}

@@ -1,0 +1,170 @@
+package dev.keypool.testing;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+
+/**
+ * A fake OpenAI-compatible provider on loopback (Vert.x, non-blocking, so thousands of slow answers cost no
+ * threads). Each API key can be told how to answer: OK, a status with an optional Retry-After, slowly, or by
+ * resetting the connection. It counts the calls each key received and keeps what it was sent.
+ */
+public final class FakeUpstream implements AutoCloseable {
+
+    /** One received request. */
+    public record Received(String key, String path, MultiMap headers, String body) {
+    }
+
+    private record Behaviour(int status, String retryAfter, String body, long delayMs, boolean reset) {
+    }
+
+    private static final Behaviour OK = new Behaviour(200, null, null, 0, false);
+
+    private final Vertx vertx = Vertx.vertx();
+    private final HttpServer server;
+    private final Map<String, Behaviour> behaviours = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> hits = new ConcurrentHashMap<>();
+    private final List<Received> received = new CopyOnWriteArrayList<>();
+    private final AtomicLong ids = new AtomicLong();
+    private volatile long defaultDelayMs;
+    private volatile boolean keepRequests = true;
+
+    public FakeUpstream() {
+        server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0).setAcceptBacklog(4096))
+                .requestHandler(this::handle);
+        try {
+            server.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IllegalStateException("fake upstream did not start", e);
+        }
+    }
+
+    public int port() {
+        return server.actualPort();
+    }
+
+    /** Base URL as a channel's baseUrl: /chat/completions and /embeddings are appended by KeyPool. */
+    public String baseUrl() {
+        return "http://127.0.0.1:" + port() + "/v1";
+    }
+
+    public FakeUpstream answer(String key, int status) {
+        return answer(key, status, null, null);
+    }
+
+    public FakeUpstream answer(String key, int status, String retryAfter, String body) {
+        behaviours.put(key, new Behaviour(status, retryAfter, body, 0, false));
+        return this;
+    }
+
+    public FakeUpstream slow(String key, long delayMs) {
+        behaviours.put(key, new Behaviour(200, null, null, delayMs, false));
+        return this;
+    }
+
+    public FakeUpstream reset(String key) {
+        behaviours.put(key, new Behaviour(0, null, null, 0, true));
+        return this;
+    }
+
+    public FakeUpstream healthy(String key) {
+        behaviours.remove(key);
+        return this;
+    }
+
+    /** Every key answers 200 after this delay (load tests). */
+    public FakeUpstream delayAll(long delayMs) {
+        this.defaultDelayMs = delayMs;
+        return this;
+    }
+
+    /** Load tests need no copies of the requests. */
+    public FakeUpstream keepRequests(boolean keep) {
+        this.keepRequests = keep;
+        return this;
+    }
+
+    public int hits(String key) {
+        AtomicInteger n = hits.get(key);
+        return n == null ? 0 : n.get();
+    }
+
+    public int totalHits() {
+        return hits.values().stream().mapToInt(AtomicInteger::get).sum();
+    }
+
+    public Map<String, AtomicInteger> hitsByKey() {
+        return hits;
+    }
+
+    public List<Received> received() {
+        return received;
+    }
+
+    public void clear() {
+        hits.clear();
+        received.clear();
+    }
+
+    private void handle(HttpServerRequest request) {
+        request.body().onSuccess(buffer -> {
+            String auth = request.getHeader("Authorization");
+            String key = auth != null && auth.startsWith("Bearer ") ? auth.substring(7) : "";
+            hits.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+            if (keepRequests) {
+                received.add(new Received(key, request.path(), MultiMap.caseInsensitiveMultiMap().addAll(request.headers()),
+                        buffer.toString()));
+            }
+            Behaviour b = behaviours.getOrDefault(key, OK);
+            long delay = b == OK ? defaultDelayMs : b.delayMs();
+            if (delay > 0) {
+                vertx.setTimer(delay, t -> respond(request, key, b));
+            } else {
+                respond(request, key, b);
+            }
+        });
+    }
+
+    private void respond(HttpServerRequest request, String key, Behaviour b) {
+        if (b.reset()) {
+            request.connection().close();
+            return;
+        }
+        var response = request.response().setStatusCode(b.status()).putHeader("Content-Type", "application/json")
+                .putHeader("X-Upstream-Secret-Header", "upstream-internal");
+        if (b.retryAfter() != null) {
+            response.putHeader("Retry-After", b.retryAfter());
+        }
+        String body = b.body() != null ? b.body()
+                : b.status() == 200 ? success(request.path())
+                : "{\"error\":{\"message\":\"upstream said " + b.status() + "\",\"type\":\"upstream\",\"code\":\"" + b.status() + "\"}}";
+        response.end(body);
+    }
+
+    private String success(String path) {
+        long id = ids.incrementAndGet();
+        if (path.endsWith("/embeddings")) {
+            return "{\"object\":\"list\",\"data\":[{\"object\":\"embedding\",\"index\":0,\"embedding\":[0.1,0.2,0.3]}],"
+                    + "\"model\":\"fake-embed\",\"usage\":{\"prompt_tokens\":5,\"total_tokens\":5}}";
+        }
+        return "{\"id\":\"chatcmpl-fake-" + id + "\",\"object\":\"chat.completion\",\"created\":1700000000,"
+                + "\"model\":\"fake-model\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+                + "\"content\":\"fake answer " + id + "\"},\"finish_reason\":\"stop\"}],"
+                + "\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":7,\"total_tokens\":18}}";
+    }
+
+    @Override
+    public void close() {
+        vertx.close().toCompletionStage().toCompletableFuture().join();
+    }
+}
