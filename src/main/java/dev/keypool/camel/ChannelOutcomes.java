@@ -31,7 +31,7 @@ public final class ChannelOutcomes {
         if (cause == null) {
             // rejected by the breaker itself: OPEN, or HALF_OPEN with all its probes in flight
             request.skipCurrent(GatewayRequest.OPEN);
-        } else if (cause instanceof NoUsableKeyException) {
+        } else if (cause instanceof NoUsableKeyException || request.exhaustedPool()) {
             channel.breaker().onPoolExhausted();
             request.skipCurrent(GatewayRequest.POOL_EXHAUSTED);
         } else {

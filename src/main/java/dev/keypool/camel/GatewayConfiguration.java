@@ -61,6 +61,9 @@ public class GatewayConfiguration implements CamelConfiguration {
             // the channel route's circuitBreaker EIP uses this instance (resilience4jConfiguration.circuitBreaker)
             registry.bind("breaker-" + c.name(), breaker.circuitBreaker());
             channels.add(new Channel(c, pool, breaker));
+            if (c.baseUrl().contains("/demo/v1")) {
+                LOG.info("Channel [{}] calls the built-in demo upstream SIMULATOR (canned answers, not a real LLM)", c.name());
+            }
             LOG.info("Channel [{}]: {} keys ({}), models {}, fallback {}", c.name(), keys.size(),
                     keys.stream().map(ApiKey::fingerprint).collect(Collectors.joining(", ")), c.models(), c.fallback());
         }
@@ -82,6 +85,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("gatewayResponses", new GatewayResponses(mapper, clock));
         registry.bind("modelCatalog", new ModelCatalog(all, mapper));
         registry.bind("demoUpstream", new DemoUpstream(mapper));
+        registry.bind("adminGuard", new AdminGuard(config.admin() == null ? null : config.admin().token()));
+        registry.bind("adminStatus", new AdminStatus(all, mapper));
 
         LOG.info("KeyPool configuration {}: {} channels", file, channels.size());
         if (config.tenants().isEmpty()) {

@@ -34,7 +34,7 @@ public final class KeyOutcomes {
             HttpOperationFailedException e = exchange.getException(HttpOperationFailedException.class);
             Optional<Duration> retryAfter = RetryAfter.parse(header(e.getResponseHeaders(), "Retry-After"), clock);
             request.current().pool().recordRateLimited(key, request.lastLatency(), retryAfter);
-            request.attemptFailed("429");
+            request.keyRefused("429");
         });
     }
 
@@ -43,7 +43,7 @@ public final class KeyOutcomes {
         return exchange -> withAttempt(exchange, (request, key) -> {
             int status = exchange.getException(HttpOperationFailedException.class).getStatusCode();
             request.current().pool().recordRejected(key, request.lastLatency(), status);
-            request.attemptFailed(String.valueOf(status));
+            request.keyRefused(String.valueOf(status));
         });
     }
 

@@ -29,6 +29,7 @@ public final class UpstreamResponses {
         JsonNode usage = usage(body);
         request.current().pool().recordSuccess(key, request.lastLatency(),
                 usage.path("prompt_tokens").asLong(0), usage.path("completion_tokens").asLong(0));
+        request.current().breaker().onKeySuccess(key.fingerprint());
         request.served(key);
     }
 

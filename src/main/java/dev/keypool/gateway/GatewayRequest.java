@@ -34,6 +34,7 @@ public final class GatewayRequest {
     private long attemptStartNanos;
     private Duration lastLatency = Duration.ZERO;
     private String lastFailure;
+    private boolean lastFailureKeyLevel;
     private final Map<String, String> whyNotServed = new LinkedHashMap<>();
 
     private Channel servedBy;
@@ -104,6 +105,7 @@ public final class GatewayRequest {
         triedKeys.clear();
         attemptsInChannel = 0;
         lastFailure = null;
+        lastFailureKeyLevel = false;
         return current;
     }
 
@@ -146,8 +148,24 @@ public final class GatewayRequest {
         return lastLatency;
     }
 
+    /** An attempt failed because of the provider (5xx, timeout, connection): the channel's failure. */
     public void attemptFailed(String cause) {
         lastFailure = cause;
+        lastFailureKeyLevel = false;
+    }
+
+    /** An attempt failed because of its key (429, 401/402/403): running out of such keys exhausts the pool. */
+    public void keyRefused(String cause) {
+        lastFailure = cause;
+        lastFailureKeyLevel = true;
+    }
+
+    /**
+     * The visit ended because the channel had no usable key left: the last attempt's key was refused and no
+     * untried key can be used, as opposed to a provider that failed every attempt.
+     */
+    public boolean exhaustedPool() {
+        return lastFailureKeyLevel && !current.pool().hasUsableKey(triedKeys);
     }
 
     /** Why the current channel failed its last attempt, e.g. "503" or "timeout"; null if none failed. */

@@ -68,7 +68,12 @@ public final class FakeUpstream implements AutoCloseable {
     }
 
     public FakeUpstream slow(String key, long delayMs) {
-        behaviours.put(key, new Behaviour(200, null, null, delayMs, false));
+        return slow(key, delayMs, 200);
+    }
+
+    /** Answers with this status after the delay. */
+    public FakeUpstream slow(String key, long delayMs, int status) {
+        behaviours.put(key, new Behaviour(status, null, null, delayMs, false));
         return this;
     }
 

@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+// KeyPool benchmark: a fake OpenAI-compatible provider (Node, no dependencies).
+//
+//   node bench/fake-upstream.js --port 9101 [--latency-ms 0] [--host 127.0.0.1]
+//
+// API (what the gateway calls):
+//   POST /v1/chat/completions, POST /v1/embeddings (also without the /v1 prefix)
+//       -> after --latency-ms (a timer, never blocking), a small chat.completion JSON with `usage`,
+//          or, while failing, the configured status with an OpenAI-shaped error body.
+// Control (what the benchmark calls; not counted as calls):
+//   POST /control/fail?status=500     every later call fails with that status (default 500)
+//   POST /control/heal                back to answering 200
+//   POST /control/latency?ms=N        change the latency at run time
+//   POST /control/reset               zero the counters and forget the timestamps
+//   GET  /control/stats               {"total", "failing", "whileFailing", "ok", "inFlight",
+//                                      "maxInFlight", "latencyMs", "status", "arrivals": [ms since epoch, ...]}
+//                                     ?arrivals=0 leaves the timestamp array out
+//   GET  /health                      "ok"
+'use strict';
+
+const http = require('http');
+
+function arg(name, def) {
+  const i = process.argv.indexOf('--' + name);
+  if (i >= 0 && i + 1 < process.argv.length) return process.argv[i + 1];
+  const eq = process.argv.find(a => a.startsWith('--' + name + '='));
+  return eq ? eq.slice(name.length + 3) : def;
+}
+
+const port = parseInt(arg('port', '9101'), 10);
+const host = arg('host', '127.0.0.1');
+let latencyMs = parseInt(arg('latency-ms', '0'), 10);
+// arrival timestamps are kept up to this many (a 30 s fault run at a few thousand RPS fits easily)
+const maxArrivals = parseInt(arg('max-arrivals', '2000000'), 10);
+
+let failStatus = 0;            // 0 = healthy
+let total = 0, whileFailing = 0, ok = 0, inFlight = 0, maxInFlight = 0;
+let arrivals = [];
+
+const CHAT = (model) => JSON.stringify({
+  id: 'chatcmpl-bench',
+  object: 'chat.completion',
+  created: Math.floor(Date.now() / 1000),
+  model: model || 'bench-model',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'pong' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 },
+});
+const EMBED = (model) => JSON.stringify({
+  object: 'list',
+  data: [{ object: 'embedding', index: 0, embedding: [0.0123, -0.0456, 0.0789, 0.0012] }],
+  model: model || 'bench-embed',
+  usage: { prompt_tokens: 4, total_tokens: 4 },
+});
+
+function send(res, status, body, extra) {
+  const buf = Buffer.from(body);
+  res.writeHead(status, Object.assign({
+    'Content-Type': 'application/json',
+    'Content-Length': buf.length,
+  }, extra || {}));
+  res.end(buf);
+}
+
+function modelOf(raw) {
+  // cheap and tolerant: the body is only echoed back in `model`
+  const m = /"model"\s*:\s*"([^"]{1,200})"/.exec(raw);
+  return m ? m[1] : undefined;
+}
+
+function provider(req, res, kind) {
+  total++;
+  if (arrivals.length < maxArrivals) arrivals.push(Date.now());
+  const failing = failStatus;        // decided at arrival
+  if (failing) whileFailing++;
+  inFlight++;
+  if (inFlight > maxInFlight) maxInFlight = inFlight;
+  const chunks = [];
+  req.on('data', c => chunks.push(c));
+  req.on('end', () => {
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const answer = () => {
+      inFlight--;
+      if (res.destroyed) return;
+      if (failing) {
+        send(res, failing, JSON.stringify({ error: { message: 'fake upstream failing (' + failing + ')',
+          type: 'server_error', code: String(failing) } }));
+      } else {
+        ok++;
+        send(res, 200, kind === 'embeddings' ? EMBED(modelOf(raw)) : CHAT(modelOf(raw)));
+      }
+    };
+    if (latencyMs > 0) setTimeout(answer, latencyMs); else answer();
+  });
+}
+
+function control(req, res, url) {
+  const p = url.pathname;
+  if (req.method === 'POST' && p === '/control/fail') {
+    failStatus = parseInt(url.searchParams.get('status') || '500', 10);
+    return send(res, 200, JSON.stringify({ failing: failStatus }));
+  }
+  if (req.method === 'POST' && p === '/control/heal') {
+    failStatus = 0;
+    return send(res, 200, JSON.stringify({ failing: 0 }));
+  }
+  if (req.method === 'POST' && p === '/control/latency') {
+    latencyMs = parseInt(url.searchParams.get('ms') || '0', 10);
+    return send(res, 200, JSON.stringify({ latencyMs }));
+  }
+  if (req.method === 'POST' && p === '/control/reset') {
+    total = whileFailing = ok = 0; maxInFlight = inFlight; arrivals = [];
+    return send(res, 200, JSON.stringify({ reset: true }));
+  }
+  if (req.method === 'GET' && p === '/control/stats') {
+    const withArrivals = url.searchParams.get('arrivals') !== '0';
+    const stats = { total, whileFailing, ok, inFlight, maxInFlight, latencyMs, status: failStatus || 200,
+      failing: failStatus !== 0 };
+    // built by hand: JSON.stringify of a very large array is fine too, this just avoids a copy
+    let body = JSON.stringify(stats);
+    if (withArrivals) body = body.slice(0, -1) + ',"arrivals":[' + arrivals.join(',') + ']}';
+    return send(res, 200, body);
+  }
+  return send(res, 404, JSON.stringify({ error: { message: 'no such control endpoint', type: 'not_found' } }));
+}
+
+const server = http.createServer({ keepAliveTimeout: 120000, requestTimeout: 0, headersTimeout: 60000 },
+  (req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const p = url.pathname;
+    if (p.startsWith('/control/')) { req.resume(); return control(req, res, url); }
+    if (p === '/health') { req.resume(); return send(res, 200, '"ok"'); }
+    if (req.method === 'POST' && (p === '/v1/chat/completions' || p === '/chat/completions')) {
+      return provider(req, res, 'chat');
+    }
+    if (req.method === 'POST' && (p === '/v1/embeddings' || p === '/embeddings')) {
+      return provider(req, res, 'embeddings');
+    }
+    req.resume();
+    send(res, 404, JSON.stringify({ error: { message: 'not found: ' + req.method + ' ' + p, type: 'not_found' } }));
+  });
+server.keepAliveTimeout = 120000;
+server.maxRequestsPerSocket = 0;   // unlimited
+server.maxConnections = 100000;
+server.timeout = 0;
+server.on('clientError', (err, socket) => { if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'); });
+
+server.listen({ port, host, backlog: 65535 }, () => {
+  console.log(`fake-upstream listening on http://${host}:${port} latency=${latencyMs}ms`);
+});
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { server.close(); process.exit(0); });

@@ -1,0 +1,93 @@
+package dev.keypool.camel;
+
+import java.time.Instant;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.breaker.BreakerFigures;
+import dev.keypool.breaker.BreakerTrigger;
+import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.Channels;
+import dev.keypool.pool.ApiKey;
+import dev.keypool.pool.KeyStats;
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+
+/** GET /admin/status: every channel's breaker with its trigger figures and fallback chain, every key's state and counters (fingerprints only). */
+public final class AdminStatus {
+
+    private final Channels channels;
+    private final ObjectMapper mapper;
+
+    public AdminStatus(Channels channels, ObjectMapper mapper) {
+        this.channels = channels;
+        this.mapper = mapper;
+    }
+
+    public void status(Exchange exchange) throws Exception {
+        ObjectNode root = mapper.createObjectNode();
+        ArrayNode list = root.putArray("channels");
+        for (Channel channel : channels.all()) {
+            list.add(channel(channel));
+        }
+        Message message = exchange.getMessage();
+        message.removeHeaders("*");
+        message.setHeader(Exchange.CONTENT_TYPE, "application/json");
+        message.setBody(mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
+    }
+
+    private ObjectNode channel(Channel channel) {
+        ObjectNode node = mapper.createObjectNode();
+        node.put("name", channel.name());
+        node.putPOJO("models", channel.config().models());
+        node.put("strategy", channel.config().strategy());
+        node.putPOJO("fallback", channel.config().fallback());
+        BreakerFigures f = channel.breaker().figures();
+        ObjectNode breaker = node.putObject("breaker");
+        breaker.put("state", f.state().name());
+        breaker.put("trippedBy", f.trippedBy());
+        breaker.put("nextAttemptAt", text(f.nextAttemptAt()));
+        ArrayNode triggers = breaker.putArray("triggers");
+        channel.breaker().settings().triggers().stream().map(BreakerTrigger::configName).sorted().forEach(triggers::add);
+        breaker.put("errorRatePercent", f.errorRatePercent());
+        breaker.put("callsInWindow", f.callsInWindow());
+        breaker.put("averageLatencyMs", f.averageLatencyMs());
+        breaker.put("maxKeyConsecutiveFailures", f.maxKeyConsecutiveFailures());
+        breaker.put("poolExhaustedCount", f.poolExhaustedCount());
+        breaker.put("halfOpenSuccesses", f.halfOpenSuccesses());
+        breaker.put("halfOpenProbes", f.halfOpenProbes());
+        ArrayNode keys = node.putArray("keys");
+        for (ApiKey key : channel.pool().keys()) {
+            keys.add(key(channel, key));
+        }
+        return node;
+    }
+
+    private ObjectNode key(Channel channel, ApiKey key) {
+        KeyStats s = key.stats();
+        ObjectNode node = mapper.createObjectNode();
+        node.put("fingerprint", key.fingerprint());
+        node.put("label", key.label());
+        node.put("weight", key.weight());
+        node.put("state", channel.pool().stateOf(key).name());
+        node.put("coolingUntil", text(key.coolingUntil().orElse(null)));
+        node.put("inFlight", s.inFlight());
+        node.put("callCount", s.callCount());
+        node.put("successCount", s.successCount());
+        node.put("failureCount", s.failureCount());
+        node.put("rateLimitCount", s.rateLimitCount());
+        node.put("consecutiveFailures", s.consecutiveFailures());
+        node.put("promptTokens", s.promptTokens());
+        node.put("completionTokens", s.completionTokens());
+        node.put("averageLatencyMs", s.averageLatencyMs());
+        node.put("maxLatencyMs", s.maxLatencyMs());
+        node.put("windowCalls", s.windowCalls());
+        node.put("windowFailures", s.windowFailures());
+        return node;
+    }
+
+    private static String text(Instant instant) {
+        return instant == null ? null : instant.toString();
+    }
+}

@@ -1,0 +1,99 @@
+package dev.keypool.it;
+
+import java.net.http.HttpResponse;
+
+import dev.keypool.breaker.BreakerState;
+import org.apache.logging.log4j.Level;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The fallback walk of SPEC §3: in order, skipping OPEN channels, one level deep, never a channel twice. */
+class FallbackWalkTest extends GatewayTestSupport {
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: a
+                    baseUrl: UPSTREAM
+                    models: [chain-model]
+                    maxRetries: 0
+                    fallback: [b, c]
+                    keys:
+                      - key: sk-a-1
+                  - name: b
+                    baseUrl: UPSTREAM
+                    models: [b-model]
+                    maxRetries: 0
+                    fallback: [a]
+                    keys:
+                      - key: sk-b-1
+                  - name: c
+                    baseUrl: UPSTREAM
+                    models: [c-model]
+                    modelMap: {chain-model: c-model}
+                    fallback: [a]
+                    keys:
+                      - key: sk-c-1
+                """;
+    }
+
+    @Test
+    void should_serve_from_c_when_a_is_open_and_b_is_exhausted() throws Exception {
+        channel("a").breaker().forceOpen("test");
+        upstream.answer("sk-b-1", 429, "60", null);
+
+        HttpResponse<String> r = chat("chain-model");
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("X-KeyPool-Channel")).contains("c");
+        assertThat(r.headers().firstValue("X-Fallback-Level")).contains("2");
+        assertThat(upstream.hits("sk-a-1")).isZero();
+        assertThat(upstream.hits("sk-b-1")).isEqualTo(1);
+        // c serves the request under its own model name
+        assertThat(upstream.received().get(1).body()).contains("\"model\":\"c-model\"");
+        assertThat(logs.messages(Level.INFO)).contains("Request fell back a -> c (level 2): open");
+    }
+
+    @Test
+    void should_walk_a_cycle_in_the_configuration_only_once() throws Exception {
+        // b falls back to a, and a to b: a request for b's model tries b, then a, then stops
+        upstream.answer("sk-b-1", 500).answer("sk-a-1", 500);
+
+        HttpResponse<String> r = chat("b-model");
+
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(upstream.hits("sk-b-1")).isEqualTo(1);
+        assertThat(upstream.hits("sk-a-1")).isEqualTo(1);
+        assertThat(upstream.hits("sk-c-1")).isZero();   // a's own fallback list is not followed
+        assertThat(r.body()).contains("b failed (last: 500)").contains("a failed (last: 500)");
+    }
+
+    @Test
+    void should_serve_from_the_first_fallback_when_the_primary_fails() throws Exception {
+        upstream.answer("sk-a-1", 502);
+
+        HttpResponse<String> r = chat("chain-model");
+
+        assertThat(r.headers().firstValue("X-KeyPool-Channel")).contains("b");
+        assertThat(r.headers().firstValue("X-Fallback-Level")).contains("1");
+        assertThat(r.headers().firstValue("X-KeyPool-Attempts")).contains("2");
+        assertThat(logs.messages(Level.INFO)).contains("Request fell back a -> b (level 1): failed (last: 502)");
+    }
+
+    @Test
+    void should_answer_503_at_once_without_upstream_calls_when_every_channel_is_open() throws Exception {
+        channel("a").breaker().forceOpen("test");
+        channel("b").breaker().forceOpen("test");
+        channel("c").breaker().forceOpen("test");
+
+        HttpResponse<String> r = chat("chain-model");
+
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.headers().firstValue("Retry-After")).isPresent();
+        assertThat(r.body()).contains("a open").contains("b open").contains("c open");
+        assertThat(upstream.totalHits()).isZero();
+        assertThat(channel("a").breaker().state()).isEqualTo(BreakerState.OPEN);
+    }
+}
