@@ -129,6 +129,8 @@ async function main() {
         level: r.headers ? r.headers['x-fallback-level'] : undefined,
         channel: r.headers ? r.headers['x-keypool-channel'] : undefined,
         attempts: r.headers ? r.headers['x-keypool-attempts'] : undefined });
+      // a refused or reset connection answers at once: do not spin on a gateway that is gone
+      if (typeof r.status === 'string') await sleep(100);
     }
   }
   await Promise.all(Array.from({ length: clients }, client));

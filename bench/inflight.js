@@ -75,36 +75,44 @@ async function closed() {
   const durationS = parseFloat(arg('duration-s', '10'));
   const latencyMs = parseFloat(arg('latency-ms', '0'));
   const agent = new http.Agent({ keepAlive: true, maxSockets: c + 100, maxTotalSockets: c + 100 });
-  // Throughput of a closed loop: each client's completed requests / the time from the common start to its
-  // last answer, summed over clients (no edge effect from the deadline falling between two answers).
-  // Every answer counts, also the last ones that arrive after the deadline (nothing is sent after it).
+  // Throughput of a closed loop, two ways:
+  //  - overall: each client's successful answers / (its last answer - the common start), summed over clients.
+  //    Includes the first round, where all c clients open their connections at the same moment.
+  //  - steady: each client's successful answers after its first one / (its last answer - its first answer),
+  //    summed over clients: the rate once every client is connected (no edge effects from the deadline).
+  // Nothing is sent after the deadline; the answers still in flight then are awaited and counted.
   const start = Date.now();
   const deadline = start + durationS * 1000;
   const results = [];
-  let perClientRps = 0;
+  let overallRps = 0, steadyRps = 0;
   async function client() {
-    let n = 0, last = start;
+    let n = 0, first = null, last = start;
     while (Date.now() < deadline) {
       const r = await post(agent);
       results.push(r);
       if (r.status >= 200 && r.status < 300) n++;
       last = Date.now();
+      if (first === null) first = last;
     }
-    if (last > start) perClientRps += n / ((last - start) / 1000);
+    if (last > start) overallRps += n / ((last - start) / 1000);
+    if (first !== null && last > first) steadyRps += (n - 1) / ((last - first) / 1000);
   }
   await Promise.all(Array.from({ length: c }, client));
   const endAll = Date.now();
   agent.destroy();
   const s = summarize(results);
   s.c = c; s.durationS = durationS; s.latencyMs = latencyMs; s.wallMs = endAll - start;
-  s.rps = perClientRps;
-  s.littleRps = c / (results.reduce((a, r) => a + r.ms, 0) / results.length / 1000);
+  s.rps = overallRps;
+  s.steadyRps = steadyRps;
   if (latencyMs > 0) {
     s.idealRps = c / (latencyMs / 1000);
     s.efficiency = s.rps / s.idealRps;
+    s.steadyEfficiency = s.steadyRps / s.idealRps;
   }
   console.log(`closed loop: c=${c}, ${durationS}s, ${s.ok}/${s.total} ok, ${s.rps.toFixed(1)} req/s` +
     (latencyMs > 0 ? ` = ${(100 * s.efficiency).toFixed(1)}% of c/latency (${s.idealRps.toFixed(0)} req/s)` : '') +
+    `; steady state ${s.steadyRps.toFixed(1)} req/s` +
+    (latencyMs > 0 ? ` = ${(100 * s.steadyEfficiency).toFixed(1)}%` : '') +
     `, p50 ${s.p50Ms?.toFixed(0)} ms, p99 ${s.p99Ms?.toFixed(0)} ms, statuses ${JSON.stringify(s.statuses)}`);
   console.log('RESULT ' + JSON.stringify(s));
 }

@@ -13,14 +13,21 @@ public final class ChannelOutcomes {
     public void enter(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
         Channel channel = request.current();
-        exchange.setProperty(Exchanges.UPSTREAM_URI, channel.upstreamUri(request.endpoint()));
+        exchange.setProperty(Exchanges.UPSTREAM_URI, channel.upstreamUri(request.endpoint(), request.isStream()));
         exchange.getMessage().setBody(request.upstreamBody());
     }
 
-    /** Last step inside the breaker: the channel answered (a client error passed back counts as an answer). */
+    /**
+     * Last step inside the breaker: the channel answered (a client error passed back counts as an answer);
+     * a stream that broke after its first byte could not fail over, but the breaker hears of the failure.
+     */
     public void served(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
-        request.current().breaker().onSuccess(request.lastLatency());
+        if (request.isStreamBroken()) {
+            request.current().breaker().onFailure(request.lastLatency());
+        } else {
+            request.current().breaker().onSuccess(request.lastLatency());
+        }
     }
 
     /** onFallback: short-circuited by the breaker, no usable key, or every attempt failed. */

@@ -44,9 +44,49 @@ public final class DemoUpstream {
         choice.putObject("message").put("role", "assistant").put("content", text);
         int prompt = Math.max(1, request.path("messages").toString().length() / 4);
         int completion = Math.max(1, text.length() / 4);
+        if (request.path("stream").asBoolean(false)) {
+            streamed(exchange.getMessage(), root.path("id").asText(), model, text, prompt, completion,
+                    request.path("stream_options").path("include_usage").asBoolean(false));
+            return;
+        }
         root.putObject("usage").put("prompt_tokens", prompt).put("completion_tokens", completion)
                 .put("total_tokens", prompt + completion);
         answer(exchange.getMessage(), 200, root);
+    }
+
+    /** The same answer as Server-Sent Events, one word per chunk (sent in one piece: it is canned anyway). */
+    private void streamed(Message message, String id, String model, String text, int prompt, int completion,
+                          boolean includeUsage) throws Exception {
+        StringBuilder sse = new StringBuilder();
+        String[] words = text.split(" ");
+        for (int i = 0; i < words.length; i++) {
+            ObjectNode chunk = chunk(id, model);
+            ObjectNode choice = chunk.putArray("choices").addObject().put("index", 0);
+            choice.putObject("delta").put("content", (i == 0 ? "" : " ") + words[i]);
+            if (i == words.length - 1) {
+                choice.put("finish_reason", "stop");
+            } else {
+                choice.putNull("finish_reason");
+            }
+            sse.append("data: ").append(mapper.writeValueAsString(chunk)).append("\n\n");
+        }
+        if (includeUsage) {
+            ObjectNode usage = chunk(id, model);
+            usage.putArray("choices");
+            usage.putObject("usage").put("prompt_tokens", prompt).put("completion_tokens", completion)
+                    .put("total_tokens", prompt + completion);
+            sse.append("data: ").append(mapper.writeValueAsString(usage)).append("\n\n");
+        }
+        sse.append("data: [DONE]\n\n");
+        message.removeHeaders("*");
+        message.setHeader(Exchange.HTTP_RESPONSE_CODE, 200);
+        message.setHeader(Exchange.CONTENT_TYPE, "text/event-stream");
+        message.setBody(sse.toString());
+    }
+
+    private ObjectNode chunk(String id, String model) {
+        return mapper.createObjectNode().put("id", id).put("object", "chat.completion.chunk")
+                .put("created", System.currentTimeMillis() / 1000).put("model", model);
     }
 
     public void embedding(Exchange exchange) throws Exception {

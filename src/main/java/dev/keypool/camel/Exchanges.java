@@ -12,6 +12,8 @@ final class Exchanges {
     static final String REQUEST = "kpRequest";
     /** The camel-http URI of the current channel's upstream, read by toD in upstream-attempt. */
     static final String UPSTREAM_URI = "kpUpstreamUri";
+    /** The Vert.x response of a streaming request, written event by event by {@link StreamRelay}. */
+    static final String CLIENT_RESPONSE = "kpClientResponse";
 
     private Exchanges() {
     }

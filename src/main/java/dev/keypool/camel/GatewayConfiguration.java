@@ -82,6 +82,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("countKeyFailure", keyOutcomes.countKeyFailure());
         registry.bind("releaseKey", keyOutcomes.releaseKey());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
+        registry.bind("streamRelay", new StreamRelay(mapper));
         registry.bind("gatewayResponses", new GatewayResponses(mapper, clock));
         registry.bind("modelCatalog", new ModelCatalog(all, mapper));
         registry.bind("demoUpstream", new DemoUpstream(mapper));

@@ -89,7 +89,7 @@ public final class KeyOutcomes {
             return "connection refused";
         }
         if (e instanceof IOException) {
-            return "connection error";
+            return "connection error (" + e.getClass().getSimpleName() + ")";
         }
         return e == null ? "unknown" : e.getClass().getSimpleName();
     }

@@ -11,6 +11,7 @@ import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.UpstreamBody;
 import org.apache.camel.Exchange;
+import org.apache.camel.component.platform.http.vertx.HttpMessage;
 
 /** First step of the gateway core: rejects bad requests (400/404/413) and plans the channel chain of a good one. */
 public final class RequestPlanner {
@@ -44,15 +45,20 @@ public final class RequestPlanner {
             if (messages == null || !messages.isArray() || messages.isEmpty()) {
                 throw GatewayError.badRequest("missing_messages", "'messages' is required and must be a non-empty array");
             }
-            if (json.path("stream").asBoolean(false)) {
-                throw GatewayError.badRequest("streaming_unsupported", "streaming not supported yet: send \"stream\": false");
-            }
         } else if (json.get("input") == null || json.get("input").isNull()) {
             throw GatewayError.badRequest("missing_input", "'input' is required");
         }
+        boolean stream = "chat/completions".equals(endpoint) && json.path("stream").asBoolean(false);
+        if (stream) {
+            HttpMessage http = exchange.getIn(HttpMessage.class);
+            if (http == null) {
+                throw GatewayError.badRequest("streaming_unsupported", "\"stream\": true needs the HTTP entry point");
+            }
+            exchange.setProperty(Exchanges.CLIENT_RESPONSE, http.getResponse());
+        }
         Channels.Plan plan = channels.plan(model.asText());
         exchange.setProperty(Exchanges.REQUEST,
-                new GatewayRequest(endpoint, plan.model(), plan.chain(), new UpstreamBody(mapper, raw, json)));
+                new GatewayRequest(endpoint, plan.model(), plan.chain(), new UpstreamBody(mapper, raw, json), stream));
     }
 
     private ObjectNode parse(byte[] raw) {

@@ -25,14 +25,18 @@ public record Channel(ChannelConfig config, KeyPool pool, ChannelBreaker breaker
         return concrete.isEmpty() ? model : concrete.get(0);
     }
 
-    /** camel-http endpoint of this channel for an OpenAI path such as {@code chat/completions}. */
-    public String upstreamUri(String endpoint) {
+    /**
+     * camel-http endpoint of this channel for an OpenAI path such as {@code chat/completions}; a stream gets
+     * the provider's live InputStream instead of a cached copy (CAMEL-NOTES G5).
+     */
+    public String upstreamUri(String endpoint, boolean stream) {
         String base = config.baseUrl().endsWith("/")
                 ? config.baseUrl().substring(0, config.baseUrl().length() - 1) : config.baseUrl();
         long timeoutMs = config.timeout().toMillis();
         return base + "/" + endpoint
                 + "?responseTimeout=" + timeoutMs
                 + "&connectTimeout=" + Math.min(timeoutMs, 10_000)
-                + "&connectionRequestTimeout=" + timeoutMs;
+                + "&connectionRequestTimeout=" + timeoutMs
+                + (stream ? "&disableStreamCache=true" : "");
     }
 }

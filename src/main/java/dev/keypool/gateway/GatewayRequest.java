@@ -24,6 +24,8 @@ public final class GatewayRequest {
     private final String model;
     private final List<Channel> chain;
     private final UpstreamBody body;
+    private final boolean stream;
+    private volatile boolean streamBroken;
 
     private int level = -1;
     private Channel current;
@@ -40,11 +42,31 @@ public final class GatewayRequest {
     private Channel servedBy;
     private ApiKey servedKey;
 
-    public GatewayRequest(String endpoint, String model, List<Channel> chain, UpstreamBody body) {
+    public GatewayRequest(String endpoint, String model, List<Channel> chain, UpstreamBody body, boolean stream) {
         this.endpoint = endpoint;
         this.model = model;
         this.chain = chain;
         this.body = body;
+        this.stream = stream;
+    }
+
+    /** {@code "stream": true}: the answer is relayed as Server-Sent Events. */
+    public boolean isStream() {
+        return stream;
+    }
+
+    /** Whether the gateway asked the provider for a usage chunk the client did not ask for (and must not see). */
+    public boolean usageAddedByGateway() {
+        return body.usageAddedByGateway();
+    }
+
+    /** A stream that broke after its first byte: the channel answered, then failed. */
+    public boolean isStreamBroken() {
+        return streamBroken;
+    }
+
+    public void streamBroke() {
+        streamBroken = true;
     }
 
     public String endpoint() {
@@ -132,6 +154,16 @@ public final class GatewayRequest {
         totalAttempts++;
         attemptKey = key;
         attemptStartNanos = System.nanoTime();
+    }
+
+    /** The key of the attempt in progress, or null. */
+    public ApiKey attemptKey() {
+        return attemptKey;
+    }
+
+    /** Time since the attempt in progress started. */
+    public Duration attemptElapsed() {
+        return Duration.ofNanos(System.nanoTime() - attemptStartNanos);
     }
 
     /** The key of the attempt in progress, or null; cleared so that each attempt's outcome is recorded once. */

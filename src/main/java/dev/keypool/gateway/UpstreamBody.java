@@ -17,13 +17,26 @@ public final class UpstreamBody {
     private final byte[] original;
     private final ObjectNode json;
     private final String clientModel;
+    private final boolean usageAddedByGateway;
     private final Map<String, byte[]> renamed = new ConcurrentHashMap<>();
 
     public UpstreamBody(ObjectMapper mapper, byte[] original, ObjectNode json) {
         this.mapper = mapper;
-        this.original = original;
-        this.json = json;
         this.clientModel = json.path("model").asText();
+        // a stream without stream_options gets include_usage, so its tokens can be counted (SPEC: accounting)
+        this.usageAddedByGateway = json.path("stream").asBoolean(false) && !json.has("stream_options");
+        if (usageAddedByGateway) {
+            this.json = json.deepCopy();
+            this.json.putObject("stream_options").put("include_usage", true);
+            this.original = write(this.json);
+        } else {
+            this.json = json;
+            this.original = original;
+        }
+    }
+
+    public boolean usageAddedByGateway() {
+        return usageAddedByGateway;
     }
 
     public ObjectNode json() {
@@ -37,11 +50,15 @@ public final class UpstreamBody {
         return renamed.computeIfAbsent(upstreamModel, m -> {
             ObjectNode copy = json.deepCopy();
             copy.put("model", m);
-            try {
-                return mapper.writeValueAsBytes(copy);
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException("cannot write request body", e);
-            }
+            return write(copy);
         });
+    }
+
+    private byte[] write(ObjectNode node) {
+        try {
+            return mapper.writeValueAsBytes(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write request body", e);
+        }
     }
 }

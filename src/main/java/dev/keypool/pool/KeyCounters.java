@@ -24,6 +24,9 @@ final class KeyCounters {
     private final AtomicLong completionTokens = new AtomicLong();
     private final AtomicLong totalLatencyMs = new AtomicLong();
     private final AtomicLong maxLatencyMs = new AtomicLong();
+    private final AtomicLong streams = new AtomicLong();
+    private final AtomicLong totalFirstByteMs = new AtomicLong();
+    private final AtomicLong maxFirstByteMs = new AtomicLong();
     private final AtomicInteger consecutiveFailures = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
     // created by the first pool the key joins, because the window must run on that pool's clock
@@ -45,6 +48,14 @@ final class KeyCounters {
         promptTokens.addAndGet(Math.max(0, prompt));
         completionTokens.addAndGet(Math.max(0, completion));
         consecutiveFailures.set(0);
+    }
+
+    /** A streamed answer started: its time to first byte (the call itself ends later with its outcome). */
+    void firstByte(long ttfbMs) {
+        long ms = Math.max(0, ttfbMs);
+        streams.incrementAndGet();
+        totalFirstByteMs.addAndGet(ms);
+        maxFirstByteMs.accumulateAndGet(ms, Math::max);
     }
 
     void rateLimited(long latencyMs) {
@@ -87,7 +98,8 @@ final class KeyCounters {
         SlidingWindow.Snapshot recent = windowSnapshot();
         return new KeyStats(calls.get(), successes.get(), failures.get(), rateLimits.get(),
                 promptTokens.get(), completionTokens.get(), totalLatencyMs.get(), maxLatencyMs.get(),
-                recent.calls(), recent.failures(), consecutiveFailures.get(), inFlight.get());
+                recent.calls(), recent.failures(), consecutiveFailures.get(), inFlight.get(),
+                streams.get(), totalFirstByteMs.get(), maxFirstByteMs.get());
     }
 
     private void called(boolean failed, long latencyMs) {

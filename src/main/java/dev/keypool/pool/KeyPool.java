@@ -113,6 +113,11 @@ public final class KeyPool {
     }
 
     /** A 2xx: resets the failures in a row. */
+    /** A streamed answer sent its first byte; the call stays in flight until its outcome is recorded. */
+    public void recordFirstByte(ApiKey key, Duration timeToFirstByte) {
+        owned(key).counters().firstByte(millis(timeToFirstByte));
+    }
+
     public void recordSuccess(ApiKey key, Duration latency, long promptTokens, long completionTokens) {
         owned(key).counters().success(millis(latency), promptTokens, completionTokens);
     }

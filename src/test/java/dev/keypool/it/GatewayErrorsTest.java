@@ -82,13 +82,6 @@ class GatewayErrorsTest extends GatewayTestSupport {
         assertServesAfterwards();
     }
 
-    @Test
-    void should_refuse_streaming_for_now_with_400() throws Exception {
-        HttpResponse<String> r = post("/v1/chat/completions",
-                "{\"model\":\"gpt-test\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
-        assertError(r, 400, "invalid_request_error", "streaming_unsupported");
-    }
-
     private void assertServesAfterwards() throws Exception {
         HttpResponse<String> ok = chat("gpt-test");
         assertThat(ok.statusCode()).isEqualTo(200);

@@ -72,12 +72,12 @@ class ApiKeyTest {
 
         assertThat(key.state()).isEqualTo(KeyState.ACTIVE);
         assertThat(key.coolingUntil()).isEmpty();
-        assertThat(key.stats()).isEqualTo(new KeyStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+        assertThat(key.stats()).isEqualTo(new KeyStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         assertThat(key.weight()).isEqualTo(3);
     }
 
     @Test
     void should_report_zero_average_latency_without_calls() {
-        assertThat(new KeyStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0).averageLatencyMs()).isZero();
+        assertThat(new KeyStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0).averageLatencyMs()).isZero();
     }
 }

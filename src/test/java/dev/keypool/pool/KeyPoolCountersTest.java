@@ -89,7 +89,7 @@ class KeyPoolCountersTest {
         acquire(pool, key);
         pool.recordClientError(key, ms(80));
 
-        assertThat(key.stats()).isEqualTo(new KeyStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+        assertThat(key.stats()).isEqualTo(new KeyStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.ACTIVE);
     }
 

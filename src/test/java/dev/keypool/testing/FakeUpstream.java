@@ -8,6 +8,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -25,9 +27,13 @@ public final class FakeUpstream implements AutoCloseable {
     public record Received(String key, String path, MultiMap headers, String body) {
     }
 
-    private record Behaviour(int status, String retryAfter, String body, long delayMs, boolean reset) {
+    private record Behaviour(int status, String retryAfter, String body, long delayMs, boolean reset, int cutAfter) {
+        Behaviour(int status, String retryAfter, String body, long delayMs, boolean reset) {
+            this(status, retryAfter, body, delayMs, reset, -1);
+        }
     }
 
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Behaviour OK = new Behaviour(200, null, null, 0, false);
 
     private final Vertx vertx = Vertx.vertx();
@@ -38,6 +44,10 @@ public final class FakeUpstream implements AutoCloseable {
     private final AtomicLong ids = new AtomicLong();
     private volatile long defaultDelayMs;
     private volatile boolean keepRequests = true;
+    private volatile int streamEvents = 5;
+    private volatile long streamIntervalMs = 20;
+    private final AtomicInteger streamsCancelled = new AtomicInteger();
+    private final AtomicInteger streamsCompleted = new AtomicInteger();
 
     public FakeUpstream() {
         server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0).setAcceptBacklog(4096))
@@ -80,6 +90,28 @@ public final class FakeUpstream implements AutoCloseable {
     public FakeUpstream reset(String key) {
         behaviours.put(key, new Behaviour(0, null, null, 0, true));
         return this;
+    }
+
+    /** A stream answered with this key closes the connection after {@code events} content events. */
+    public FakeUpstream cutStreamAfter(String key, int events) {
+        behaviours.put(key, new Behaviour(200, null, null, 0, false, events));
+        return this;
+    }
+
+    /** Streams send this many content events, one every intervalMs, then the usage chunk if asked, then [DONE]. */
+    public FakeUpstream streamEvents(int count, long intervalMs) {
+        this.streamEvents = count;
+        this.streamIntervalMs = intervalMs;
+        return this;
+    }
+
+    /** Streams whose client (the gateway) went away before the last event. */
+    public int streamsCancelled() {
+        return streamsCancelled.get();
+    }
+
+    public int streamsCompleted() {
+        return streamsCompleted.get();
     }
 
     public FakeUpstream healthy(String key) {
@@ -131,12 +163,69 @@ public final class FakeUpstream implements AutoCloseable {
                         buffer.toString()));
             }
             Behaviour b = behaviours.getOrDefault(key, OK);
+            JsonNode json = json(buffer.toString());
+            if (b.status() == 200 && !b.reset() && b.delayMs() == 0 && json.path("stream").asBoolean(false)) {
+                stream(request, b, json.path("stream_options").path("include_usage").asBoolean(false));
+                return;
+            }
             long delay = b == OK ? defaultDelayMs : b.delayMs();
             if (delay > 0) {
                 vertx.setTimer(delay, t -> respond(request, key, b));
             } else {
                 respond(request, key, b);
             }
+        });
+    }
+
+    private static JsonNode json(String body) {
+        try {
+            return JSON.readTree(body);
+        } catch (Exception notJson) {
+            return JSON.missingNode();
+        }
+    }
+
+    private void stream(HttpServerRequest request, Behaviour b, boolean includeUsage) {
+        var response = request.response().setStatusCode(200).setChunked(true)
+                .putHeader("Content-Type", "text/event-stream");
+        int count = streamEvents;
+        long id = ids.incrementAndGet();
+        int[] sent = {0};
+        boolean[] finished = {false};
+        response.closeHandler(v -> {
+            if (!finished[0]) {
+                streamsCancelled.incrementAndGet();
+            }
+        });
+        vertx.setPeriodic(Math.max(1, streamIntervalMs), timer -> {
+            if (response.closed()) {
+                vertx.cancelTimer(timer);
+                return;
+            }
+            if (b.cutAfter() >= 0 && sent[0] == b.cutAfter()) {
+                vertx.cancelTimer(timer);
+                finished[0] = true;
+                request.connection().close();
+                return;
+            }
+            if (sent[0] < count) {
+                String role = sent[0] == 0 ? "\"role\":\"assistant\"," : "";
+                response.write("data: {\"id\":\"chatcmpl-stream-" + id + "\",\"object\":\"chat.completion.chunk\","
+                        + "\"created\":1700000000,\"model\":\"fake-model\",\"choices\":[{\"index\":0,\"delta\":{" + role
+                        + "\"content\":\"tok" + sent[0] + " \"},\"finish_reason\":" + (sent[0] == count - 1 ? "\"stop\"" : "null")
+                        + "}]}\n\n");
+                sent[0]++;
+                return;
+            }
+            vertx.cancelTimer(timer);
+            if (includeUsage) {
+                response.write("data: {\"id\":\"chatcmpl-stream-" + id + "\",\"object\":\"chat.completion.chunk\","
+                        + "\"created\":1700000000,\"model\":\"fake-model\",\"choices\":[],"
+                        + "\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":" + count + ",\"total_tokens\":" + (11 + count) + "}}\n\n");
+            }
+            finished[0] = true;
+            streamsCompleted.incrementAndGet();
+            response.end("data: [DONE]\n\n");
         });
     }
 

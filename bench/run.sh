@@ -1,0 +1,304 @@
+#!/usr/bin/env bash
+# KeyPool benchmark: latency/throughput, in-flight capacity, memory, fault scenario.
+#
+#   bench/run.sh [all|latency|inflight|fault]        (default: all)
+#
+# Run it from a clone of the repository (it builds target/keypool.jar there if it is missing and starts the
+# gateway from the repository root). Everything runs on 127.0.0.1. See bench/README.md for what each figure
+# means. Knobs (environment):
+#   KEYPOOL_JAVA_OPTS   extra JVM flags for the gateway (default: none)
+#   DURATION=10 WARMUP=3     seconds per wrk run and per warm-up run (before each run)
+#   JIT_WARMUP=60            seconds of gateway traffic before the latency matrix (0 = none)
+#   CONNS="1 64 256" LATENCIES="0 50"   the latency matrix
+#   INFLIGHT_N=2000 CLOSED_C=1000 CLOSED_S=10 CLOSED_LATENCY_MS=1000 BURST_LATENCY_MS=2000
+#   FAULT_CLIENTS=64 FAULT_FAIL_S=20 FAULT_TOTAL_S=30 FAULT_LATENCY_MS=50 FAULT_POLL_MS=50
+#   GW_PORT=18080 MGMT_PORT=18081 PRIMARY_PORT=9101 BACKUP_PORT=9102
+#   WRK_CPUS / GW_CPUS / FAKE_CPUS   pin wrk / the gateway / the fakes with taskset -c (e.g. WRK_CPUS=1)
+#   KEYPOOL_HOME        repository root to build and run the gateway from (default: the parent of bench/)
+#   BENCH_CONFIG        gateway config (default bench/keypool-bench.yaml)
+#   BENCH_OUT           directory for raw outputs (default bench/results/<date>-<time>, git-ignored)
+set -euo pipefail
+
+MODE=${1:-all}
+case "$MODE" in all|latency|inflight|fault) ;; *) echo "usage: $0 [all|latency|inflight|fault]" >&2; exit 2 ;; esac
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# the repository the gateway is built and started from (application.properties, routes/, target/keypool.jar)
+ROOT=$(cd "${KEYPOOL_HOME:-$BENCH_DIR/..}" && pwd)
+
+GW_PORT=${GW_PORT:-18080}
+MGMT_PORT=${MGMT_PORT:-18081}
+PRIMARY_PORT=${PRIMARY_PORT:-9101}
+BACKUP_PORT=${BACKUP_PORT:-9102}
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-3}
+JIT_WARMUP=${JIT_WARMUP:-60}
+CONNS=${CONNS:-"1 64 256"}
+LATENCIES=${LATENCIES:-"0 50"}
+INFLIGHT_N=${INFLIGHT_N:-2000}
+BURST_LATENCY_MS=${BURST_LATENCY_MS:-2000}
+CLOSED_C=${CLOSED_C:-1000}
+CLOSED_S=${CLOSED_S:-10}
+CLOSED_LATENCY_MS=${CLOSED_LATENCY_MS:-1000}
+FAULT_CLIENTS=${FAULT_CLIENTS:-64}
+FAULT_FAIL_S=${FAULT_FAIL_S:-20}
+FAULT_TOTAL_S=${FAULT_TOTAL_S:-30}
+FAULT_LATENCY_MS=${FAULT_LATENCY_MS:-50}
+FAULT_POLL_MS=${FAULT_POLL_MS:-50}
+KEYPOOL_JAVA_OPTS=${KEYPOOL_JAVA_OPTS:-}
+WRK_CPUS=${WRK_CPUS:-}
+GW_CPUS=${GW_CPUS:-}
+FAKE_CPUS=${FAKE_CPUS:-}
+CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-bench.yaml}
+OUT=${BENCH_OUT:-$BENCH_DIR/results/$(date +%Y%m%d-%H%M%S)}
+ADMIN_TOKEN=${ADMIN_TOKEN:-bench-admin}
+
+GW=http://127.0.0.1:$GW_PORT
+PRIMARY=http://127.0.0.1:$PRIMARY_PORT
+BACKUP=http://127.0.0.1:$BACKUP_PORT
+CHAT=/v1/chat/completions
+
+die() { echo "run.sh: $*" >&2; exit 1; }
+say() { echo "$*" | tee -a "$OUT/summary.txt"; }
+
+# ---------------------------------------------------------------- prerequisites (installs nothing)
+missing=0
+command -v wrk >/dev/null || { echo "wrk not found: install it with 'apt-get install -y wrk' (Debian/Ubuntu) or 'brew install wrk'" >&2; missing=1; }
+command -v node >/dev/null || { echo "node not found: install Node.js >= 18 (e.g. 'apt-get install -y nodejs')" >&2; missing=1; }
+command -v java >/dev/null || { echo "java not found: install a JDK 17 (e.g. 'apt-get install -y openjdk-17-jdk-headless')" >&2; missing=1; }
+command -v curl >/dev/null || { echo "curl not found: 'apt-get install -y curl'" >&2; missing=1; }
+[ -n "$WRK_CPUS$GW_CPUS$FAKE_CPUS" ] && ! command -v taskset >/dev/null && { echo "taskset not found (util-linux)" >&2; missing=1; }
+[ "$missing" = 0 ] || exit 1
+[ -f "$CONFIG" ] || die "no gateway config at $CONFIG"
+
+cd "$ROOT"
+if [ ! -f target/keypool.jar ] || [ -n "$(find src pom.xml -newer target/keypool.jar -print -quit 2>/dev/null)" ]; then
+  command -v mvn >/dev/null || die "target/keypool.jar is missing or older than src/ and mvn is not installed ('apt-get install -y maven')"
+  echo "building target/keypool.jar (mvn -q -B package -DskipTests) ..."
+  mvn -q -B package -DskipTests
+fi
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+for p in "$GW_PORT" "$MGMT_PORT" "$PRIMARY_PORT" "$BACKUP_PORT"; do
+  port_busy "$p" && die "port $p on 127.0.0.1 is already in use (set GW_PORT/MGMT_PORT/PRIMARY_PORT/BACKUP_PORT)"
+done
+
+mkdir -p "$OUT"
+: > "$OUT/summary.txt"
+
+# ---------------------------------------------------------------- processes (all ours are stopped on exit)
+PIDS=()
+cleanup() {
+  local rc=$?
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+pin() { if [ -n "$1" ]; then echo "taskset -c $1"; fi; }
+
+$(pin "$FAKE_CPUS") node "$BENCH_DIR/fake-upstream.js" --port "$PRIMARY_PORT" > "$OUT/fake-primary.log" 2>&1 &
+PIDS+=($!); FAKE_PID=$!
+$(pin "$FAKE_CPUS") node "$BENCH_DIR/fake-upstream.js" --port "$BACKUP_PORT" > "$OUT/fake-backup.log" 2>&1 &
+PIDS+=($!)
+
+export BENCH_PRIMARY_PORT=$PRIMARY_PORT BENCH_BACKUP_PORT=$BACKUP_PORT
+# shellcheck disable=SC2086  # KEYPOOL_JAVA_OPTS is a list of flags
+$(pin "$GW_CPUS") java $KEYPOOL_JAVA_OPTS \
+  -Dkeypool.config="$CONFIG" \
+  -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" \
+  -Dcamel.management.host=127.0.0.1 -Dcamel.management.port="$MGMT_PORT" \
+  -jar target/keypool.jar > "$OUT/gateway.log" 2>&1 &
+GW_PID=$!
+PIDS+=("$GW_PID")
+
+BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
+post_status() { curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' -d "$BODY" "$1$CHAT" 2>/dev/null || true; }
+fake_ctl() { curl -sf -m 10 -X POST "$1/control/$2" > /dev/null || die "fake upstream control $1/control/$2 failed"; }
+
+started=$(date +%s%N)
+for _ in $(seq 1 120); do
+  kill -0 "$GW_PID" 2>/dev/null || { tail -40 "$OUT/gateway.log" >&2; die "the gateway exited during startup (log above, $OUT/gateway.log)"; }
+  if [ "$(post_status "$PRIMARY")" = 200 ] && [ "$(post_status "$BACKUP")" = 200 ] && [ "$(post_status "$GW")" = 200 ]; then
+    break
+  fi
+  sleep 0.5
+done
+[ "$(post_status "$GW")" = 200 ] || die "the gateway did not serve $GW$CHAT with 200 within 60 s (see $OUT/gateway.log)"
+READY_MS=$(( ($(date +%s%N) - started) / 1000000 ))
+fake_ctl "$PRIMARY" reset; fake_ctl "$BACKUP" reset
+
+# ---------------------------------------------------------------- measurement helpers
+vm() { awk -v k="$2:" '$1==k {print $2}' "/proc/$1/status"; }           # kB
+mib() { awk -v kb="$1" 'BEGIN {printf "%.0f", kb/1024}'; }
+threads() { awk '$1=="Threads:" {print $2}' "/proc/$1/status"; }
+# CPU accounting: whole machine (jiffies busy/total) and the gateway's own utime+stime
+cpu_total() { awk '$1=="cpu" {idle=$5+$6; t=0; for(i=2;i<=NF;i++) t+=$i; print t-idle, t}' /proc/stat; }
+cpu_proc() { awk '{print $14+$15}' "/proc/$1/stat"; }
+HZ=$(getconf CLK_TCK)
+NCPU=$(nproc)
+# busy % of the whole machine over 1 s while the benchmark is idle = load from other processes
+bg_cpu() {
+  local a b
+  a=$(cpu_total); sleep 1; b=$(cpu_total)
+  awk -v a="$a" -v b="$b" 'BEGIN {split(a,x," "); split(b,y," "); d=y[2]-x[2]; printf "%.0f", (d>0 ? 100*(y[1]-x[1])/d : 0)}'
+}
+
+JAVA_VERSION=$(java -version 2>&1 | head -1)
+say "KeyPool benchmark $(date -u +%Y-%m-%dT%H:%M:%SZ) mode=$MODE"
+say "machine: $NCPU cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM; $JAVA_VERSION; node $(node -v); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
+say "gateway: pid $GW_PID, KEYPOOL_JAVA_OPTS='${KEYPOOL_JAVA_OPTS}', config $CONFIG; ready in ${READY_MS} ms${GW_CPUS:+, pinned to CPUs $GW_CPUS}${WRK_CPUS:+; wrk pinned to CPUs $WRK_CPUS}${FAKE_CPUS:+; fakes pinned to CPUs $FAKE_CPUS}"
+say "raw outputs: $OUT"
+RSS_IDLE=$(vm "$GW_PID" VmRSS)
+say "gateway RSS idle after start: $(mib "$RSS_IDLE") MiB (threads: $(threads "$GW_PID"))"
+say ""
+
+# ---------------------------------------------------------------- latency / throughput matrix
+# one wrk run; prints "rps p50_us p99_us errors gw_cpu% machine_cpu%"
+wrk_run() {
+  local url=$1 conns=$2 secs=$3 tag=$4 threads=2
+  [ "$conns" -lt 2 ] && threads=1
+  local t0 g0 t1 g1 line
+  t0=$(cpu_total); g0=$(cpu_proc "$GW_PID")
+  $(pin "$WRK_CPUS") wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
+  t1=$(cpu_total); g1=$(cpu_proc "$GW_PID")
+  line=$(grep '^BENCH ' "$OUT/wrk-$tag.txt" || true)
+  [ -n "$line" ] || { echo "wrk failed, see $OUT/wrk-$tag.txt" >&2; echo "0 0 0 fail 0 0"; return; }
+  awk -v l="$line" -v a="$t0" -v b="$t1" -v g0="$g0" -v g1="$g1" -v hz="$HZ" -v secs="$secs" 'BEGIN {
+    n=split(l, f, " "); for (i=2;i<=n;i++) { split(f[i], kv, "="); v[kv[1]]=kv[2] }
+    split(a,x," "); split(b,y," "); d=y[2]-x[2]
+    err=v["non2xx"]+v["connect"]+v["read"]+v["write"]+v["timeout"]
+    printf "%.0f %d %d %d %.0f %.0f\n", v["rps"], v["p50_us"], v["p99_us"], err, 100*(g1-g0)/hz/secs, (d>0 ? 100*(y[1]-x[1])/d : 0) }'
+}
+ms() { awk -v us="$1" 'BEGIN {printf "%.2f", us/1000}'; }
+
+latency_part() {
+  local lat c bg d g tag
+  if [ "$JIT_WARMUP" -gt 0 ]; then
+    # a fresh JVM needs tens of seconds of traffic before its JIT has compiled the Camel pipeline; without
+    # this the first rows measure the interpreter (p50 at 1 connection drops from ~10 ms to ~1 ms meanwhile)
+    say "(JIT warm-up: ${JIT_WARMUP}s of traffic through the gateway before the matrix, half at 1 connection, half at 64)"
+    fake_ctl "$PRIMARY" "latency?ms=0"
+    wrk_run "$GW$CHAT" 1 $(( JIT_WARMUP / 2 )) jit-warmup-c1 > /dev/null
+    wrk_run "$GW$CHAT" 64 $(( JIT_WARMUP - JIT_WARMUP / 2 )) jit-warmup-c64 > /dev/null
+  fi
+  say "== latency and throughput: wrk ${DURATION}s per run after a ${WARMUP}s warm-up, POST $CHAT =="
+  say "   (gw CPU = gateway process CPU in % of one core; box CPU = whole machine busy % of all $NCPU cores during the gateway run; bg = machine busy % before the run, i.e. other load)"
+  printf -v hdr '| %-8s | %5s | %10s | %9s | %9s | %10s | %9s | %9s | %9s | %8s | %6s | %6s | %4s | %6s |' \
+    "upstream" "conns" "direct RPS" "dir p50" "dir p99" "gw RPS" "gw p50" "gw p99" "added p50" "gw/dir" "gw CPU" "box" "bg" "errors"
+  say "$hdr"
+  say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
+  for lat in $LATENCIES; do
+    fake_ctl "$PRIMARY" "latency?ms=$lat"
+    for c in $CONNS; do
+      bg=$(bg_cpu)
+      tag="direct-${lat}ms-c$c"
+      wrk_run "$PRIMARY$CHAT" "$c" "$WARMUP" "$tag-warmup" > /dev/null
+      read -r d_rps d_p50 d_p99 d_err _ _ <<< "$(wrk_run "$PRIMARY$CHAT" "$c" "$DURATION" "$tag")"
+      tag="gateway-${lat}ms-c$c"
+      wrk_run "$GW$CHAT" "$c" "$WARMUP" "$tag-warmup" > /dev/null
+      read -r g_rps g_p50 g_p99 g_err g_cpu box <<< "$(wrk_run "$GW$CHAT" "$c" "$DURATION" "$tag")"
+      local added ratio
+      added=$(awk -v g="$g_p50" -v d="$d_p50" 'BEGIN {printf "%.2f", (g-d)/1000}')
+      ratio=$(awk -v g="$g_rps" -v d="$d_rps" 'BEGIN {printf "%.2f", (d>0 ? g/d : 0)}')
+      eval "ADDED_${lat}_${c}=$added RATIO_${lat}_${c}=$ratio"
+      printf -v row '| %-8s | %5s | %10s | %9s | %9s | %10s | %9s | %9s | %9s | %8s | %5s%% | %5s%% | %3s%% | %6s |' \
+        "${lat} ms" "$c" "$d_rps" "$(ms "$d_p50") ms" "$(ms "$d_p99") ms" "$g_rps" "$(ms "$g_p50") ms" "$(ms "$g_p99") ms" \
+        "$added ms" "$ratio" "$g_cpu" "$box" "$bg" "$d_err/$g_err"
+      say "$row"
+    done
+  done
+  fake_ctl "$PRIMARY" "latency?ms=0"
+  say ""
+  local v
+  for lat in $LATENCIES; do
+    v=$(eval "echo \${ADDED_${lat}_1:-}")
+    [ -n "$v" ] && say "added p50 at 1 connection, ${lat} ms upstream: $v ms (target <= 1 ms: $(awk -v v="$v" 'BEGIN {print ((v<=1) ? "met" : "MISSED by " sprintf("%.2f", v-1) " ms")}'))"
+  done
+  v=${RATIO_50_256:-}
+  [ -n "$v" ] && say "gateway/direct RPS at 50 ms upstream, 256 connections: $v (target >= 0.8: $(awk -v v="$v" 'BEGIN {print ((v>=0.8) ? "met" : "MISSED by " sprintf("%.2f", 0.8-v))}'))"
+  say ""
+}
+
+# ---------------------------------------------------------------- in-flight capacity and memory
+# a RESULT line of inflight.js -> one readable line
+describe_burst() {
+  node -e 'const r=JSON.parse(process.argv[1]); console.log(r.ok+"/"+r.n+" succeeded, wall "+r.wallMs+" ms (p50 "+Math.round(r.p50Ms)+" ms, max "+Math.round(r.maxMs)+" ms), statuses "+JSON.stringify(r.statuses))' "$1"
+}
+describe_closed() {
+  node -e 'const r=JSON.parse(process.argv[1]);
+    const f=(x)=>(100*x).toFixed(1)+"%", t=(x)=>x>=0.9?"met":"MISSED by "+(100*(0.9-x)).toFixed(1)+" points";
+    console.log("steady "+r.steadyRps.toFixed(0)+" req/s = "+f(r.steadyEfficiency)+" of C/latency "+r.idealRps.toFixed(0)+" req/s (target >= 90%: "+t(r.steadyEfficiency)+"); overall incl. the first round "+r.rps.toFixed(0)+" req/s = "+f(r.efficiency)+"; "+r.ok+"/"+r.total+" ok, p50 "+Math.round(r.p50Ms)+" ms, p99 "+Math.round(r.p99Ms)+" ms, statuses "+JSON.stringify(r.statuses))' "$1"
+}
+result_of() { grep '^RESULT ' "$1" | cut -d' ' -f2-; }
+
+inflight_part() {
+  say "== in flight: $INFLIGHT_N concurrent POSTs at once (one socket each), upstream latency ${BURST_LATENCY_MS} ms =="
+  fake_ctl "$PRIMARY" "latency?ms=$BURST_LATENCY_MS"
+  node "$BENCH_DIR/inflight.js" burst --url "$PRIMARY$CHAT" --n "$INFLIGHT_N" --timeout-ms 60000 > "$OUT/inflight-burst-direct.txt"
+  say "burst directly against the fake: $(describe_burst "$(result_of "$OUT/inflight-burst-direct.txt")")"
+  fake_ctl "$PRIMARY" reset
+  local rss_before; rss_before=$(vm "$GW_PID" VmRSS)
+  node "$BENCH_DIR/inflight.js" burst --url "$GW$CHAT" --n "$INFLIGHT_N" --timeout-ms 60000 > "$OUT/inflight-burst.txt"
+  local rss_after hwm thr maxin
+  rss_after=$(vm "$GW_PID" VmRSS); hwm=$(vm "$GW_PID" VmHWM); thr=$(threads "$GW_PID")
+  maxin=$(curl -s "$PRIMARY/control/stats?arrivals=0" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).maxInFlight))')
+  say "burst through the gateway:      $(describe_burst "$(result_of "$OUT/inflight-burst.txt")") (target: all $INFLIGHT_N)"
+  say "   the fake saw at most $maxin of them in flight at once"
+  say "gateway RSS: idle after start $(mib "$RSS_IDLE") MiB, before the burst $(mib "$rss_before") MiB, right after it $(mib "$rss_after") MiB (peak VmHWM $(mib "$hwm") MiB; threads $thr)"
+  say ""
+  say "== in flight: $CLOSED_C clients in a closed loop for ${CLOSED_S}s, upstream latency ${CLOSED_LATENCY_MS} ms =="
+  fake_ctl "$PRIMARY" "latency?ms=$CLOSED_LATENCY_MS"
+  node "$BENCH_DIR/inflight.js" closed --url "$PRIMARY$CHAT" --c "$CLOSED_C" --duration-s "$CLOSED_S" --latency-ms "$CLOSED_LATENCY_MS" --timeout-ms 60000 > "$OUT/inflight-closed-direct.txt"
+  say "directly against the fake: $(describe_closed "$(result_of "$OUT/inflight-closed-direct.txt")")"
+  node "$BENCH_DIR/inflight.js" closed --url "$GW$CHAT" --c "$CLOSED_C" --duration-s "$CLOSED_S" --latency-ms "$CLOSED_LATENCY_MS" --timeout-ms 60000 > "$OUT/inflight-closed.txt"
+  say "through the gateway:       $(describe_closed "$(result_of "$OUT/inflight-closed.txt")")"
+  say "gateway RSS after the closed loop: $(mib "$(vm "$GW_PID" VmRSS)") MiB (peak VmHWM $(mib "$(vm "$GW_PID" VmHWM)") MiB; threads $(threads "$GW_PID"))"
+  fake_ctl "$PRIMARY" "latency?ms=0"
+  say ""
+}
+
+# ---------------------------------------------------------------- fault scenario
+fault_part() {
+  say "== fault: primary fails 100% (500) for ${FAULT_FAIL_S}s then heals, backup healthy, $FAULT_CLIENTS clients for ${FAULT_TOTAL_S}s, upstream latency ${FAULT_LATENCY_MS} ms =="
+  fake_ctl "$PRIMARY" "latency?ms=$FAULT_LATENCY_MS"; fake_ctl "$BACKUP" "latency?ms=$FAULT_LATENCY_MS"
+  fake_ctl "$PRIMARY" heal
+  # let an earlier part's traffic leave the breaker's error-rate window
+  sleep 1
+  node "$BENCH_DIR/fault.js" --gateway "$GW" --primary "$PRIMARY" --clients "$FAULT_CLIENTS" \
+    --fail-s "$FAULT_FAIL_S" --total-s "$FAULT_TOTAL_S" --poll-ms "$FAULT_POLL_MS" --admin-token "$ADMIN_TOKEN" \
+    --out "$OUT/fault-timeline.json" | tee "$OUT/fault.txt"
+  local line; line=$(grep '^RESULT ' "$OUT/fault.txt" | cut -d' ' -f2-)
+  node -e '(() => { const r=JSON.parse(process.argv[1]);
+    const sr=100*r.successRate;
+    console.log("success rate seen by clients: "+sr.toFixed(2)+"% of "+r.requests+" (target 100%: "+(r.ok===r.requests?"met":"MISSED, "+(r.requests-r.ok)+" failed: "+JSON.stringify(r.statuses))+")");
+    if (!r.haveAdmin) { console.log("breaker figures: not measured, GET /admin/status unavailable"); return; }
+    console.log("calls reaching the primary while its breaker was OPEN: "+r.primaryCallsWhileOpen+" (target 0; HALF_OPEN probe calls: "+r.primaryCallsWhileHalfOpen+", within one poll of a state change: "+r.primaryCallsAtTransition+", before the trip: "+r.primaryCallsClosedWhileFailing+")");
+    console.log("trip: OPEN "+r.tripMs+" ms after the failure started; "+r.halfOpenCycles+" HALF_OPEN phases");
+    console.log("heal -> CLOSED: "+(r.healToClosedMs===null?"never seen":r.healToClosedMs+" ms")+" (state at heal: "+r.stateAtHeal+"; recoveryTimeout/reopenDelay 2 s bound it at ~2 s + probe time)"); })();' "$line" \
+    | tee -a "$OUT/summary.txt"
+  fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$BACKUP" "latency?ms=0"
+  say ""
+}
+
+alive() {
+  kill -0 "$GW_PID" 2>/dev/null && return 0
+  say "GATEWAY DIED during the $1 part: $(grep -m1 -E 'shutdown hook|OutOfMemory|Exception' "$OUT/gateway.log" || echo 'no cause in the log') (see $OUT/gateway.log)"
+  exit 1
+}
+case "$MODE" in
+  all) latency_part; alive latency; inflight_part; alive inflight; fault_part; alive fault ;;
+  latency) latency_part; alive latency ;;
+  inflight) inflight_part; alive inflight ;;
+  fault) fault_part; alive fault ;;
+esac
+
+kill -0 "$GW_PID" 2>/dev/null || die "the gateway died during the run (see $OUT/gateway.log)"
+errs=$(grep -c -E ' (ERROR|WARN) ' "$OUT/gateway.log" || true)
+say "gateway log: $errs WARN/ERROR lines ($OUT/gateway.log); final RSS $(mib "$(vm "$GW_PID" VmRSS)") MiB"
+say "summary: $OUT/summary.txt"

@@ -1,0 +1,245 @@
+package dev.keypool.camel;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.gateway.GatewayRequest;
+import dev.keypool.gateway.SseEventBuffer;
+import dev.keypool.gateway.StreamEvent;
+import dev.keypool.pool.ApiKey;
+import dev.keypool.pool.KeyPool;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import org.apache.camel.Exchange;
+import org.apache.hc.core5.http.io.EofSensorInputStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Relays a provider's Server-Sent Events to the client event by event, on the worker thread of the request.
+ *
+ * <p>Why not return the InputStream as the body: camel-platform-http-vertx 4.18.0 fills a 16 KB buffer before
+ * it writes anything (CAMEL-NOTES G1; fixed upstream by CAMEL-23804 — with it, this class can go). So the relay
+ * writes to the Vert.x response itself and ends it; the consumer then finds the response ended and sends nothing.
+ *
+ * <p>Until the first whole event has been read, a failure is an ordinary failed attempt (another key, the
+ * breaker, the fallback walk). After the head has gone out nothing fails over: a broken upstream becomes an SSE
+ * error event and the end of the stream, never a clean end that looks complete.
+ */
+public final class StreamRelay {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamRelay.class);
+    private static final long DRAIN_WAIT_SECONDS = 30;
+
+    private enum Ending { COMPLETE, BROKEN, CLIENT_GONE }
+
+    private final ObjectMapper mapper;
+
+    public StreamRelay(ObjectMapper mapper) {
+        this.mapper = mapper;
+    }
+
+    public void relay(Exchange exchange) throws IOException {
+        GatewayRequest request = Exchanges.request(exchange);
+        HttpServerResponse client = exchange.getProperty(Exchanges.CLIENT_RESPONSE, HttpServerResponse.class);
+        InputStream upstream = exchange.getMessage().getBody(InputStream.class);
+        if (upstream == null) {
+            throw new EOFException("upstream answered 200 without a body");
+        }
+        SseEventBuffer events = new SseEventBuffer();
+        byte[] buffer = new byte[8192];
+
+        // before the first byte reaches the client, any failure here is retried elsewhere
+        List<byte[]> first = List.of();
+        while (first.isEmpty()) {
+            int n = upstream.read(buffer);
+            if (n < 0) {
+                throw new EOFException("upstream closed the stream before its first event");
+            }
+            first = events.feed(buffer, 0, n);
+        }
+
+        KeyPool pool = request.current().pool();
+        ApiKey key = request.attemptKey();
+        pool.recordFirstByte(key, request.attemptElapsed());
+        request.served(key);
+        Relay relay = new Relay(request, client, upstream);
+        Ending ending;
+        try {
+            relay.head();
+            ending = relay.pump(first, events, buffer);
+        } catch (RuntimeException | IOException | InterruptedException e) {
+            // nothing may escape once the head is out: a retry would write a second response
+            ending = relay.clientGone ? Ending.CLIENT_GONE : Ending.BROKEN;
+            relay.brokenBy = e.getClass().getSimpleName();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        relay.finish(ending);
+        request.finishAttempt();
+        Duration total = request.lastLatency();
+        switch (ending) {
+            case COMPLETE -> pool.recordSuccess(key, total, relay.promptTokens, relay.completionTokens);
+            case BROKEN -> {
+                pool.recordFailure(key, total, "stream broken");
+                request.streamBroke();
+            }
+            case CLIENT_GONE -> pool.recordClientError(key, total);
+        }
+        exchange.getMessage().setBody(null);
+    }
+
+    /** One stream being relayed. */
+    private final class Relay {
+
+        private final GatewayRequest request;
+        private final HttpServerResponse client;
+        private final InputStream upstream;
+        private volatile boolean clientGone;
+        private long promptTokens;
+        private long completionTokens;
+        private int eventsSent;
+        private String brokenBy;
+
+        Relay(GatewayRequest request, HttpServerResponse client, InputStream upstream) {
+            this.request = request;
+            this.client = client;
+            this.upstream = upstream;
+        }
+
+        void head() {
+            // a client that leaves mid-stream cancels the upstream call, which frees the key and this thread
+            client.closeHandler(v -> {
+                clientGone = true;
+                abort(upstream);
+            });
+            client.setStatusCode(200)
+                    .setChunked(true)
+                    .putHeader("Content-Type", "text/event-stream")
+                    .putHeader("Cache-Control", "no-cache")
+                    .putHeader("X-KeyPool-Channel", request.current().name())
+                    .putHeader("X-KeyPool-Key", request.attemptKey().fingerprint())
+                    .putHeader("X-KeyPool-Attempts", String.valueOf(request.totalAttempts()))
+                    .putHeader("X-Fallback-Level", String.valueOf(request.level()));
+        }
+
+        Ending pump(List<byte[]> first, SseEventBuffer events, byte[] buffer) throws IOException, InterruptedException {
+            boolean done = forward(first);
+            while (!done) {
+                int n;
+                try {
+                    n = upstream.read(buffer);
+                } catch (IOException e) {
+                    if (clientGone) {
+                        return Ending.CLIENT_GONE;
+                    }
+                    brokenBy = e.getClass().getSimpleName();
+                    return Ending.BROKEN;
+                }
+                if (n < 0) {
+                    // the upstream ended without [DONE]: the client must not take this for a whole answer
+                    brokenBy = "end of stream before [DONE]";
+                    return Ending.BROKEN;
+                }
+                done = forward(events.feed(buffer, 0, n));
+                if (clientGone) {
+                    return Ending.CLIENT_GONE;
+                }
+            }
+            return Ending.COMPLETE;
+        }
+
+        /** Writes whole events; returns true once [DONE] went out. */
+        private boolean forward(List<byte[]> batch) throws InterruptedException {
+            for (byte[] event : batch) {
+                StreamEvent seen = StreamEvent.read(event, mapper);
+                if (seen.hasUsage()) {
+                    promptTokens = seen.promptTokens();
+                    completionTokens = seen.completionTokens();
+                }
+                if (seen.usageOnly() && request.usageAddedByGateway()) {
+                    continue;   // the client did not ask for the usage chunk: it was for our accounting
+                }
+                write(Buffer.buffer(event));
+                eventsSent++;
+                if (seen.done()) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private void write(Buffer chunk) throws InterruptedException {
+            if (clientGone) {
+                return;
+            }
+            if (client.writeQueueFull()) {
+                CountDownLatch drained = new CountDownLatch(1);
+                client.drainHandler(v -> drained.countDown());
+                if (client.writeQueueFull() && !drained.await(DRAIN_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    clientGone = true;   // a client that reads nothing for this long is treated as gone
+                    abort(upstream);
+                    return;
+                }
+            }
+            client.write(chunk);
+        }
+
+        void finish(Ending ending) {
+            abortIfOpen(ending);
+            if (clientGone || ending == Ending.CLIENT_GONE) {
+                // marks the response ended, so that platform-http does not try to answer a closed connection
+                try {
+                    client.end();
+                } catch (RuntimeException alreadyClosed) {
+                    // nothing to tell a client that is gone
+                }
+                return;
+            }
+            if (ending == Ending.BROKEN) {
+                LOG.warn("Stream from channel [{}] broke after {} events ({}); client told with an error event",
+                        request.current().name(), eventsSent, brokenBy);
+                client.write(Buffer.buffer(errorEvent()));
+            }
+            client.end();
+        }
+
+        private void abortIfOpen(Ending ending) {
+            if (ending != Ending.COMPLETE) {
+                abort(upstream);
+            }
+        }
+
+        private String errorEvent() {
+            ObjectNode root = mapper.createObjectNode();
+            root.putObject("error")
+                    .put("message", "The upstream stream of channel " + request.current().name()
+                            + " broke after " + eventsSent + " events; the answer is incomplete")
+                    .put("type", "upstream_error")
+                    .put("code", "stream_interrupted");
+            return "data: " + root + "\n\n";
+        }
+    }
+
+    /** Closes the provider connection without reading the rest of an endless stream. */
+    private static void abort(InputStream upstream) {
+        try {
+            if (upstream instanceof EofSensorInputStream sensor) {
+                sensor.abort();
+            } else {
+                upstream.close();
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // the connection is being torn down anyway
+        }
+    }
+
+}

@@ -1,0 +1,39 @@
+package dev.keypool.gateway;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/** What one SSE event of an OpenAI chat stream says, as far as accounting needs to know. */
+public record StreamEvent(boolean done, boolean usageOnly, long promptTokens, long completionTokens, boolean hasUsage) {
+
+    private static final StreamEvent OTHER = new StreamEvent(false, false, 0, 0, false);
+
+    public static StreamEvent read(byte[] event, ObjectMapper mapper) {
+        String text = new String(event, StandardCharsets.UTF_8).strip();
+        if (!text.startsWith("data:")) {
+            return OTHER;
+        }
+        String data = text.substring("data:".length()).strip();
+        if ("[DONE]".equals(data)) {
+            return new StreamEvent(true, false, 0, 0, false);
+        }
+        if (!data.contains("\"usage\"")) {
+            return OTHER;   // most events: no need to parse them
+        }
+        try {
+            JsonNode chunk = mapper.readTree(data);
+            JsonNode usage = chunk.path("usage");
+            if (!usage.isObject()) {
+                return OTHER;
+            }
+            boolean usageOnly = chunk.path("choices").isArray() && chunk.path("choices").isEmpty();
+            return new StreamEvent(false, usageOnly, usage.path("prompt_tokens").asLong(0),
+                    usage.path("completion_tokens").asLong(0), true);
+        } catch (IOException notJson) {
+            return OTHER;
+        }
+    }
+}
