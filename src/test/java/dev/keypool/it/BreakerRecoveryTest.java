@@ -161,9 +161,7 @@ class BreakerRecoveryTest extends GatewayTestSupport {
 
         HttpResponse<String> denied = get("/admin/status");
         assertThat(denied.statusCode()).isEqualTo(401);
-        HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url("/admin/status")))
-                .header("Authorization", "Bearer admin-test-token").GET().build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = getWithToken("/admin/status", "admin-test-token");
 
         assertThat(r.statusCode()).isEqualTo(200);
         JsonNode main = new ObjectMapper().readTree(r.body()).get("channels").get(0);

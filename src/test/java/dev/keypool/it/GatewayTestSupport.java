@@ -33,7 +33,7 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
     protected final MutableClock clock = new MutableClock();
     protected final FakeUpstream upstream = new FakeUpstream();
     protected final LogCapture logs = LogCapture.attach();
-    protected final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    protected final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
     protected final int port = freePort();
 
     /** The keypool.yaml of this test; {@code UPSTREAM} is replaced by the fake upstream's base URL. */
@@ -104,6 +104,12 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
 
     protected HttpResponse<String> get(String path) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30)).GET().build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    protected HttpResponse<String> getWithToken(String path, String token) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + token).GET().build();
         return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 

@@ -44,7 +44,10 @@ class SecretLeakTest extends GatewayTestSupport {
         responses.add(chat("gpt-test"));
         responses.add(post("/v1/chat/completions", "not json " + "x"));
         responses.add(get("/v1/models"));
-        responses.add(get("/admin/status"));
+        HttpResponse<String> status = getWithToken("/admin/status", "admin-test-token");
+        assertThat(status.statusCode()).isEqualTo(200);
+        assertThat(status.body()).contains("\"fingerprint\"");
+        responses.add(status);
         responses.add(get("/observe/metrics"));
         responses.add(get("/observe/health"));
 

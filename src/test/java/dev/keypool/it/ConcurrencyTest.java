@@ -1,0 +1,74 @@
+package dev.keypool.it;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * LLM calls take seconds, so the gateway must hold thousands at once: these check that nothing is refused or
+ * lost at that concurrency (correctness only; speed is measured by bench/run.sh, not here).
+ */
+class ConcurrencyTest extends GatewayTestSupport {
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: alpha
+                    baseUrl: UPSTREAM
+                    models: ["*"]
+                    timeout: 30s
+                    keys:
+                      - key: sk-c-1
+                      - key: sk-c-2
+                      - key: sk-c-3
+                      - key: sk-c-4
+                """;
+    }
+
+    private List<HttpResponse<String>> fire(int n, String body) {
+        List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
+                    .header("Content-Type", "application/json").timeout(Duration.ofSeconds(60))
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build();
+            calls.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString()));
+        }
+        return calls.stream().map(CompletableFuture::join).toList();
+    }
+
+    @Test
+    void should_hold_2000_requests_in_flight_against_a_2s_upstream() {
+        upstream.delayAll(2000).keepRequests(false);
+
+        List<HttpResponse<String>> responses = fire(2000, chatBody("any"));
+
+        assertThat(responses).hasSize(2000).allMatch(r -> r.statusCode() == 200, "status 200");
+        assertThat(upstream.totalHits()).isEqualTo(2000);
+        assertThat(channel("alpha").pool().keys()).allMatch(k -> k.inFlight() == 0);
+    }
+
+    @Test
+    void should_relay_1000_concurrent_streams_with_every_event() {
+        upstream.streamEvents(50, 100).keepRequests(false);
+        String body = "{\"model\":\"any\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+
+        List<HttpResponse<String>> responses = fire(1000, body);
+
+        assertThat(responses).hasSize(1000).allSatisfy(r -> {
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body().split("\n\n")).hasSize(51);   // 50 chunks + [DONE]
+            assertThat(r.body()).endsWith("data: [DONE]\n\n").doesNotContain("\"error\"");
+        });
+        assertThat(upstream.streamsCompleted()).isEqualTo(1000);
+        assertThat(channel("alpha").pool().keys()).allMatch(k -> k.inFlight() == 0);
+    }
+}
