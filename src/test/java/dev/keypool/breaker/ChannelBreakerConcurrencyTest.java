@@ -1,5 +1,6 @@
 package dev.keypool.breaker;
 
+import dev.keypool.testing.LogCapture;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +24,7 @@ class ChannelBreakerConcurrencyTest {
     private static final int THREADS = 8;
 
     @RegisterExtension
-    final LogCapture logs = new LogCapture();
+    final LogCapture logs = LogCapture.of(ChannelBreaker.class);
 
     private final MutableClock clock = new MutableClock();
     private final ExecutorService pool = Executors.newFixedThreadPool(THREADS);

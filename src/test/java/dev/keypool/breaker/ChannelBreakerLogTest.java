@@ -1,5 +1,6 @@
 package dev.keypool.breaker;
 
+import dev.keypool.testing.LogCapture;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -13,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ChannelBreakerLogTest {
 
     @RegisterExtension
-    final LogCapture logs = new LogCapture();
+    final LogCapture logs = LogCapture.of(ChannelBreaker.class);
 
     private final MutableClock clock = new MutableClock();
     private final AtomicBoolean activeKey = new AtomicBoolean(true);

@@ -1,5 +1,6 @@
 package dev.keypool.pool;
 
+import dev.keypool.testing.LogCapture;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -20,7 +21,7 @@ class KeyPoolConcurrencyTest {
     private static final int THREADS = 8;
 
     @RegisterExtension
-    final LogCapture log = new LogCapture(KeyPool.class);
+    final LogCapture log = LogCapture.of(KeyPool.class);
 
     private final MutableClock clock = new MutableClock();
     private final Instant start = clock.instant();

@@ -1,5 +1,6 @@
 package dev.keypool.pool;
 
+import dev.keypool.testing.LogCapture;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -19,7 +20,7 @@ class KeyPoolLogTest {
     private static final Duration NO_TIME = Duration.ZERO;
 
     @RegisterExtension
-    final LogCapture log = new LogCapture(KeyPool.class);
+    final LogCapture log = LogCapture.of(KeyPool.class);
 
     private final MutableClock clock = new MutableClock();
     private final ApiKey key = new ApiKey(SECRET, "primary", 1);
