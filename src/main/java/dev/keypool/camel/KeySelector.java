@@ -1,5 +1,7 @@
 package dev.keypool.camel;
 
+import dev.keypool.breaker.BreakerState;
+import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.NoUsableKeyException;
 import dev.keypool.pool.ApiKey;
@@ -19,10 +21,15 @@ public final class KeySelector {
         exchange.getMessage().setHeader("Authorization", key.authorizationHeader());
     }
 
-    /** retryWhile of upstream-errors: attempts left under maxRetries and a key not yet tried. */
+    /**
+     * retryWhile of upstream-errors: attempts left under maxRetries, a key not yet tried, and a channel whose
+     * breaker has not opened meanwhile (then the request moves on to the fallback instead of adding load).
+     */
     public boolean canRetry(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
-        return request.attemptsInChannel() <= request.current().config().maxRetries()
-                && request.current().pool().hasUsableKey(request.triedKeys());
+        Channel channel = request.current();
+        return request.attemptsInChannel() <= channel.config().maxRetries()
+                && channel.pool().hasUsableKey(request.triedKeys())
+                && channel.breaker().state() != BreakerState.OPEN;
     }
 }

@@ -49,6 +49,16 @@ class BreakerTriggersTest extends GatewayTestSupport {
                     breaker: {triggers: [consecutive_fail], consecutiveFailThreshold: 3}
                     keys:
                       - key: sk-streak-1
+                  - name: trips-fast
+                    baseUrl: UPSTREAM
+                    models: [m-fast]
+                    maxRetries: 3
+                    fallback: [backup]
+                    breaker: {triggers: [consecutive_fail], consecutiveFailThreshold: 1}
+                    keys:
+                      - key: sk-fast-1
+                      - key: sk-fast-2
+                      - key: sk-fast-3
                   - name: backup
                     baseUrl: UPSTREAM
                     models: ["*"]
@@ -112,6 +122,18 @@ class BreakerTriggersTest extends GatewayTestSupport {
         assertThat(third.statusCode()).isEqualTo(200);
         assertThat(channel("streak").breaker().state()).isEqualTo(BreakerState.OPEN);
         assertThat(logs.messages(Level.WARN)).contains("Channel [streak] tripped: consecutive_fail (3 >= 3)");
+    }
+
+    @Test
+    void should_stop_retrying_in_a_channel_whose_breaker_opened_during_the_request() throws Exception {
+        upstream.answer("sk-fast-1", 500).answer("sk-fast-2", 500).answer("sk-fast-3", 500);
+
+        HttpResponse<String> r = chat("m-fast");
+
+        assertThat(r.headers().firstValue("X-KeyPool-Channel")).contains("backup");
+        assertThat(r.headers().firstValue("X-KeyPool-Attempts")).contains("2");
+        assertThat(upstream.hits("sk-fast-1") + upstream.hits("sk-fast-2") + upstream.hits("sk-fast-3")).isEqualTo(1);
+        assertThat(channel("trips-fast").breaker().state()).isEqualTo(BreakerState.OPEN);
     }
 
     @Test
