@@ -2,6 +2,7 @@ package dev.keypool.camel;
 
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.ChannelOpenedException;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.NoUsableKeyException;
 import dev.keypool.pool.ApiKey;
@@ -11,9 +12,15 @@ import org.apache.camel.Exchange;
 /** Key selection for one upstream attempt, and the retry budget of the channel's error handling. */
 public final class KeySelector {
 
-    /** Picks a usable key this request has not tried in the current channel and puts it on the request. */
+    /**
+     * Picks a usable key this request has not tried in the current channel and puts it on the request. A retry
+     * whose channel tripped while it waited out its backoff does not go out: the request moves on instead.
+     */
     public void select(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
+        if (request.attemptsInChannel() > 0 && request.current().breaker().state() == BreakerState.OPEN) {
+            throw new ChannelOpenedException(request.current().name());
+        }
         KeyPool pool = request.current().pool();
         ApiKey key = pool.acquire(request.triedKeys())
                 .orElseThrow(() -> new NoUsableKeyException(pool.channel()));
