@@ -11,9 +11,11 @@
 //   POST /control/fail?status=500     every later call fails with that status (default 500)
 //   POST /control/heal                back to answering 200
 //   POST /control/latency?ms=N        change the latency at run time
+//   POST /control/stream?events=N&interval=MS   shape of "stream": true answers (SSE chunks, then [DONE])
 //   POST /control/reset               zero the counters and forget the timestamps
-//   GET  /control/stats               {"total", "failing", "whileFailing", "ok", "inFlight",
-//                                      "maxInFlight", "latencyMs", "status", "arrivals": [ms since epoch, ...]}
+//   GET  /control/stats               {"total", "connections", "failing", "whileFailing", "ok", "inFlight",
+//                                      "maxInFlight", "latencyMs", "status", "arrivals": [ms since epoch, ...],
+//                                      "arrivalIds": [the `user` field of each call's body, or null, ...]}
 //                                     ?arrivals=0 leaves the timestamp array out
 //   GET  /health                      "ok"
 'use strict';
@@ -32,10 +34,15 @@ const host = arg('host', '127.0.0.1');
 let latencyMs = parseInt(arg('latency-ms', '0'), 10);
 // arrival timestamps are kept up to this many (a 30 s fault run at a few thousand RPS fits easily)
 const maxArrivals = parseInt(arg('max-arrivals', '2000000'), 10);
+// "stream": true answers Server-Sent Events: this many content chunks, one every interval (first one after --latency-ms)
+let streamEvents = parseInt(arg('stream-events', '50'), 10);
+let streamIntervalMs = parseInt(arg('stream-interval-ms', '100'), 10);
 
 let failStatus = 0;            // 0 = healthy
+let connections = 0;           // TCP connections accepted (keep-alive reuse shows as few connections)
 let total = 0, whileFailing = 0, ok = 0, inFlight = 0, maxInFlight = 0;
 let arrivals = [];
+let arrivalIds = [];   // the request's OpenAI `user` field, if any (bench/fault.js puts a request id there)
 
 const CHAT = (model) => JSON.stringify({
   id: 'chatcmpl-bench',
@@ -69,7 +76,9 @@ function modelOf(raw) {
 
 function provider(req, res, kind) {
   total++;
-  if (arrivals.length < maxArrivals) arrivals.push(Date.now());
+  const arrivedAt = Date.now();
+  const slot = arrivals.length < maxArrivals ? arrivals.length : -1;
+  if (slot >= 0) { arrivals.push(arrivedAt); arrivalIds.push(null); }
   const failing = failStatus;        // decided at arrival
   if (failing) whileFailing++;
   inFlight++;
@@ -78,6 +87,10 @@ function provider(req, res, kind) {
   req.on('data', c => chunks.push(c));
   req.on('end', () => {
     const raw = Buffer.concat(chunks).toString('utf8');
+    if (slot >= 0) { const u = /"user"\s*:\s*"([^"]{1,100})"/.exec(raw); if (u) arrivalIds[slot] = u[1]; }
+    if (!failing && kind === 'chat' && /"stream"\s*:\s*true/.test(raw)) {
+      return setTimeout(() => stream(res, modelOf(raw), /"include_usage"\s*:\s*true/.test(raw)), latencyMs);
+    }
     const answer = () => {
       inFlight--;
       if (res.destroyed) return;
@@ -91,6 +104,31 @@ function provider(req, res, kind) {
     };
     if (latencyMs > 0) setTimeout(answer, latencyMs); else answer();
   });
+}
+
+function stream(res, model, includeUsage) {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  const chunk = (delta, finish) => 'data: ' + JSON.stringify({ id: 'chatcmpl-bench-stream', object: 'chat.completion.chunk',
+    created: Math.floor(Date.now() / 1000), model: model || 'bench-model',
+    choices: [{ index: 0, delta, finish_reason: finish }] }) + '\n\n';
+  let sent = 0;
+  const tick = () => {
+    if (res.destroyed) { inFlight--; return; }
+    if (sent < streamEvents) {
+      res.write(chunk(sent === 0 ? { role: 'assistant', content: 'tok0 ' } : { content: 'tok' + sent + ' ' },
+        sent === streamEvents - 1 ? 'stop' : null));
+      sent++;
+      return setTimeout(tick, streamIntervalMs);
+    }
+    if (includeUsage) {
+      res.write('data: ' + JSON.stringify({ id: 'chatcmpl-bench-stream', object: 'chat.completion.chunk', choices: [],
+        usage: { prompt_tokens: 9, completion_tokens: streamEvents, total_tokens: 9 + streamEvents } }) + '\n\n');
+    }
+    inFlight--;
+    ok++;
+    res.end('data: [DONE]\n\n');
+  };
+  tick();
 }
 
 function control(req, res, url) {
@@ -107,17 +145,24 @@ function control(req, res, url) {
     latencyMs = parseInt(url.searchParams.get('ms') || '0', 10);
     return send(res, 200, JSON.stringify({ latencyMs }));
   }
+  if (req.method === 'POST' && p === '/control/stream') {
+    streamEvents = parseInt(url.searchParams.get('events') || String(streamEvents), 10);
+    streamIntervalMs = parseInt(url.searchParams.get('interval') || String(streamIntervalMs), 10);
+    return send(res, 200, JSON.stringify({ streamEvents, streamIntervalMs }));
+  }
   if (req.method === 'POST' && p === '/control/reset') {
-    total = whileFailing = ok = 0; maxInFlight = inFlight; arrivals = [];
+    total = whileFailing = ok = connections = 0; maxInFlight = inFlight; arrivals = []; arrivalIds = [];
     return send(res, 200, JSON.stringify({ reset: true }));
   }
   if (req.method === 'GET' && p === '/control/stats') {
     const withArrivals = url.searchParams.get('arrivals') !== '0';
-    const stats = { total, whileFailing, ok, inFlight, maxInFlight, latencyMs, status: failStatus || 200,
+    const stats = { total, connections, whileFailing, ok, inFlight, maxInFlight, latencyMs, status: failStatus || 200,
       failing: failStatus !== 0 };
     // built by hand: JSON.stringify of a very large array is fine too, this just avoids a copy
     let body = JSON.stringify(stats);
-    if (withArrivals) body = body.slice(0, -1) + ',"arrivals":[' + arrivals.join(',') + ']}';
+    if (withArrivals) {
+      body = body.slice(0, -1) + ',"arrivals":[' + arrivals.join(',') + '],"arrivalIds":' + JSON.stringify(arrivalIds) + '}';
+    }
     return send(res, 200, body);
   }
   return send(res, 404, JSON.stringify({ error: { message: 'no such control endpoint', type: 'not_found' } }));
@@ -139,6 +184,7 @@ const server = http.createServer({ keepAliveTimeout: 120000, requestTimeout: 0, 
     send(res, 404, JSON.stringify({ error: { message: 'not found: ' + req.method + ' ' + p, type: 'not_found' } }));
   });
 server.keepAliveTimeout = 120000;
+server.on('connection', () => { connections++; });
 server.maxRequestsPerSocket = 0;   // unlimited
 server.maxConnections = 100000;
 server.timeout = 0;

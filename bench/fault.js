@@ -37,9 +37,14 @@ const pollMs = parseInt(arg('poll-ms', '50'), 10);
 const adminToken = arg('admin-token', 'bench-admin');
 const channelName = arg('channel', 'primary');
 const out = arg('out', '');
+// the gateway's log (optional): its breaker lines give the exact transition times, the polling only ~pollMs
+const gatewayLog = arg('gateway-log', '');
 
-const BODY = Buffer.from(JSON.stringify({
-  model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'ping' }], max_tokens: 1,
+// every request carries its own id in the OpenAI `user` field; the gateway passes the body on unchanged and the
+// fake records it, so each call that reaches the primary can be traced back to the client request it serves
+let seq = 0;
+const bodyFor = (id) => Buffer.from(JSON.stringify({
+  model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'ping' }], max_tokens: 1, user: id,
 }));
 
 const clientAgent = new http.Agent({ keepAlive: true, maxSockets: clients + 10 });
@@ -124,8 +129,9 @@ async function main() {
   const results = [];
   async function client() {
     while (Date.now() < stopAt) {
-      const r = await request(gateway, 'POST', '/v1/chat/completions', { agent: clientAgent, body: BODY, timeoutMs: 30000 });
-      results.push({ started: r.started, ended: r.ended, status: r.status,
+      const id = 'fault-' + (++seq);
+      const r = await request(gateway, 'POST', '/v1/chat/completions', { agent: clientAgent, body: bodyFor(id), timeoutMs: 30000 });
+      results.push({ id, started: r.started, ended: r.ended, status: r.status,
         level: r.headers ? r.headers['x-fallback-level'] : undefined,
         channel: r.headers ? r.headers['x-keypool-channel'] : undefined,
         attempts: r.headers ? r.headers['x-keypool-attempts'] : undefined });
@@ -144,105 +150,176 @@ async function main() {
   const statsRes = await request(primary, 'GET', '/control/stats', { agent: controlAgent, timeoutMs: 60000 });
   const stats = JSON.parse(statsRes.body);
   const arrivals = stats.arrivals || [];
+  const arrivalIds = stats.arrivalIds || [];
   clientAgent.destroy(); controlAgent.destroy();
+  const endT = Date.now();
 
   // ---- client view
   const statuses = {}, levels = {}, channels = {};
+  const byId = new Map();
   let ok = 0;
   for (const r of results) {
+    byId.set(r.id, r);
     statuses[r.status] = (statuses[r.status] || 0) + 1;
     if (r.status >= 200 && r.status < 300) ok++;
     levels[r.level ?? '-'] = (levels[r.level ?? '-'] || 0) + 1;
     channels[r.channel ?? '-'] = (channels[r.channel ?? '-'] || 0) + 1;
   }
   const latencies = results.map((r) => r.ended - r.started).sort((a, b) => a - b);
-  const p = (q) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q / 100))];
+  const q = (arr, pc) => arr.length ? arr[Math.min(arr.length - 1, Math.floor(arr.length * pc / 100))] : null;
 
-  // primary calls per second since t0 (shows the breaker holding traffic off even without the timeline)
+  // calls per second since t0 (shows the breaker holding traffic off even without a timeline)
   const perSecond = new Array(Math.ceil(totalS) + 1).fill(0);
   for (const a of arrivals) { const i = Math.floor((a - t0) / 1000); if (i >= 0 && i < perSecond.length) perSecond[i]++; }
   const okPerSecond = new Array(Math.ceil(totalS) + 1).fill(0);
   for (const r of results) { const i = Math.floor((r.ended - t0) / 1000); if (i >= 0 && i < okPerSecond.length && r.status >= 200 && r.status < 300) okPerSecond[i]++; }
 
-  // ---- breaker timeline: intervals of constant state between consecutive samples
-  // a sample's state held at some instant in [from, to]; take the midpoint as its time
-  const pts = samples.map((s) => ({ t: (s.from + s.to) / 2, state: s.state, uncertainty: (s.to - s.from) / 2 }));
-  const transitions = [];
-  for (let i = 0; i < pts.length; i++) {
-    if (i === 0 || pts[i].state !== pts[i - 1].state) {
-      transitions.push({ tMs: Math.round(pts[i].t - t0), state: pts[i].state,
-        betweenMs: i === 0 ? null : [Math.round(pts[i - 1].t - t0), Math.round(pts[i].t - t0)] });
+  // ---- breaker timelines: [{t, state}] = the state from t on
+  // (a) polled: a sample's state held somewhere in [from, to]; its midpoint stands for it
+  // prevT = the last sample still showing the old state: the change happened somewhere in (prevT, t]
+  const polled = [];
+  let lastPollT = null;
+  for (const x of samples) {
+    const t = (x.from + x.to) / 2;
+    if (!polled.length || polled[polled.length - 1].state !== x.state) polled.push({ t, state: x.state, prevT: lastPollT });
+    lastPollT = t;
+  }
+  // (b) logged: the gateway's own breaker lines (SPEC section 5), exact to the millisecond
+  const logged = [];
+  if (gatewayLog && fs.existsSync(gatewayLog)) {
+    const day = new Date(t0);
+    const re = new RegExp('^(\\d\\d):(\\d\\d):(\\d\\d)\\.(\\d{3}) .*Channel \\[' + channelName.replace(/[-]/g, '\\-') +
+      '\\] (tripped|recovery timeout elapsed|half-open passed|half-open failed|.*\\b(OPEN|HALF_OPEN|CLOSED)\\b)');
+    for (const line of fs.readFileSync(gatewayLog, 'utf8').split('\n')) {
+      const m = re.exec(line);
+      if (!m) continue;
+      let t = new Date(day.getFullYear(), day.getMonth(), day.getDate(), +m[1], +m[2], +m[3], +m[4]).getTime();
+      if (t < t0 - 12 * 3600e3) t += 24 * 3600e3;
+      if (t < t0 - 60e3 || t > endT + 60e3) continue;
+      const what = m[5];
+      let state = null;
+      if (what.startsWith('tripped')) state = 'OPEN';
+      else if (what.startsWith('recovery timeout elapsed')) state = 'HALF_OPEN';
+      else if (what.startsWith('half-open passed')) state = 'CLOSED';
+      else if (what.startsWith('half-open failed')) state = 'OPEN';
+      else if (/probe/.test(what)) state = null;               // probe results do not change the state
+      else if (m[6]) state = m[6];
+      if (state && (!logged.length || logged[logged.length - 1].state !== state)) logged.push({ t, state });
     }
   }
-  // state at time t: certain only if the samples just before and just after agree
-  function stateAt(t) {
-    let lo = 0, hi = pts.length - 1;
-    if (!pts.length || t < pts[0].t) return { state: 'BEFORE', certain: false };
-    if (t > pts[hi].t) return { state: pts[hi].state, certain: false };
-    while (hi - lo > 1) { const mid = (lo + hi) >> 1; if (pts[mid].t <= t) lo = mid; else hi = mid; }
-    const a = pts[lo], b = pts[hi];
-    return a.state === b.state ? { state: a.state, certain: true } : { state: a.state + '->' + b.state, certain: false };
+  const useLog = logged.length > 0;
+  const timeline = useLog ? logged : polled;
+  const source = useLog ? 'gateway log' : (haveAdmin ? 'GET /admin/status polling' : 'none');
+  // state at time t and since when; atChange = t is too close to a change to be placed on either side of it:
+  // within `margin` ms of a logged change, or between the two polls that straddle a polled change
+  function stateAt(tl, t, margin) {
+    let lo = -1;
+    for (let i = 0; i < tl.length; i++) { if (tl[i].t <= t) lo = i; else break; }
+    const cur = lo >= 0 ? tl[lo] : { t: -Infinity, state: 'CLOSED', prevT: null };
+    const next = lo + 1 < tl.length ? tl[lo + 1] : null;
+    let atChange;
+    if (tl === polled) atChange = !!(next && next.prevT !== null && t > next.prevT);
+    else atChange = (t - cur.t) < margin || !!(next && next.t - t < margin);
+    return { state: cur.state, since: cur.t, atChange };
   }
-  const byState = {};
-  let whileOpen = 0, atTransition = 0, whileHalfOpen = 0, whileClosedFailing = 0;
-  const openArrivals = [];
-  for (const a of arrivals) {
-    if (a < failedAt - 5) continue;
-    const s = stateAt(a);
-    const key = s.certain ? s.state : 'transition ' + s.state;
-    byState[key] = (byState[key] || 0) + 1;
-    if (!s.certain) atTransition++;
-    else if (s.state === 'OPEN') { whileOpen++; if (openArrivals.length < 50) openArrivals.push(a - t0); }
-    else if (s.state === 'HALF_OPEN') whileHalfOpen++;
-    else if (s.state === 'CLOSED' && a < (healedAt || healAt)) whileClosedFailing++;
+  function classify(tl, margin) {
+    const c = { CLOSED: 0, OPEN: 0, HALF_OPEN: 0, other: 0, atChange: 0, openNewRequests: 0, openRetriesOfEarlier: 0,
+      openUnknown: 0, openNewSampleMs: [], openRetryMaxAfterMs: 0, halfOpenRequests: new Set(), closedBeforeTrip: 0 };
+    for (let i = 0; i < arrivals.length; i++) {
+      const a = arrivals[i];
+      if (a < failedAt) continue;
+      const st = stateAt(tl, a, margin);
+      if (st.atChange) { c.atChange++; continue; }
+      if (st.state === 'OPEN') {
+        c.OPEN++;
+        const r = byId.get(arrivalIds[i]);
+        if (!r) c.openUnknown++;
+        else if (r.started < st.since) { c.openRetriesOfEarlier++; c.openRetryMaxAfterMs = Math.max(c.openRetryMaxAfterMs, Math.round(a - st.since)); }
+        else { c.openNewRequests++; if (c.openNewSampleMs.length < 20) c.openNewSampleMs.push(Math.round(a - t0)); }
+      } else if (st.state === 'HALF_OPEN') {
+        c.HALF_OPEN++;
+        if (arrivalIds[i]) c.halfOpenRequests.add(arrivalIds[i]);
+      } else if (st.state === 'CLOSED') {
+        c.CLOSED++;
+        if (a < (healedAt || healAt)) c.closedBeforeTrip++;
+      } else c.other++;
+    }
+    c.halfOpenRequests = c.halfOpenRequests.size;
+    return c;
   }
-  // trip time: first non-CLOSED sample after the failure started
-  const firstOpen = pts.find((x) => x.t >= failedAt && x.state === 'OPEN');
-  // heal -> CLOSED: first CLOSED sample after the heal (and the breaker was not CLOSED at the heal)
+  const byLog = useLog ? classify(logged, 5) : null;
+  const byPoll = haveAdmin ? classify(polled, pollMs) : null;
+  const main = byLog || byPoll;
+
   const h = healedAt || healAt;
-  const stateAtHeal = stateAt(h);
-  const closedAfterHeal = pts.find((x) => x.t >= h && x.state === 'CLOSED');
-  const healToClosedMs = closedAfterHeal ? Math.round(closedAfterHeal.t - h) : null;
-  const halfOpenCycles = transitions.filter((x) => x.state === 'HALF_OPEN').length;
+  function recovery(tl) {
+    const trip = tl.find((x) => x.t >= failedAt - 5 && x.state === 'OPEN');
+    const closed = tl.find((x) => x.t >= h && x.state === 'CLOSED');
+    return {
+      tripMs: trip ? Math.round(trip.t - failedAt) : null,
+      stateAtHeal: stateAt(tl, h, 0).state,
+      healToClosedMs: closed ? Math.round(closed.t - h) : null,
+      halfOpenPhases: tl.filter((x) => x.state === 'HALF_OPEN' && x.t >= failedAt).length,
+      transitions: tl.filter((x) => x.t >= failedAt - 5).map((x) => `${Math.round(x.t - t0)}:${x.state}`).join(' '),
+    };
+  }
+  const recLog = useLog ? recovery(logged) : null;
+  const recPoll = haveAdmin ? recovery(polled) : null;
+  const gaps = []; for (let i = 1; i < samples.length; i++) gaps.push(samples[i].from - samples[i - 1].from);
+  gaps.sort((a, b) => a - b);
+  const pollDur = samples.map((x) => x.to - x.from).sort((a, b) => a - b);
 
   const res = {
-    haveAdmin,
+    haveAdmin, timelineSource: source,
     clients, failS, totalS, failStatus, pollMs,
     requests: results.length, ok, successRate: results.length ? ok / results.length : 0,
     statuses, fallbackLevels: levels, servedBy: channels,
-    latencyMs: { p50: p(50), p99: p(99), max: latencies[latencies.length - 1] },
+    latencyMs: { p50: q(latencies, 50), p99: q(latencies, 99), max: latencies[latencies.length - 1] },
     primaryCallsPerSecond: perSecond, clientOkPerSecond: okPerSecond,
     primaryCalls: { total: stats.total, whileFailing: stats.whileFailing, ok: stats.ok },
-    primaryArrivalsByBreakerState: byState,
-    primaryCallsWhileOpen: whileOpen, primaryCallsWhileHalfOpen: whileHalfOpen,
-    primaryCallsAtTransition: atTransition, primaryCallsClosedWhileFailing: whileClosedFailing,
-    openArrivalsMsSample: openArrivals,
-    tripMs: firstOpen ? Math.round(firstOpen.t - failedAt) : null,
-    stateAtHeal: stateAtHeal.state, healToClosedMs, halfOpenCycles,
-    samples: samples.length, unknownSamples: samples.filter((s) => s.state === 'UNKNOWN').length,
-    transitions,
+    primaryCallsWhileOpen: main ? main.OPEN : null,
+    primaryCallsWhileOpenNewRequests: main ? main.openNewRequests : null,
+    primaryCallsWhileOpenRetriesOfEarlier: main ? main.openRetriesOfEarlier : null,
+    primaryCallsWhileOpenRetryMaxAfterMs: main ? main.openRetryMaxAfterMs : null,
+    primaryCallsWhileHalfOpen: main ? main.HALF_OPEN : null,
+    halfOpenProbeRequests: main ? main.halfOpenRequests : null,
+    primaryCallsAtChange: main ? main.atChange : null,
+    primaryCallsBeforeTrip: main ? main.closedBeforeTrip : null,
+    openNewRequestSampleMs: main ? main.openNewSampleMs : [],
+    byLog, byPoll,
+    tripMs: (recLog || recPoll || {}).tripMs ?? null,
+    stateAtHeal: (recLog || recPoll || {}).stateAtHeal ?? null,
+    healToClosedMs: (recLog || recPoll || {}).healToClosedMs ?? null,
+    halfOpenPhases: (recLog || recPoll || {}).halfOpenPhases ?? null,
+    recoveryByLog: recLog, recoveryByPoll: recPoll,
+    polling: { samples: samples.length, unknown: samples.filter((x) => x.state === 'UNKNOWN').length,
+      gapP50Ms: q(gaps, 50), gapP99Ms: q(gaps, 99), gapMaxMs: gaps[gaps.length - 1] ?? null,
+      answerP50Ms: q(pollDur, 50), answerMaxMs: pollDur[pollDur.length - 1] ?? null },
   };
   if (out) {
-    fs.writeFileSync(out, JSON.stringify({ result: res, t0, failedAt, healedAt, samples, arrivals,
-      requests: results }, null, 0));
+    fs.writeFileSync(out, JSON.stringify({ result: res, t0, failedAt, healedAt, samples, logged, arrivals, arrivalIds,
+      requests: results }));
   }
-  console.log(`fault: ${results.length} requests by ${clients} clients in ${totalS}s, success ${ok}/${results.length} ` +
+  const L = (x) => console.log('fault: ' + x);
+  L(`${results.length} requests by ${clients} clients in ${totalS}s, success ${ok}/${results.length} ` +
     `(${(100 * res.successRate).toFixed(2)}%), statuses ${JSON.stringify(statuses)}, fallback levels ${JSON.stringify(levels)}`);
-  console.log(`fault: client latency p50 ${res.latencyMs.p50} ms, p99 ${res.latencyMs.p99} ms, max ${res.latencyMs.max} ms`);
-  console.log(`fault: primary fake got ${stats.total} calls (${stats.whileFailing} while failing); by breaker state at arrival: ` +
-    JSON.stringify(byState));
-  console.log('fault: primary calls per second since t0: ' + perSecond.join(' '));
-  console.log('fault: client successes per second:      ' + okPerSecond.join(' '));
-  if (!haveAdmin) {
-    console.log('fault: no breaker timeline (GET /admin/status unavailable): OPEN/HALF_OPEN figures not measured');
-    console.log('RESULT ' + JSON.stringify(res));
-    return;
+  L(`client latency p50 ${res.latencyMs.p50} ms, p99 ${res.latencyMs.p99} ms, max ${res.latencyMs.max} ms`);
+  L(`primary fake got ${stats.total} calls (${stats.whileFailing} while failing)`);
+  L('primary calls per second since t0: ' + perSecond.join(' '));
+  L('client successes per second:      ' + okPerSecond.join(' '));
+  if (!main) {
+    L('no breaker timeline (GET /admin/status unavailable, no gateway log): OPEN/HALF_OPEN figures not measured');
+  } else {
+    for (const [name, c, rec] of [['gateway log', byLog, recLog], ['/admin/status polling', byPoll, recPoll]]) {
+      if (!c) continue;
+      L(`[${name}] calls to primary while OPEN: ${c.OPEN} = ${c.openNewRequests} from requests that started while it was OPEN` +
+        ` + ${c.openRetriesOfEarlier} in-channel retries of requests admitted before it opened (the last ${c.openRetryMaxAfterMs} ms after the change)` + (c.openUnknown ? ` + ${c.openUnknown} untraced` : '') +
+        `; while HALF_OPEN: ${c.HALF_OPEN} (from ${c.halfOpenRequests} probe requests); at a state change: ${c.atChange}; CLOSED before the trip: ${c.closedBeforeTrip}`);
+      L(`[${name}] tripped ${rec.tripMs} ms after the failure started; ${rec.halfOpenPhases} HALF_OPEN phases; state at heal ${rec.stateAtHeal}; heal -> CLOSED ${rec.healToClosedMs} ms`);
+      L(`[${name}] transitions (ms from t0): ${rec.transitions}`);
+    }
+    if (haveAdmin) L(`polling: ${samples.length} samples, gap p50 ${res.polling.gapP50Ms} ms, p99 ${res.polling.gapP99Ms} ms, max ${res.polling.gapMaxMs} ms; /admin/status answer p50 ${res.polling.answerP50Ms} ms, max ${res.polling.answerMaxMs} ms`);
   }
-  console.log(`fault: calls to primary while OPEN: ${whileOpen} (HALF_OPEN: ${whileHalfOpen}, within a poll interval of a ` +
-    `change: ${atTransition}, CLOSED before trip: ${whileClosedFailing})`);
-  console.log(`fault: tripped ${res.tripMs} ms after the failure started; ${halfOpenCycles} HALF_OPEN phases; state at heal ` +
-    `${res.stateAtHeal}; heal -> CLOSED ${healToClosedMs} ms`);
-  console.log('fault: breaker transitions (ms from t0): ' + transitions.map((x) => `${x.tMs}:${x.state}`).join(' '));
   console.log('RESULT ' + JSON.stringify(res));
 }
 

@@ -1,33 +1,37 @@
 #!/usr/bin/env bash
 # KeyPool benchmark: latency/throughput, in-flight capacity, memory, fault scenario.
 #
-#   bench/run.sh [all|latency|inflight|fault]        (default: all)
+#   bench/run.sh [all|latency|inflight|fault|streams]        (default: all)
 #
 # Run it from a clone of the repository (it builds target/keypool.jar there if it is missing and starts the
 # gateway from the repository root). Everything runs on 127.0.0.1. See bench/README.md for what each figure
 # means. Knobs (environment):
 #   KEYPOOL_JAVA_OPTS   extra JVM flags for the gateway (default: none)
 #   DURATION=10 WARMUP=3     seconds per wrk run and per warm-up run (before each run)
-#   JIT_WARMUP=60            seconds of gateway traffic before the latency matrix (0 = none)
+#   JIT_WARMUP=60            seconds of gateway traffic before the first part that runs (0 = none)
 #   CONNS="1 64 256" LATENCIES="0 50"   the latency matrix
 #   INFLIGHT_N=2000 CLOSED_C=1000 CLOSED_S=10 CLOSED_LATENCY_MS=1000 BURST_LATENCY_MS=2000
+#   IDLE_AFTER_S=35          idle seconds after the in-flight checks before RSS/threads are read again (0 = skip)
 #   FAULT_CLIENTS=64 FAULT_FAIL_S=20 FAULT_TOTAL_S=30 FAULT_LATENCY_MS=50 FAULT_POLL_MS=50
-#   GW_PORT=18080 MGMT_PORT=18081 PRIMARY_PORT=9101 BACKUP_PORT=9102
+#   TTFB_STREAMS=64 TTFB_ROUNDS=10 HOLD_STREAMS=1000    stream: true parts (time to first byte; streams held open)
+#   GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102   (/observe/* is served on GW_PORT too)
 #   WRK_CPUS / GW_CPUS / FAKE_CPUS   pin wrk / the gateway / the fakes with taskset -c (e.g. WRK_CPUS=1)
 #   KEYPOOL_HOME        repository root to build and run the gateway from (default: the parent of bench/)
 #   BENCH_CONFIG        gateway config (default bench/keypool-bench.yaml)
 #   BENCH_OUT           directory for raw outputs (default bench/results/<date>-<time>, git-ignored)
 set -euo pipefail
+# the whole script is one compound command: bash reads all of it before running any of it, so the file can be
+# edited while a run is going on
+{
 
 MODE=${1:-all}
-case "$MODE" in all|latency|inflight|fault) ;; *) echo "usage: $0 [all|latency|inflight|fault]" >&2; exit 2 ;; esac
+case "$MODE" in all|latency|inflight|fault|streams) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams]" >&2; exit 2 ;; esac
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # the repository the gateway is built and started from (application.properties, routes/, target/keypool.jar)
 ROOT=$(cd "${KEYPOOL_HOME:-$BENCH_DIR/..}" && pwd)
 
 GW_PORT=${GW_PORT:-18080}
-MGMT_PORT=${MGMT_PORT:-18081}
 PRIMARY_PORT=${PRIMARY_PORT:-9101}
 BACKUP_PORT=${BACKUP_PORT:-9102}
 DURATION=${DURATION:-10}
@@ -40,6 +44,7 @@ BURST_LATENCY_MS=${BURST_LATENCY_MS:-2000}
 CLOSED_C=${CLOSED_C:-1000}
 CLOSED_S=${CLOSED_S:-10}
 CLOSED_LATENCY_MS=${CLOSED_LATENCY_MS:-1000}
+IDLE_AFTER_S=${IDLE_AFTER_S:-35}
 FAULT_CLIENTS=${FAULT_CLIENTS:-64}
 FAULT_FAIL_S=${FAULT_FAIL_S:-20}
 FAULT_TOTAL_S=${FAULT_TOTAL_S:-30}
@@ -76,11 +81,12 @@ if [ ! -f target/keypool.jar ] || [ -n "$(find src pom.xml -newer target/keypool
   command -v mvn >/dev/null || die "target/keypool.jar is missing or older than src/ and mvn is not installed ('apt-get install -y maven')"
   echo "building target/keypool.jar (mvn -q -B package -DskipTests) ..."
   mvn -q -B package -DskipTests
+  touch target/keypool.jar   # the jar plugin leaves an up-to-date jar untouched; mark it as built now
 fi
 
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-for p in "$GW_PORT" "$MGMT_PORT" "$PRIMARY_PORT" "$BACKUP_PORT"; do
-  port_busy "$p" && die "port $p on 127.0.0.1 is already in use (set GW_PORT/MGMT_PORT/PRIMARY_PORT/BACKUP_PORT)"
+for p in "$GW_PORT" "$PRIMARY_PORT" "$BACKUP_PORT"; do
+  port_busy "$p" && die "port $p on 127.0.0.1 is already in use (set GW_PORT/PRIMARY_PORT/BACKUP_PORT)"
 done
 
 mkdir -p "$OUT"
@@ -112,7 +118,6 @@ export BENCH_PRIMARY_PORT=$PRIMARY_PORT BENCH_BACKUP_PORT=$BACKUP_PORT
 $(pin "$GW_CPUS") java $KEYPOOL_JAVA_OPTS \
   -Dkeypool.config="$CONFIG" \
   -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" \
-  -Dcamel.management.host=127.0.0.1 -Dcamel.management.port="$MGMT_PORT" \
   -jar target/keypool.jar > "$OUT/gateway.log" 2>&1 &
 GW_PID=$!
 PIDS+=("$GW_PID")
@@ -142,74 +147,86 @@ cpu_total() { awk '$1=="cpu" {idle=$5+$6; t=0; for(i=2;i<=NF;i++) t+=$i; print t
 cpu_proc() { awk '{print $14+$15}' "/proc/$1/stat"; }
 HZ=$(getconf CLK_TCK)
 NCPU=$(nproc)
-# busy % of the whole machine over 1 s while the benchmark is idle = load from other processes
-bg_cpu() {
-  local a b
-  a=$(cpu_total); sleep 1; b=$(cpu_total)
-  awk -v a="$a" -v b="$b" 'BEGIN {split(a,x," "); split(b,y," "); d=y[2]-x[2]; printf "%.0f", (d>0 ? 100*(y[1]-x[1])/d : 0)}'
-}
 
 JAVA_VERSION=$(java -version 2>&1 | head -1)
 say "KeyPool benchmark $(date -u +%Y-%m-%dT%H:%M:%SZ) mode=$MODE"
 say "machine: $NCPU cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM; $JAVA_VERSION; node $(node -v); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
 say "gateway: pid $GW_PID, KEYPOOL_JAVA_OPTS='${KEYPOOL_JAVA_OPTS}', config $CONFIG; ready in ${READY_MS} ms${GW_CPUS:+, pinned to CPUs $GW_CPUS}${WRK_CPUS:+; wrk pinned to CPUs $WRK_CPUS}${FAKE_CPUS:+; fakes pinned to CPUs $FAKE_CPUS}"
 say "raw outputs: $OUT"
+say "GET /observe/health: HTTP $(curl -s -o /dev/null -w '%{http_code}' -m 5 "$GW/observe/health" || true)"
 RSS_IDLE=$(vm "$GW_PID" VmRSS)
 say "gateway RSS idle after start: $(mib "$RSS_IDLE") MiB (threads: $(threads "$GW_PID"))"
 say ""
 
 # ---------------------------------------------------------------- latency / throughput matrix
 # one wrk run; prints "rps p50_us p99_us errors gw_cpu% machine_cpu%"
+# one wrk run; prints "rps p50_us p99_us errors gw_cpu% box_cpu% other_cpu%"
+#   gw_cpu: the gateway's CPU time over the run, in % of one core
+#   box_cpu: the whole machine busy, in % of all cores
+#   other_cpu: box_cpu minus what the gateway, the primary fake and wrk used = load from processes outside the
+#              benchmark (other builds or tests on the machine), in % of all cores
 wrk_run() {
   local url=$1 conns=$2 secs=$3 tag=$4 threads=2
   [ "$conns" -lt 2 ] && threads=1
-  local t0 g0 t1 g1 line
-  t0=$(cpu_total); g0=$(cpu_proc "$GW_PID")
-  $(pin "$WRK_CPUS") wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
-  t1=$(cpu_total); g1=$(cpu_proc "$GW_PID")
+  local t0 g0 f0 t1 g1 f1 line wrk_cpu TIMEFORMAT='%U %S'
+  t0=$(cpu_total); g0=$(cpu_proc "$GW_PID"); f0=$(cpu_proc "$FAKE_PID")
+  wrk_cpu=$( { time $(pin "$WRK_CPUS") wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" \
+    > "$OUT/wrk-$tag.txt" 2>&1 || true; } 2>&1 )
+  t1=$(cpu_total); g1=$(cpu_proc "$GW_PID"); f1=$(cpu_proc "$FAKE_PID")
   line=$(grep '^BENCH ' "$OUT/wrk-$tag.txt" || true)
-  [ -n "$line" ] || { echo "wrk failed, see $OUT/wrk-$tag.txt" >&2; echo "0 0 0 fail 0 0"; return; }
-  awk -v l="$line" -v a="$t0" -v b="$t1" -v g0="$g0" -v g1="$g1" -v hz="$HZ" -v secs="$secs" 'BEGIN {
+  [ -n "$line" ] || { echo "wrk failed, see $OUT/wrk-$tag.txt" >&2; echo "0 0 0 fail 0 0 0"; return; }
+  awk -v l="$line" -v a="$t0" -v b="$t1" -v g0="$g0" -v g1="$g1" -v f0="$f0" -v f1="$f1" -v w="$wrk_cpu" \
+      -v hz="$HZ" -v secs="$secs" -v ncpu="$NCPU" 'BEGIN {
     n=split(l, f, " "); for (i=2;i<=n;i++) { split(f[i], kv, "="); v[kv[1]]=kv[2] }
-    split(a,x," "); split(b,y," "); d=y[2]-x[2]
+    split(a,x," "); split(b,y," "); d=y[2]-x[2]; split(w, wc, " ")
     err=v["non2xx"]+v["connect"]+v["read"]+v["write"]+v["timeout"]
-    printf "%.0f %d %d %d %.0f %.0f\n", v["rps"], v["p50_us"], v["p99_us"], err, 100*(g1-g0)/hz/secs, (d>0 ? 100*(y[1]-x[1])/d : 0) }'
+    box=(d>0 ? 100*(y[1]-x[1])/d : 0)
+    ours=100*((g1-g0+f1-f0)/hz + wc[1] + wc[2])/secs/ncpu
+    other=box-ours; if (other<0) other=0
+    printf "%.0f %d %d %d %.0f %.0f %.0f\n", v["rps"], v["p50_us"], v["p99_us"], err, 100*(g1-g0)/hz/secs, box, other }'
 }
 ms() { awk -v us="$1" 'BEGIN {printf "%.2f", us/1000}'; }
 
+WARMED=0
+# a fresh JVM needs tens of seconds of traffic before its JIT has compiled the Camel pipeline; without this the
+# first measurements see the interpreter (p50 at 1 connection falls from ~10 ms to ~1 ms during the first minute)
+warm_gateway() {
+  [ "$WARMED" = 1 ] || [ "$JIT_WARMUP" -le 0 ] && return 0
+  say "(JIT warm-up: ${JIT_WARMUP}s of traffic through the gateway, half at 1 connection, half at 64, upstream 0 ms)"
+  fake_ctl "$PRIMARY" "latency?ms=0"
+  wrk_run "$GW$CHAT" 1 $(( JIT_WARMUP / 2 )) jit-warmup-c1 > /dev/null
+  wrk_run "$GW$CHAT" 64 $(( JIT_WARMUP - JIT_WARMUP / 2 )) jit-warmup-c64 > /dev/null
+  WARMED=1
+  say "gateway RSS after the warm-up: $(mib "$(vm "$GW_PID" VmRSS)") MiB (threads $(threads "$GW_PID"))"
+  say ""
+}
+
 latency_part() {
-  local lat c bg d g tag
-  if [ "$JIT_WARMUP" -gt 0 ]; then
-    # a fresh JVM needs tens of seconds of traffic before its JIT has compiled the Camel pipeline; without
-    # this the first rows measure the interpreter (p50 at 1 connection drops from ~10 ms to ~1 ms meanwhile)
-    say "(JIT warm-up: ${JIT_WARMUP}s of traffic through the gateway before the matrix, half at 1 connection, half at 64)"
-    fake_ctl "$PRIMARY" "latency?ms=0"
-    wrk_run "$GW$CHAT" 1 $(( JIT_WARMUP / 2 )) jit-warmup-c1 > /dev/null
-    wrk_run "$GW$CHAT" 64 $(( JIT_WARMUP - JIT_WARMUP / 2 )) jit-warmup-c64 > /dev/null
-  fi
+  local lat c d g tag
+  warm_gateway
   say "== latency and throughput: wrk ${DURATION}s per run after a ${WARMUP}s warm-up, POST $CHAT =="
-  say "   (gw CPU = gateway process CPU in % of one core; box CPU = whole machine busy % of all $NCPU cores during the gateway run; bg = machine busy % before the run, i.e. other load)"
-  printf -v hdr '| %-8s | %5s | %10s | %9s | %9s | %10s | %9s | %9s | %9s | %8s | %6s | %6s | %4s | %6s |' \
-    "upstream" "conns" "direct RPS" "dir p50" "dir p99" "gw RPS" "gw p50" "gw p99" "added p50" "gw/dir" "gw CPU" "box" "bg" "errors"
+  say "   (gw CPU = gateway process CPU in % of one core; box = whole machine busy in % of all $NCPU cores during the gateway run;
+    other = the part of box used by processes outside the benchmark during the gateway run; errors = direct/gateway non-2xx + socket errors)"
+  printf -v hdr '| %-8s | %5s | %10s | %9s | %9s | %10s | %9s | %9s | %9s | %8s | %6s | %6s | %5s | %6s |' \
+    "upstream" "conns" "direct RPS" "dir p50" "dir p99" "gw RPS" "gw p50" "gw p99" "added p50" "gw/dir" "gw CPU" "box" "other" "errors"
   say "$hdr"
   say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
   for lat in $LATENCIES; do
     fake_ctl "$PRIMARY" "latency?ms=$lat"
     for c in $CONNS; do
-      bg=$(bg_cpu)
       tag="direct-${lat}ms-c$c"
       wrk_run "$PRIMARY$CHAT" "$c" "$WARMUP" "$tag-warmup" > /dev/null
-      read -r d_rps d_p50 d_p99 d_err _ _ <<< "$(wrk_run "$PRIMARY$CHAT" "$c" "$DURATION" "$tag")"
+      read -r d_rps d_p50 d_p99 d_err _ _ _ <<< "$(wrk_run "$PRIMARY$CHAT" "$c" "$DURATION" "$tag")"
       tag="gateway-${lat}ms-c$c"
       wrk_run "$GW$CHAT" "$c" "$WARMUP" "$tag-warmup" > /dev/null
-      read -r g_rps g_p50 g_p99 g_err g_cpu box <<< "$(wrk_run "$GW$CHAT" "$c" "$DURATION" "$tag")"
+      read -r g_rps g_p50 g_p99 g_err g_cpu box other <<< "$(wrk_run "$GW$CHAT" "$c" "$DURATION" "$tag")"
       local added ratio
       added=$(awk -v g="$g_p50" -v d="$d_p50" 'BEGIN {printf "%.2f", (g-d)/1000}')
       ratio=$(awk -v g="$g_rps" -v d="$d_rps" 'BEGIN {printf "%.2f", (d>0 ? g/d : 0)}')
       eval "ADDED_${lat}_${c}=$added RATIO_${lat}_${c}=$ratio"
-      printf -v row '| %-8s | %5s | %10s | %9s | %9s | %10s | %9s | %9s | %9s | %8s | %5s%% | %5s%% | %3s%% | %6s |' \
+      printf -v row '| %-8s | %5s | %10s | %9s | %9s | %10s | %9s | %9s | %9s | %8s | %5s%% | %5s%% | %4s%% | %6s |' \
         "${lat} ms" "$c" "$d_rps" "$(ms "$d_p50") ms" "$(ms "$d_p99") ms" "$g_rps" "$(ms "$g_p50") ms" "$(ms "$g_p99") ms" \
-        "$added ms" "$ratio" "$g_cpu" "$box" "$bg" "$d_err/$g_err"
+        "$added ms" "$ratio" "$g_cpu" "$box" "$other" "$d_err/$g_err"
       say "$row"
     done
   done
@@ -238,6 +255,7 @@ describe_closed() {
 result_of() { grep '^RESULT ' "$1" | cut -d' ' -f2-; }
 
 inflight_part() {
+  warm_gateway
   say "== in flight: $INFLIGHT_N concurrent POSTs at once (one socket each), upstream latency ${BURST_LATENCY_MS} ms =="
   fake_ctl "$PRIMARY" "latency?ms=$BURST_LATENCY_MS"
   node "$BENCH_DIR/inflight.js" burst --url "$PRIMARY$CHAT" --n "$INFLIGHT_N" --timeout-ms 60000 > "$OUT/inflight-burst-direct.txt"
@@ -260,29 +278,66 @@ inflight_part() {
   say "through the gateway:       $(describe_closed "$(result_of "$OUT/inflight-closed.txt")")"
   say "gateway RSS after the closed loop: $(mib "$(vm "$GW_PID" VmRSS)") MiB (peak VmHWM $(mib "$(vm "$GW_PID" VmHWM)") MiB; threads $(threads "$GW_PID"))"
   fake_ctl "$PRIMARY" "latency?ms=0"
+  if [ "$IDLE_AFTER_S" -gt 0 ]; then
+    sleep "$IDLE_AFTER_S"
+    say "gateway RSS after ${IDLE_AFTER_S}s idle: $(mib "$(vm "$GW_PID" VmRSS)") MiB (threads $(threads "$GW_PID"))"
+  fi
   say ""
 }
 
 # ---------------------------------------------------------------- fault scenario
 fault_part() {
+  warm_gateway
   say "== fault: primary fails 100% (500) for ${FAULT_FAIL_S}s then heals, backup healthy, $FAULT_CLIENTS clients for ${FAULT_TOTAL_S}s, upstream latency ${FAULT_LATENCY_MS} ms =="
   fake_ctl "$PRIMARY" "latency?ms=$FAULT_LATENCY_MS"; fake_ctl "$BACKUP" "latency?ms=$FAULT_LATENCY_MS"
   fake_ctl "$PRIMARY" heal
-  # let an earlier part's traffic leave the breaker's error-rate window
   sleep 1
   node "$BENCH_DIR/fault.js" --gateway "$GW" --primary "$PRIMARY" --clients "$FAULT_CLIENTS" \
     --fail-s "$FAULT_FAIL_S" --total-s "$FAULT_TOTAL_S" --poll-ms "$FAULT_POLL_MS" --admin-token "$ADMIN_TOKEN" \
-    --out "$OUT/fault-timeline.json" | tee "$OUT/fault.txt"
+    --gateway-log "$OUT/gateway.log" --out "$OUT/fault-timeline.json" > "$OUT/fault.txt"
+  grep -v '^RESULT ' "$OUT/fault.txt" | tee -a "$OUT/summary.txt"
   local line; line=$(grep '^RESULT ' "$OUT/fault.txt" | cut -d' ' -f2-)
   node -e '(() => { const r=JSON.parse(process.argv[1]);
     const sr=100*r.successRate;
     console.log("success rate seen by clients: "+sr.toFixed(2)+"% of "+r.requests+" (target 100%: "+(r.ok===r.requests?"met":"MISSED, "+(r.requests-r.ok)+" failed: "+JSON.stringify(r.statuses))+")");
-    if (!r.haveAdmin) { console.log("breaker figures: not measured, GET /admin/status unavailable"); return; }
-    console.log("calls reaching the primary while its breaker was OPEN: "+r.primaryCallsWhileOpen+" (target 0; HALF_OPEN probe calls: "+r.primaryCallsWhileHalfOpen+", within one poll of a state change: "+r.primaryCallsAtTransition+", before the trip: "+r.primaryCallsClosedWhileFailing+")");
-    console.log("trip: OPEN "+r.tripMs+" ms after the failure started; "+r.halfOpenCycles+" HALF_OPEN phases");
-    console.log("heal -> CLOSED: "+(r.healToClosedMs===null?"never seen":r.healToClosedMs+" ms")+" (state at heal: "+r.stateAtHeal+"; recoveryTimeout/reopenDelay 2 s bound it at ~2 s + probe time)"); })();' "$line" \
+    if (r.primaryCallsWhileOpen===null) { console.log("breaker figures: not measured (no /admin/status, no breaker lines in the gateway log)"); return; }
+    console.log("calls reaching the primary while its breaker was OPEN ("+r.timelineSource+"): "+r.primaryCallsWhileOpen+" = "+r.primaryCallsWhileOpenNewRequests+" from requests started while OPEN (target 0: "+(r.primaryCallsWhileOpenNewRequests===0?"met":"MISSED")+") + "+r.primaryCallsWhileOpenRetriesOfEarlier+" in-channel retries of requests admitted before it opened (the last "+r.primaryCallsWhileOpenRetryMaxAfterMs+" ms after it opened)");
+    console.log("   HALF_OPEN: "+r.primaryCallsWhileHalfOpen+" calls from "+r.halfOpenProbeRequests+" probe requests in "+r.halfOpenPhases+" phases; before the trip: "+r.primaryCallsBeforeTrip+" calls; within a state change: "+r.primaryCallsAtChange);
+    if (r.byPoll) console.log("   by /admin/status polling alone ("+r.polling.samples+" samples, gap p50 "+r.polling.gapP50Ms+" ms, max "+r.polling.gapMaxMs+" ms): "+r.byPoll.OPEN+" while OPEN ("+r.byPoll.openNewRequests+" new), "+r.byPoll.HALF_OPEN+" while HALF_OPEN, "+r.byPoll.atChange+" between two polls straddling a change");
+    console.log("trip: OPEN "+r.tripMs+" ms after the failure started");
+    const hp=r.recoveryByPoll?" (polling: "+r.recoveryByPoll.healToClosedMs+" ms)":"";
+    console.log("heal -> CLOSED: "+(r.healToClosedMs===null?"never seen":r.healToClosedMs+" ms")+hp+"; state at heal "+r.stateAtHeal+" (recoveryTimeout = reopenDelay = 2 s, so up to ~2 s + one probe round)"); })();' "$line" \
     | tee -a "$OUT/summary.txt"
   fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$BACKUP" "latency?ms=0"
+  say ""
+}
+
+# ---------------------------------------------------------------- streaming (stream: true)
+streams_part() {
+  warm_gateway
+  local n=${TTFB_STREAMS:-64} rounds=${TTFB_ROUNDS:-10} hold=${HOLD_STREAMS:-1000} direct gw added50 added99
+  say "== streams: time to first event, $n clients each opening $rounds streams in a row (starts spread over 1 s), upstream 0 ms, 10 events 100 ms apart =="
+  fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$PRIMARY" "stream?events=10&interval=100"
+  node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$n" --rounds 2 --stagger-ms 1000 > /dev/null   # warm the streaming path
+  direct=$(node "$BENCH_DIR/streams.js" --url "$PRIMARY$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
+  gw=$(node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
+  echo "$direct" > "$OUT/streams-ttfb-direct.txt"; echo "$gw" > "$OUT/streams-ttfb.txt"
+  node -e 'const d=JSON.parse(process.argv[1]), g=JSON.parse(process.argv[2]);
+    const a50=(g.ttfbP50Ms-d.ttfbP50Ms).toFixed(2), a99=(g.ttfbP99Ms-d.ttfbP99Ms).toFixed(2);
+    console.log("direct:  "+d.ok+"/"+(d.ok+d.broken)+" complete, TTFB p50 "+d.ttfbP50Ms+" ms, p99 "+d.ttfbP99Ms+" ms");
+    console.log("gateway: "+g.ok+"/"+(g.ok+g.broken)+" complete, TTFB p50 "+g.ttfbP50Ms+" ms, p99 "+g.ttfbP99Ms+" ms");
+    console.log("added TTFB: p50 "+a50+" ms, p99 "+a99+" ms (target p99 <= 5 ms: "+(a99<=5?"met":"MISSED")+")");' "$direct" "$gw" \
+    | tee -a "$OUT/summary.txt"
+  say "== streams: $hold concurrent streams through the gateway, 50 events 100 ms apart (5 s each) =="
+  fake_ctl "$PRIMARY" "stream?events=50&interval=100"
+  local rss_before; rss_before=$(vm "$GW_PID" VmRSS)
+  gw=$(node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$hold" --rss-pid "$GW_PID" --rss-at-ms 3000)
+  echo "$gw" > "$OUT/streams-hold.txt"
+  node -e 'const g=JSON.parse(process.argv[1]);
+    console.log(g.ok+"/"+(g.ok+g.broken)+" streams complete (target: all), events per stream "+g.events.min+".."+g.events.max+" (50 chunks + [DONE] = 51)");
+    console.log("gateway RSS with '"$hold"' streams open: "+g.rssMiB+" MiB (before: '"$(mib "$rss_before")"' MiB), threads now '"$(threads "$GW_PID")"'");' "$gw" \
+    | tee -a "$OUT/summary.txt"
+  fake_ctl "$PRIMARY" "stream?events=50&interval=100"
   say ""
 }
 
@@ -292,7 +347,8 @@ alive() {
   exit 1
 }
 case "$MODE" in
-  all) latency_part; alive latency; inflight_part; alive inflight; fault_part; alive fault ;;
+  all) latency_part; alive latency; inflight_part; alive inflight; fault_part; alive fault; streams_part; alive streams ;;
+  streams) streams_part; alive streams ;;
   latency) latency_part; alive latency ;;
   inflight) inflight_part; alive inflight ;;
   fault) fault_part; alive fault ;;
@@ -302,3 +358,5 @@ kill -0 "$GW_PID" 2>/dev/null || die "the gateway died during the run (see $OUT/
 errs=$(grep -c -E ' (ERROR|WARN) ' "$OUT/gateway.log" || true)
 say "gateway log: $errs WARN/ERROR lines ($OUT/gateway.log); final RSS $(mib "$(vm "$GW_PID" VmRSS)") MiB"
 say "summary: $OUT/summary.txt"
+exit 0
+}
