@@ -318,7 +318,7 @@ streams_part() {
   local n=${TTFB_STREAMS:-64} rounds=${TTFB_ROUNDS:-10} hold=${HOLD_STREAMS:-1000} direct gw added50 added99
   say "== streams: time to first event, $n clients each opening $rounds streams in a row (starts spread over 1 s), upstream 0 ms, 10 events 100 ms apart =="
   fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$PRIMARY" "stream?events=10&interval=100"
-  node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$n" --rounds 2 --stagger-ms 1000 > /dev/null   # warm the streaming path
+  node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000 > /dev/null   # JIT-warm the streaming path too
   direct=$(node "$BENCH_DIR/streams.js" --url "$PRIMARY$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
   gw=$(node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
   echo "$direct" > "$OUT/streams-ttfb-direct.txt"; echo "$gw" > "$OUT/streams-ttfb.txt"
