@@ -92,6 +92,10 @@ public class GatewayConfiguration implements CamelConfiguration {
         LOG.info("KeyPool configuration {}: {} channels", file, channels.size());
         if (config.tenants().isEmpty()) {
             LOG.warn("No tenants configured: the gateway is open to every client that can reach it");
+        } else {
+            // said loudly: a configured tenant list must not look like protection before it is one
+            LOG.warn("{} tenants configured, but tenant tokens and limits are not enforced yet: "
+                    + "the gateway is open to every client that can reach it", config.tenants().size());
         }
     }
 
