@@ -9,12 +9,10 @@ import org.apache.camel.ExchangePropertyKey;
 /** The steps of a channel route around its circuitBreaker: prepare the visit, and tell the breaker how it went. */
 public final class ChannelOutcomes {
 
-    /** Before the breaker (its body runs on a copy): the upstream URI and the body as this channel wants it. */
+    /** Before the breaker (its body runs on a copy, CAMEL-NOTES G3): the upstream URI of this channel. */
     public void enter(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
-        Channel channel = request.current();
-        exchange.setProperty(Exchanges.UPSTREAM_URI, channel.upstreamUri(request.endpoint(), request.isStream()));
-        exchange.getMessage().setBody(request.upstreamBody());
+        exchange.setProperty(Exchanges.UPSTREAM_URI, request.current().upstreamUri(request.endpoint(), request.isStream()));
     }
 
     /**

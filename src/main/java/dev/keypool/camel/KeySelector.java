@@ -13,7 +13,8 @@ import org.apache.camel.Exchange;
 public final class KeySelector {
 
     /**
-     * Picks a usable key this request has not tried in the current channel and puts it on the request. A retry
+     * Picks a usable key this request has not tried in the current channel and puts it, with the body for this
+     * channel, on the message. A retry
      * whose channel tripped while it waited out its backoff does not go out: the request moves on instead.
      */
     public void select(Exchange exchange) {
@@ -26,6 +27,8 @@ public final class KeySelector {
                 .orElseThrow(() -> new NoUsableKeyException(pool.channel()));
         request.startAttempt(key);
         exchange.getMessage().setHeader("Authorization", key.authorizationHeader());
+        // every attempt sends the request anew: a failed one may have left the provider's answer in the body
+        exchange.getMessage().setBody(request.upstreamBody());
     }
 
     /**

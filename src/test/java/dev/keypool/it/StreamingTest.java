@@ -100,6 +100,19 @@ class StreamingTest extends GatewayTestSupport {
     }
 
     @Test
+    void should_retry_on_another_key_when_a_200_stream_ends_before_its_first_event() throws Exception {
+        upstream.cutStreamAfter("sk-alpha-1", 0);
+
+        Streamed s = stream(streamBody("gpt-test"));
+
+        assertThat(s.response().headers().firstValue("X-KeyPool-Key")).contains(Fingerprint.of("sk-alpha-2"));
+        assertThat(s.data()).hasSize(6).last().isEqualTo("data: [DONE]");
+        // the retry sent the request again, not what the failed attempt had received
+        assertThat(upstream.received()).hasSize(2);
+        assertThat(upstream.received().get(1).body()).isEqualTo(upstream.received().get(0).body()).contains("\"messages\"");
+    }
+
+    @Test
     void should_fall_back_to_the_next_channel_before_the_first_byte() throws Exception {
         upstream.answer("sk-alpha-1", 503).answer("sk-alpha-2", 503);
 
