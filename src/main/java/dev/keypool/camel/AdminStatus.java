@@ -12,7 +12,6 @@ import dev.keypool.gateway.Channels;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyStats;
 import org.apache.camel.Exchange;
-import org.apache.camel.Message;
 
 /** GET /admin/status: every channel's breaker with its trigger figures and fallback chain, every key's state and counters (fingerprints only). */
 public final class AdminStatus {
@@ -31,10 +30,8 @@ public final class AdminStatus {
         for (Channel channel : channels.all()) {
             list.add(channel(channel));
         }
-        Message message = exchange.getMessage();
-        message.removeHeaders("*");
-        message.setHeader(Exchange.CONTENT_TYPE, "application/json");
-        message.setBody(mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
+        Exchanges.answer(exchange.getMessage(), 200, "application/json",
+                mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
     }
 
     private ObjectNode channel(Channel channel) {

@@ -78,10 +78,7 @@ public final class DemoUpstream {
             sse.append("data: ").append(mapper.writeValueAsString(usage)).append("\n\n");
         }
         sse.append("data: [DONE]\n\n");
-        message.removeHeaders("*");
-        message.setHeader(Exchange.HTTP_RESPONSE_CODE, 200);
-        message.setHeader(Exchange.CONTENT_TYPE, "text/event-stream");
-        message.setBody(sse.toString());
+        Exchanges.answer(message, 200, "text/event-stream", sse.toString());
     }
 
     private ObjectNode chunk(String id, String model) {
@@ -127,10 +124,7 @@ public final class DemoUpstream {
     }
 
     private void answer(Message message, int status, ObjectNode body) throws Exception {
-        message.removeHeaders("*");
-        message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
-        message.setHeader(Exchange.CONTENT_TYPE, "application/json");
-        message.setBody(mapper.writeValueAsBytes(body));
+        Exchanges.answer(message, status, "application/json", mapper.writeValueAsBytes(body));
     }
 
     private static String bearer(Exchange exchange) {

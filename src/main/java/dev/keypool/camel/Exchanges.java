@@ -2,6 +2,7 @@ package dev.keypool.camel;
 
 import dev.keypool.gateway.GatewayRequest;
 import org.apache.camel.Exchange;
+import org.apache.camel.Message;
 
 /** Names of the exchange properties the routes and beans share. */
 final class Exchanges {
@@ -16,6 +17,17 @@ final class Exchanges {
     static final String CLIENT_RESPONSE = "kpClientResponse";
 
     private Exchanges() {
+    }
+
+    /**
+     * Makes the message the HTTP answer: status, content type and body, and no other header, so that nothing
+     * of the request (its Authorization, say) or of a provider's answer is echoed by platform-http.
+     */
+    static void answer(Message message, int status, String contentType, Object body) {
+        message.removeHeaders("*");
+        message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
+        message.setHeader(Exchange.CONTENT_TYPE, contentType);
+        message.setBody(body);
     }
 
     static GatewayRequest request(Exchange exchange) {

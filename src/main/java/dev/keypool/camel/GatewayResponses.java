@@ -37,11 +37,11 @@ public final class GatewayResponses {
             throw GatewayError.unavailable(unavailableMessage(request), retryAfterSeconds(request));
         }
         Message message = exchange.getMessage();
-        Object status = message.getHeader(Exchange.HTTP_RESPONSE_CODE);
-        Object contentType = message.getHeader(Exchange.CONTENT_TYPE);
-        message.removeHeaders("*");
-        message.setHeader(Exchange.HTTP_RESPONSE_CODE, status == null ? 200 : status);
-        message.setHeader(Exchange.CONTENT_TYPE, contentType == null ? "application/json" : contentType);
+        // the provider's status (200, or a client error passed back) and content type; none of its other headers
+        Integer status = message.getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
+        String contentType = message.getHeader(Exchange.CONTENT_TYPE, String.class);
+        Exchanges.answer(message, status == null ? 200 : status, contentType == null ? "application/json" : contentType,
+                message.getBody());
         message.setHeader("X-KeyPool-Channel", request.servedBy().name());
         message.setHeader("X-KeyPool-Key", request.servedKey().fingerprint());
         message.setHeader("X-KeyPool-Attempts", request.totalAttempts());
@@ -58,9 +58,7 @@ public final class GatewayResponses {
         Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         GatewayError error = cause instanceof GatewayError ge ? ge : internal(cause);
         Message message = exchange.getMessage();
-        message.removeHeaders("*");
-        message.setHeader(Exchange.HTTP_RESPONSE_CODE, error.status());
-        message.setHeader(Exchange.CONTENT_TYPE, "application/json");
+        Exchanges.answer(message, error.status(), "application/json", body(error));
         if (error.retryAfterSeconds() != null) {
             message.setHeader("Retry-After", error.retryAfterSeconds());
         }
@@ -68,7 +66,6 @@ public final class GatewayResponses {
         if (request != null) {
             message.setHeader("X-KeyPool-Attempts", request.totalAttempts());
         }
-        message.setBody(body(error));
     }
 
     public byte[] body(GatewayError error) {

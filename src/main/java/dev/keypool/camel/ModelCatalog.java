@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import org.apache.camel.Exchange;
-import org.apache.camel.Message;
 
 /** GET /v1/models: every model a channel names (and every modelMap alias), in the OpenAI list format. */
 public final class ModelCatalog {
@@ -33,9 +32,6 @@ public final class ModelCatalog {
         ArrayNode data = root.putArray("data");
         owners.forEach((model, owner) -> data.addObject()
                 .put("id", model).put("object", "model").put("created", 0).put("owned_by", owner));
-        Message message = exchange.getMessage();
-        message.removeHeaders("*");
-        message.setHeader(Exchange.CONTENT_TYPE, "application/json");
-        message.setBody(mapper.writeValueAsBytes(root));
+        Exchanges.answer(exchange.getMessage(), 200, "application/json", mapper.writeValueAsBytes(root));
     }
 }
