@@ -1,5 +1,6 @@
 package dev.keypool.camel;
 
+import dev.keypool.breaker.BreakerTrigger;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.NoUsableKeyException;
@@ -38,7 +39,7 @@ public final class ChannelOutcomes {
             request.skipCurrent(GatewayRequest.OPEN);
         } else if (cause instanceof NoUsableKeyException || request.exhaustedPool()) {
             channel.breaker().onPoolExhausted();
-            request.skipCurrent(GatewayRequest.POOL_EXHAUSTED);
+            request.skipCurrent(BreakerTrigger.POOL_EXHAUSTED.configName());
         } else {
             channel.breaker().onFailure(request.lastLatency());
             String last = request.lastFailure();

@@ -70,7 +70,6 @@ public class GatewayConfiguration implements CamelConfiguration {
         Channels all = new Channels(channels);
         long maxBody = properties.resolveProperty("keypool.max-body-bytes").map(Long::parseLong).orElse(4L * 1024 * 1024);
 
-        registry.bind("keypoolConfig", config);
         registry.bind("channels", all);
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody));
         registry.bind("channelRouter", new ChannelRouter());

@@ -68,7 +68,7 @@ public final class GatewayResponses {
         }
     }
 
-    public byte[] body(GatewayError error) {
+    private byte[] body(GatewayError error) {
         ObjectNode root = mapper.createObjectNode();
         ObjectNode e = root.putObject("error");
         e.put("message", error.getMessage());

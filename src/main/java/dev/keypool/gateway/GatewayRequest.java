@@ -16,9 +16,8 @@ import dev.keypool.pool.ApiKey;
  */
 public final class GatewayRequest {
 
-    /** Channel state names used in error messages and the fallback log line. */
+    /** Why a channel did not serve when its breaker refused the request, in error messages and the fallback log. */
     public static final String OPEN = "open";
-    public static final String POOL_EXHAUSTED = "pool_exhausted";
 
     private final String endpoint;
     private final String model;

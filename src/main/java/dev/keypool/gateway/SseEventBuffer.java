@@ -12,6 +12,8 @@ import java.util.List;
 public final class SseEventBuffer {
 
     private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+    private byte previous;
+    private byte beforePrevious;
 
     /** Adds bytes and returns the events they complete, in order. */
     public List<byte[]> feed(byte[] bytes, int offset, int length) {
@@ -19,23 +21,18 @@ public final class SseEventBuffer {
         for (int i = offset; i < offset + length; i++) {
             byte b = bytes[i];
             pending.write(b);
-            if (b == '\n' && endsWithBlankLine()) {
+            // a blank line ends the event: "\n\n", or "\r\n\r\n" (a lone "\r\r" is legal SSE too but is not
+            // sent by OpenAI-compatible servers)
+            boolean blankLine = b == '\n' && (previous == '\n' || (previous == '\r' && beforePrevious == '\n'));
+            beforePrevious = previous;
+            previous = b;
+            if (blankLine) {
                 events.add(pending.toByteArray());
                 pending.reset();
+                previous = 0;
+                beforePrevious = 0;
             }
         }
         return events;
-    }
-
-    /** Bytes of an event not yet terminated by a blank line. */
-    public byte[] remainder() {
-        return pending.toByteArray();
-    }
-
-    private boolean endsWithBlankLine() {
-        byte[] buf = pending.toByteArray();
-        int n = buf.length;
-        // "\n\n" or "\r\n\r\n" (a lone "\r\r" is legal SSE too but not sent by OpenAI-compatible servers)
-        return (n >= 2 && buf[n - 2] == '\n') || (n >= 4 && buf[n - 2] == '\r' && buf[n - 3] == '\n' && buf[n - 4] == '\r');
     }
 }

@@ -39,10 +39,6 @@ public final class UpstreamBody {
         return usageAddedByGateway;
     }
 
-    public ObjectNode json() {
-        return json;
-    }
-
     public byte[] forModel(String upstreamModel) {
         if (upstreamModel.equals(clientModel)) {
             return original;
