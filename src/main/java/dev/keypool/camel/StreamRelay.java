@@ -83,7 +83,8 @@ public final class StreamRelay {
                 Thread.currentThread().interrupt();
             }
         }
-        relay.finish(ending);
+        // the key's outcome is recorded before the client sees the end, so that anyone the client tells
+        // (an operator reading /admin/status, a test) finds the stats already updated
         request.finishAttempt();
         Duration total = request.lastLatency();
         switch (ending) {
@@ -94,6 +95,7 @@ public final class StreamRelay {
             }
             case CLIENT_GONE -> pool.recordClientError(key, total);
         }
+        relay.finish(ending);
         exchange.getMessage().setBody(null);
     }
 
