@@ -1,5 +1,8 @@
 package dev.keypool.camel;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
 import dev.keypool.gateway.GatewayRequest;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -9,6 +12,11 @@ final class Exchanges {
 
     /** "chat/completions" or "embeddings", set by the entry route. */
     static final String ENDPOINT = "kpEndpoint";
+    /**
+     * Whether the client asked for {@code stream: true}, for the choice in upstream-attempt (a plain property:
+     * {@code ${exchangeProperty.kpRequest.stream}} would call the getter by reflection on every request).
+     */
+    static final String STREAM = "kpStream";
     /** The {@link GatewayRequest} of this exchange. */
     static final String REQUEST = "kpRequest";
     /** The camel-http URI of the current channel's upstream, read by toD in upstream-attempt. */
@@ -27,7 +35,15 @@ final class Exchanges {
         message.removeHeaders("*");
         message.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
         message.setHeader(Exchange.CONTENT_TYPE, contentType);
-        message.setBody(body);
+        // platform-http-vertx ends the response with a ByteBuffer in one write, with its Content-Length; a byte[]
+        // would go through its InputStream pump instead: chunked, and a worker-thread hand-off for every read
+        if (body instanceof byte[] bytes) {
+            message.setBody(ByteBuffer.wrap(bytes));
+        } else if (body instanceof String text) {
+            message.setBody(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)));
+        } else {
+            message.setBody(body);
+        }
     }
 
     static GatewayRequest request(Exchange exchange) {

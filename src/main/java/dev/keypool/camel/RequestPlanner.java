@@ -56,6 +56,7 @@ public final class RequestPlanner {
             }
             exchange.setProperty(Exchanges.CLIENT_RESPONSE, http.getResponse());
         }
+        exchange.setProperty(Exchanges.STREAM, stream);
         Channels.Plan plan = channels.plan(model.asText());
         exchange.setProperty(Exchanges.REQUEST,
                 new GatewayRequest(endpoint, plan.model(), plan.chain(), new UpstreamBody(mapper, raw, json), stream));

@@ -1,13 +1,11 @@
 package dev.keypool.gateway;
 
-import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /** All channels in configuration order, and the model routing of SPEC §2. */
 public final class Channels {
@@ -17,9 +15,12 @@ public final class Channels {
     }
 
     private final Map<String, Channel> byName = new LinkedHashMap<>();
+    /** Each channel's chain, worked out once: a request only looks it up. */
+    private final Map<String, List<Channel>> chains = new HashMap<>();
 
     public Channels(Collection<Channel> channels) {
         channels.forEach(c -> byName.put(c.name(), c));
+        byName.values().forEach(c -> chains.put(c.name(), chainOf(c)));
     }
 
     public Collection<Channel> all() {
@@ -53,11 +54,16 @@ public final class Channels {
         if (primary == null) {
             throw GatewayError.modelNotFound(requestedModel);
         }
-        Set<Channel> chain = new LinkedHashSet<>();
-        chain.add(primary);
+        return new Plan(model, chains.get(primary.name()));
+    }
+
+    /** The primary and its own fallback list, one level deep and without repeats. */
+    private List<Channel> chainOf(Channel primary) {
+        Map<String, Channel> chain = new LinkedHashMap<>();
+        chain.put(primary.name(), primary);
         for (String name : primary.config().fallback()) {
-            get(name).ifPresent(chain::add);
+            get(name).ifPresent(c -> chain.putIfAbsent(c.name(), c));
         }
-        return new Plan(model, List.copyOf(new ArrayList<>(chain)));
+        return List.copyOf(chain.values());
     }
 }

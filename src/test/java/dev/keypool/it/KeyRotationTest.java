@@ -10,6 +10,7 @@ import dev.keypool.pool.Fingerprint;
 import dev.keypool.pool.KeyState;
 import org.junit.jupiter.api.Test;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Key rotation, cooldown and disabling inside one channel, over real HTTP through the real routes. */
@@ -56,6 +57,9 @@ class KeyRotationTest extends GatewayTestSupport {
         assertThat(r.headers().firstValue("X-KeyPool-Attempts")).contains("1");
         assertThat(r.headers().firstValue("X-Fallback-Level")).contains("0");
         assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("application/json"));
+        // one whole body with its length, not a chunked copy of it
+        assertThat(r.headers().firstValue("Content-Length")).contains(String.valueOf(r.body().getBytes(UTF_8).length));
+        assertThat(r.headers().firstValue("Transfer-Encoding")).isEmpty();
         // upstream response headers stay with the gateway
         assertThat(r.headers().firstValue("X-Upstream-Secret-Header")).isEmpty();
     }
