@@ -33,7 +33,7 @@ public final class UpstreamResponses {
         request.served(key);
     }
 
-    /** Handled 4xx (400, 404, 413, 422 …): the client gets the provider's status and body as they are. */
+    /** Continued 4xx (400, 404, 413, 422 …): the client gets the provider's status and body as they are. */
     public void passThroughClientError(Exchange exchange) {
         HttpOperationFailedException e = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, HttpOperationFailedException.class);
         Message message = exchange.getMessage();

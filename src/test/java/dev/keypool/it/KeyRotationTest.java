@@ -179,6 +179,12 @@ class KeyRotationTest extends GatewayTestSupport {
 
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(r.body()).isEqualTo(upstreamError);
+        assertThat(r.headers().firstValue("Content-Length")).contains(String.valueOf(upstreamError.length()));
+        // the answer came from a key like any other, and says which
+        assertThat(r.headers().firstValue("X-KeyPool-Channel")).contains("alpha");
+        assertThat(r.headers().firstValue("X-KeyPool-Key")).contains(Fingerprint.of("sk-alpha-1"));
+        assertThat(r.headers().firstValue("X-KeyPool-Attempts")).contains("1");
+        assertThat(r.headers().firstValue("X-Fallback-Level")).contains("0");
         assertThat(upstream.totalHits()).isEqualTo(1);
         var key1 = channel("alpha").pool().find(Fingerprint.of("sk-alpha-1")).orElseThrow();
         assertThat(channel("alpha").pool().stateOf(key1)).isEqualTo(KeyState.ACTIVE);
