@@ -105,6 +105,8 @@ public class GatewayConfiguration implements CamelConfiguration {
     private static VertxOptions vertxOptions(int workers) {
         return new VertxOptions()
                 .setWorkerPoolSize(workers)
+                // epoll where netty-transport-native-epoll loads (Linux x86-64), NIO elsewhere
+                .setPreferNativeTransport(true)
                 // an LLM call may legitimately hold its worker for minutes: no blocked-thread warnings for that
                 .setMaxWorkerExecuteTime(30)
                 .setMaxWorkerExecuteTimeUnit(TimeUnit.MINUTES);

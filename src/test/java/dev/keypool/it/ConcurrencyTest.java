@@ -8,9 +8,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * LLM calls take seconds, so the gateway must hold thousands at once: these check that nothing is refused or
@@ -43,6 +45,17 @@ class ConcurrencyTest extends GatewayTestSupport {
             calls.add(http.sendAsync(request, HttpResponse.BodyHandlers.ofString()));
         }
         return calls.stream().map(CompletableFuture::join).toList();
+    }
+
+    @Test
+    void should_serve_http_on_native_epoll_where_netty_ships_it() {
+        // the CI and the Docker image are Linux x86-64; elsewhere Vert.x falls back to Java NIO by itself
+        assumeTrue(System.getProperty("os.name").startsWith("Linux") && System.getProperty("os.arch").equals("amd64"),
+                "netty-transport-native-epoll is on the classpath for Linux x86-64 only");
+
+        VertxPlatformHttpRouter router = context.getRegistry().findByType(VertxPlatformHttpRouter.class).iterator().next();
+
+        assertThat(router.vertx().isNativeTransportEnabled()).isTrue();
     }
 
     @Test
