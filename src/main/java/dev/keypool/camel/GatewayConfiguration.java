@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -43,8 +44,9 @@ public class GatewayConfiguration implements CamelConfiguration {
     public void configure(CamelContext context) {
         PropertiesComponent properties = context.getPropertiesComponent();
         Registry registry = context.getRegistry();
-        Path file = ConfigLoader.configuredPath(name -> properties.resolveProperty(name).orElse(null), System::getenv);
-        KeyPoolConfig config = new ConfigLoader().load(file);
+        Function<String, String> settings = name -> properties.resolveProperty(name).orElse(null);
+        Path file = ConfigLoader.configuredPath(settings, System::getenv);
+        KeyPoolConfig config = new ConfigLoader(ConfigLoader.variables(settings, System::getenv)).load(file);
         Clock clock = registry.findSingleByType(Clock.class);
         if (clock == null) {
             clock = Clock.systemUTC();

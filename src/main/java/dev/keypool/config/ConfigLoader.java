@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -52,6 +53,27 @@ public final class ConfigLoader {
             throw new ConfigException(sourceName, problems.lines());
         }
         return config;
+    }
+
+    /**
+     * Where the service looks up {@code ${NAME}} placeholders: the environment, except that the name of a Camel or
+     * KeyPool setting ({@code CAMEL_SERVER_PORT}, {@code KEYPOOL_…}) is read as that setting
+     * ({@code camel.server.port}) first, so that the file follows a setting however it was given: {@code -D}, the
+     * environment or application.properties. Without this, {@code ${CAMEL_SERVER_PORT:-8080}} in the default file
+     * would miss a port given as {@code -Dcamel.server.port}.
+     *
+     * @param settings the service's resolved setting by property name; null when unset
+     */
+    public static Function<String, String> variables(Function<String, String> settings, Function<String, String> environment) {
+        return name -> {
+            if (name.startsWith("CAMEL_") || name.startsWith("KEYPOOL_")) {
+                String setting = settings.apply(name.toLowerCase(Locale.ROOT).replace('_', '.'));
+                if (setting != null) {
+                    return setting;
+                }
+            }
+            return environment.apply(name);
+        };
     }
 
     /** The path the service should read: system property keypool.config, else env KEYPOOL_CONFIG, else ./keypool.yaml */

@@ -1,6 +1,7 @@
 package dev.keypool.config;
 
 import java.util.Map;
+import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +22,22 @@ class EnvironmentSubstitutionTest {
                   - key: ${KEY}
                     weight: ${WEIGHT:-2}
             """;
+
+    @Test
+    void should_read_a_camel_or_keypool_variable_as_the_setting_of_that_name_first() {
+        Map<String, String> settings = Map.of("camel.server.port", "9090", "keypool.retry-backoff-ms", "5");
+        Map<String, String> env = Map.of("CAMEL_SERVER_PORT", "8081", "CAMEL_MAIN_NAME", "from-env", "KEY", "sk-env");
+
+        Function<String, String> variables = ConfigLoader.variables(settings::get, env::get);
+
+        // -Dcamel.server.port=9090 (or application.properties) is the port the service really has
+        assertThat(variables.apply("CAMEL_SERVER_PORT")).isEqualTo("9090");
+        // no such setting: the environment
+        assertThat(variables.apply("CAMEL_MAIN_NAME")).isEqualTo("from-env");
+        // any other name is only ever the environment, even where a setting looks alike
+        assertThat(variables.apply("KEY")).isEqualTo("sk-env");
+        assertThat(variables.apply("KEYPOOL_UNSET")).isNull();
+    }
 
     @Test
     void should_replace_placeholders_from_the_environment() {
