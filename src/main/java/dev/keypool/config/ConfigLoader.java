@@ -68,7 +68,7 @@ public final class ConfigLoader {
         return name -> {
             if (name.startsWith("CAMEL_") || name.startsWith("KEYPOOL_")) {
                 String setting = settings.apply(name.toLowerCase(Locale.ROOT).replace('_', '.'));
-                if (setting != null) {
+                if (setting != null && !setting.isBlank()) {
                     return setting;
                 }
             }
@@ -78,14 +78,7 @@ public final class ConfigLoader {
 
     /** The path the service should read: system property keypool.config, else env KEYPOOL_CONFIG, else ./keypool.yaml */
     public static Path configuredPath(Function<String, String> systemProperty, Function<String, String> environment) {
-        String property = systemProperty.apply(PATH_PROPERTY);
-        if (property != null && !property.isBlank()) {
-            return Path.of(property.trim());
-        }
-        String variable = environment.apply(PATH_VARIABLE);
-        if (variable != null && !variable.isBlank()) {
-            return Path.of(variable.trim());
-        }
-        return Path.of(DEFAULT_FILE);
+        String path = variables(systemProperty, environment).apply(PATH_VARIABLE);
+        return path == null || path.isBlank() ? Path.of(DEFAULT_FILE) : Path.of(path.trim());
     }
 }
