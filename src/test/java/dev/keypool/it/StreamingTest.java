@@ -113,6 +113,22 @@ class StreamingTest extends GatewayTestSupport {
     }
 
     @Test
+    void should_pass_a_provider_400_back_as_json_instead_of_a_stream() throws Exception {
+        String upstreamError = "{\"error\":{\"message\":\"stream_options not supported\",\"type\":\"invalid_request_error\"}}";
+        upstream.answer("sk-alpha-1", 400, null, upstreamError);
+
+        Streamed s = stream(streamBody("gpt-test"));
+
+        assertThat(s.response().statusCode()).isEqualTo(400);
+        assertThat(s.response().headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("application/json"));
+        assertThat(s.response().headers().firstValue("X-KeyPool-Key")).contains(Fingerprint.of("sk-alpha-1"));
+        assertThat(String.join("\n", s.lines().stream().map(Line::text).toList())).isEqualTo(upstreamError);
+        // the request was wrong, not the key: nothing retried, nothing blamed
+        assertThat(upstream.totalHits()).isEqualTo(1);
+        assertThat(channel("alpha").pool().find(Fingerprint.of("sk-alpha-1")).orElseThrow().stats().failureCount()).isZero();
+    }
+
+    @Test
     void should_fall_back_to_the_next_channel_before_the_first_byte() throws Exception {
         upstream.answer("sk-alpha-1", 503).answer("sk-alpha-2", 503);
 
