@@ -22,6 +22,8 @@ import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.SelectionStrategy;
 import io.vertx.core.VertxOptions;
+import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyConfiguration;
+import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyFactory;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
@@ -54,6 +56,10 @@ public class GatewayConfiguration implements CamelConfiguration {
         ObjectMapper mapper = new ObjectMapper();
         registry.bind("vertxOptions", vertxOptions(properties.resolveProperty("keypool.worker-threads")
                 .map(Integer::parseInt).orElse(2500)));
+        if (properties.resolveProperty("camel.metrics.enabled").map(Boolean::parseBoolean).orElse(false)) {
+            MicrometerRoutePolicyFactory routeTimers = routeTimers(context);
+            context.addRoutePolicyFactory(routeTimers);
+        }
 
         List<Channel> channels = new ArrayList<>();
         for (ChannelConfig c : config.channels()) {
@@ -112,6 +118,22 @@ public class GatewayConfiguration implements CamelConfiguration {
                 // an LLM call may legitimately hold its worker for minutes: no blocked-thread warnings for that
                 .setMaxWorkerExecuteTime(30)
                 .setMaxWorkerExecuteTimeUnit(TimeUnit.MINUTES);
+    }
+
+    /**
+     * Timers for the routes a request enters by (chat-completions, embeddings, …) and for each channel route; not for
+     * the internal hops every request crosses (gateway-core, upstream-call, upstream-attempt), nor Camel's
+     * context-wide timer, which counts each of those hops as one more exchange. Camel's own route policy
+     * ({@code camel.metrics.enable-route-policy}, off in application.properties) times every route twice.
+     */
+    private static MicrometerRoutePolicyFactory routeTimers(CamelContext context) {
+        MicrometerRoutePolicyConfiguration timers = new MicrometerRoutePolicyConfiguration();
+        timers.setContextEnabled(false);
+        timers.setExcludePattern("gateway-core,upstream-*");
+        MicrometerRoutePolicyFactory factory = new MicrometerRoutePolicyFactory();
+        factory.setCamelContext(context);
+        factory.setPolicyConfiguration(timers);
+        return factory;
     }
 
     private static BreakerSettings breakerSettings(BreakerConfig b) {

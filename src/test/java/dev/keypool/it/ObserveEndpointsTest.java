@@ -38,4 +38,18 @@ class ObserveEndpointsTest extends GatewayTestSupport {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).contains("routeId=\"chat-completions\"").contains("routeId=\"channel-alpha\"");
     }
+
+    @Test
+    void should_not_time_the_internal_hops_of_every_request() throws Exception {
+        chat("any");
+
+        String metrics = get("/observe/metrics").body();
+
+        // one timer per entry route and per channel; none for the routes every request crosses inside
+        assertThat(metrics).contains("camel_route_policy_seconds_count{")
+                .doesNotContain("routeId=\"gateway-core\"")
+                .doesNotContain("routeId=\"upstream-call\"")
+                .doesNotContain("routeId=\"upstream-attempt\"")
+                .doesNotContain("kind=\"CamelContext\"");
+    }
 }
