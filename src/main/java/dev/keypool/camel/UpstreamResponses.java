@@ -2,6 +2,8 @@ package dev.keypool.camel;
 
 import java.io.IOException;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.gateway.GatewayRequest;
@@ -43,14 +45,26 @@ public final class UpstreamResponses {
         message.setBody(e.getResponseBody());
     }
 
+    /** The top-level {@code usage} object of the answer; only that object is built, the rest is skipped. */
     private JsonNode usage(byte[] body) {
         if (body == null || body.length == 0) {
             return mapper.missingNode();
         }
-        try {
-            return mapper.readTree(body).path("usage");
+        try (JsonParser parser = mapper.createParser(body)) {
+            if (parser.nextToken() == JsonToken.START_OBJECT) {
+                while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                    String field = parser.currentName();
+                    parser.nextToken();
+                    if ("usage".equals(field)) {
+                        JsonNode usage = mapper.readTree(parser);
+                        return usage == null ? mapper.missingNode() : usage;
+                    }
+                    parser.skipChildren();
+                }
+            }
         } catch (IOException notJson) {
-            return mapper.missingNode();
+            // not JSON, or cut short: nothing to count
         }
+        return mapper.missingNode();
     }
 }

@@ -65,6 +65,28 @@ class KeyRotationTest extends GatewayTestSupport {
     }
 
     @Test
+    void should_count_the_tokens_of_the_answers_top_level_usage_on_its_key() throws Exception {
+        // a "usage" inside the choices is content, not the provider's accounting: only the top-level one counts
+        upstream.answer("sk-alpha-1", 200, null, "{\"id\":\"x\",\"choices\":[{\"message\":{\"role\":\"assistant\","
+                + "\"content\":\"hi\",\"usage\":{\"prompt_tokens\":999}}}],"
+                + "\"usage\":{\"prompt_tokens\":13,\"completion_tokens\":4,\"total_tokens\":17},\"system_fingerprint\":null}");
+        upstream.answer("sk-alpha-2", 200, null, "not json at all");
+
+        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+        HttpResponse<String> notJson = chat("gpt-test");
+
+        var first = channel("alpha").pool().find(Fingerprint.of("sk-alpha-1")).orElseThrow().stats();
+        assertThat(first.promptTokens()).isEqualTo(13);
+        assertThat(first.completionTokens()).isEqualTo(4);
+        // a 200 the gateway cannot read is still the provider's answer: passed on, counted, no tokens
+        assertThat(notJson.statusCode()).isEqualTo(200);
+        assertThat(notJson.body()).isEqualTo("not json at all");
+        var second = channel("alpha").pool().find(Fingerprint.of("sk-alpha-2")).orElseThrow().stats();
+        assertThat(second.successCount()).isEqualTo(1);
+        assertThat(second.promptTokens()).isZero();
+    }
+
+    @Test
     void should_cool_key_on_429_and_serve_with_the_next_key() throws Exception {
         upstream.answer("sk-alpha-1", 429, "20", null);
 
