@@ -2,14 +2,15 @@
 # routes/, application.properties and keypool.yaml live in /app and can be mounted over:
 #   docker run -p 8080:8080 -v $PWD/keypool.yaml:/app/keypool.yaml -v $PWD/routes:/app/routes keypool
 
-FROM maven:3.9-eclipse-temurin-17 AS build
+FROM maven:3.9-eclipse-temurin-25 AS build
 WORKDIR /src
 COPY pom.xml .
 RUN mvn -B -ntp -q dependency:go-offline
 COPY src src
 RUN mvn -B -ntp -q package -DskipTests
 
-FROM eclipse-temurin:17-jre
+# Temurin 25: ~0.1 ms less added latency per request than Java 17 on the same jar (README, "Java runtime")
+FROM eclipse-temurin:25-jre
 RUN groupadd --system keypool && useradd --system --gid keypool --home /app keypool
 WORKDIR /app
 COPY --from=build /src/target/keypool.jar /app/target/keypool.jar
@@ -18,5 +19,6 @@ COPY routes /app/routes
 COPY application.properties keypool.yaml /app/
 USER keypool
 EXPOSE 8080
-ENV JAVA_OPTS="-Xss512k -XX:+UseG1GC -XX:MaxRAMPercentage=75"
+# the last flag lets Netty keep using sun.misc.Unsafe on Java 24+ without a warning at startup
+ENV JAVA_OPTS="-Xss512k -XX:+UseG1GC -XX:MaxRAMPercentage=75 --sun-misc-unsafe-memory-access=allow"
 ENTRYPOINT ["sh", "-c", "exec java $JAVA_OPTS -jar /app/target/keypool.jar"]

@@ -6,6 +6,7 @@
 # Run it from a clone of the repository (it builds target/keypool.jar there if it is missing and starts the
 # gateway from the repository root). Everything runs on 127.0.0.1. See bench/README.md for what each figure
 # means. Knobs (environment):
+#   JAVA_HOME           the JDK that runs the gateway (default: java on the PATH; README figures: Temurin 25)
 #   KEYPOOL_JAVA_OPTS   extra JVM flags for the gateway (default: none)
 #   DURATION=10 WARMUP=3     seconds per wrk run and per warm-up run (before each run)
 #   JIT_WARMUP=60            seconds of gateway traffic before the first part that runs (0 = none)
@@ -70,7 +71,8 @@ say() { echo "$*" | tee -a "$OUT/summary.txt"; }
 missing=0
 command -v wrk >/dev/null || { echo "wrk not found: install it with 'apt-get install -y wrk' (Debian/Ubuntu) or 'brew install wrk'" >&2; missing=1; }
 command -v node >/dev/null || { echo "node not found: install Node.js >= 18 (e.g. 'apt-get install -y nodejs')" >&2; missing=1; }
-command -v java >/dev/null || { echo "java not found: install a JDK 17 (e.g. 'apt-get install -y openjdk-17-jdk-headless')" >&2; missing=1; }
+JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+command -v "$JAVA" >/dev/null || { echo "$JAVA not found: install a JDK 17 or newer (e.g. 'apt-get install -y openjdk-17-jdk-headless')" >&2; missing=1; }
 command -v curl >/dev/null || { echo "curl not found: 'apt-get install -y curl'" >&2; missing=1; }
 [ -n "$WRK_CPUS$GW_CPUS$FAKE_CPUS" ] && ! command -v taskset >/dev/null && { echo "taskset not found (util-linux)" >&2; missing=1; }
 [ "$missing" = 0 ] || exit 1
@@ -114,8 +116,12 @@ $(pin "$FAKE_CPUS") node "$BENCH_DIR/fake-upstream.js" --port "$BACKUP_PORT" > "
 PIDS+=($!)
 
 export BENCH_PRIMARY_PORT=$PRIMARY_PORT BENCH_BACKUP_PORT=$BACKUP_PORT
-# shellcheck disable=SC2086  # KEYPOOL_JAVA_OPTS is a list of flags
-$(pin "$GW_CPUS") java $KEYPOOL_JAVA_OPTS \
+# the Dockerfile's flag for Java 24+: Netty keeps sun.misc.Unsafe without a startup warning
+JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
+RUNTIME_OPTS=""
+[ "${JAVA_FEATURE%%.*}" -ge 24 ] 2>/dev/null && RUNTIME_OPTS="--sun-misc-unsafe-memory-access=allow"
+# shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
+$(pin "$GW_CPUS") "$JAVA" $RUNTIME_OPTS $KEYPOOL_JAVA_OPTS \
   -Dkeypool.config="$CONFIG" \
   -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" \
   -jar target/keypool.jar > "$OUT/gateway.log" 2>&1 &
@@ -148,7 +154,7 @@ cpu_proc() { awk '{print $14+$15}' "/proc/$1/stat"; }
 HZ=$(getconf CLK_TCK)
 NCPU=$(nproc)
 
-JAVA_VERSION=$(java -version 2>&1 | head -1)
+JAVA_VERSION=$("$JAVA" -version 2>&1 | head -1)
 say "KeyPool benchmark $(date -u +%Y-%m-%dT%H:%M:%SZ) mode=$MODE"
 say "machine: $NCPU cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM; $JAVA_VERSION; node $(node -v); $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)"
 say "gateway: pid $GW_PID, KEYPOOL_JAVA_OPTS='${KEYPOOL_JAVA_OPTS}', config $CONFIG; ready in ${READY_MS} ms${GW_CPUS:+, pinned to CPUs $GW_CPUS}${WRK_CPUS:+; wrk pinned to CPUs $WRK_CPUS}${FAKE_CPUS:+; fakes pinned to CPUs $FAKE_CPUS}"
