@@ -5,7 +5,9 @@
 FROM maven:3.9-eclipse-temurin-25 AS build
 WORKDIR /src
 COPY pom.xml .
-RUN mvn -B -ntp -q dependency:go-offline
+# dependencies and plugins in a layer of their own (go-offline would fail: it also resolves Netty's optional
+# native artifacts, whose classifier is an unset ${os.detected.*} property)
+RUN mvn -B -ntp -q dependency:resolve dependency:resolve-plugins
 COPY src src
 RUN mvn -B -ntp -q package -DskipTests
 
