@@ -57,8 +57,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("vertxOptions", vertxOptions(properties.resolveProperty("keypool.worker-threads")
                 .map(Integer::parseInt).orElse(2500)));
         if (properties.resolveProperty("camel.metrics.enabled").map(Boolean::parseBoolean).orElse(false)) {
-            MicrometerRoutePolicyFactory routeTimers = routeTimers(context);
-            context.addRoutePolicyFactory(routeTimers);
+            context.addRoutePolicyFactory(routeTimers(context));
         }
 
         List<Channel> channels = new ArrayList<>();
