@@ -7,8 +7,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The wording and level of every breaker log line (SPEC §5). Kept in one place because operators grep for
- * these lines and tests pin them word for word. The logger is named after {@link ChannelBreaker}, the class
- * operators know.
+ * these lines and tests pin them word for word. The lines of state changes are made here and written by
+ * {@link ChannelBreaker}'s transition; the others (probe results, a recovery put off) are written here. The
+ * logger is named after {@link ChannelBreaker}, the class operators know.
  */
 final class BreakerLog {
 
@@ -20,12 +21,37 @@ final class BreakerLog {
         this.prefix = "Channel [" + channel + "] ";
     }
 
-    void tripped(Trip trip) {
-        LOG.warn("{}tripped: {}", prefix, trip.describe());
+    /** A state change: WARN when the channel goes out of service, INFO otherwise. */
+    void transition(BreakerState to, String line) {
+        if (to == BreakerState.OPEN) {
+            LOG.warn(line);
+        } else {
+            LOG.info(line);
+        }
     }
 
-    void halfOpen(HalfOpenTrial trial) {
-        LOG.info("{}recovery timeout elapsed, HALF_OPEN (needs {}/{})", prefix, trial.needed(), trial.allowed());
+    String tripped(Trip trip) {
+        return prefix + "tripped: " + trip.describe();
+    }
+
+    String halfOpen(HalfOpenTrial trial) {
+        return prefix + "recovery timeout elapsed, HALF_OPEN (needs " + trial.needed() + "/" + trial.allowed() + ")";
+    }
+
+    String halfOpenPassed(HalfOpenTrial trial) {
+        return prefix + "half-open passed, CLOSED (" + trial.successes() + "/" + trial.allowed() + ")";
+    }
+
+    String halfOpenFailed(Duration reopenDelay) {
+        return prefix + "half-open failed, OPEN, next try in " + seconds(reopenDelay);
+    }
+
+    String forcedOpen(String reason) {
+        return prefix + "forced OPEN by operator: " + reason;
+    }
+
+    String forcedClosed() {
+        return prefix + "forced CLOSED by operator";
     }
 
     void noActiveKey(Duration reopenDelay) {
@@ -38,22 +64,6 @@ final class BreakerLog {
 
     void probeFailed(HalfOpenTrial trial) {
         LOG.info("{}half-open probe failed ({})", prefix, progress(trial));
-    }
-
-    void halfOpenPassed(HalfOpenTrial trial) {
-        LOG.info("{}half-open passed, CLOSED ({}/{})", prefix, trial.successes(), trial.allowed());
-    }
-
-    void halfOpenFailed(Duration reopenDelay) {
-        LOG.warn("{}half-open failed, OPEN, next try in {}", prefix, seconds(reopenDelay));
-    }
-
-    void forcedOpen(String reason) {
-        LOG.warn("{}forced OPEN by operator: {}", prefix, reason);
-    }
-
-    void forcedClosed() {
-        LOG.info("{}forced CLOSED by operator", prefix);
     }
 
     private static String progress(HalfOpenTrial trial) {

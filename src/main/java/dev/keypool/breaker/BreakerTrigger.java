@@ -1,8 +1,9 @@
 package dev.keypool.breaker;
 
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
-import java.util.stream.Collectors;
+import java.util.Optional;
 
 /** The conditions that can open a channel's breaker; a channel enables any subset and they are OR-ed. */
 public enum BreakerTrigger {
@@ -16,17 +17,13 @@ public enum BreakerTrigger {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** Parses the keypool.yaml spelling; the message lists the valid names so a config error is self-explaining. */
-    public static BreakerTrigger fromConfigName(String name) {
-        if (name != null) {
-            String wanted = name.trim();
-            for (BreakerTrigger trigger : values()) {
-                if (trigger.configName().equalsIgnoreCase(wanted)) {
-                    return trigger;
-                }
-            }
-        }
-        throw new IllegalArgumentException("unknown breaker trigger '" + name + "', expected one of "
-                + Arrays.stream(values()).map(BreakerTrigger::configName).collect(Collectors.joining(", ")));
+    /** The trigger spelled exactly {@code name} in keypool.yaml. */
+    public static Optional<BreakerTrigger> ofConfigName(String name) {
+        return Arrays.stream(values()).filter(t -> t.configName().equals(name)).findFirst();
+    }
+
+    /** Every keypool.yaml spelling, in the order the SPEC lists the triggers. */
+    public static List<String> configNames() {
+        return Arrays.stream(values()).map(BreakerTrigger::configName).toList();
     }
 }

@@ -3,10 +3,15 @@ package dev.keypool.breaker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 
+import dev.keypool.events.StateListener;
 import dev.keypool.window.SlidingWindow;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
@@ -22,6 +27,12 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
  */
 public final class ChannelBreaker {
 
+    /** The moves a breaker may make. OPEN to OPEN: an operator now holds a tripped breaker open. */
+    private static final Map<BreakerState, Set<BreakerState>> ALLOWED = new EnumMap<>(Map.of(
+            BreakerState.CLOSED, EnumSet.of(BreakerState.OPEN),
+            BreakerState.OPEN, EnumSet.of(BreakerState.HALF_OPEN, BreakerState.CLOSED, BreakerState.OPEN),
+            BreakerState.HALF_OPEN, EnumSet.of(BreakerState.CLOSED, BreakerState.OPEN)));
+
     private final String channel;
     private final BreakerSettings settings;
     private final BooleanSupplier hasActiveKey;
@@ -29,6 +40,7 @@ public final class ChannelBreaker {
     private final TripDetector detector;
     private final Resilience4jGate gate;
     private final BreakerLog log;
+    private final StateListener listener;
 
     // guarded by this
     private BreakerState state = BreakerState.CLOSED;
@@ -37,7 +49,8 @@ public final class ChannelBreaker {
     private String trippedBy;
     private HalfOpenTrial trial;            // set while HALF_OPEN
 
-    public ChannelBreaker(String channel, BreakerSettings settings, BooleanSupplier hasActiveKey, Clock clock) {
+    public ChannelBreaker(String channel, BreakerSettings settings, BooleanSupplier hasActiveKey, Clock clock,
+                          StateListener listener) {
         this.channel = Objects.requireNonNull(channel, "channel");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.hasActiveKey = Objects.requireNonNull(hasActiveKey, "hasActiveKey");
@@ -45,6 +58,7 @@ public final class ChannelBreaker {
         this.detector = new TripDetector(settings, clock);
         this.gate = new Resilience4jGate(channel + "-breaker", settings.halfOpenRequests(), clock);
         this.log = new BreakerLog(channel);
+        this.listener = Objects.requireNonNull(listener, "listener");
     }
 
     /** The r4j instance to bind for the channel's circuitBreaker EIP; it follows the state decided here. */
@@ -137,25 +151,18 @@ public final class ChannelBreaker {
      * operator who takes a channel out of service expects it to stay out.
      */
     public synchronized void forceOpen(String reason) {
-        String why = reason == null || reason.isBlank() ? "no reason given" : reason.strip();
-        boolean wasForced = forcedOpen;
-        forcedOpen = true;
-        trippedBy = "operator: " + why;
-        state = BreakerState.OPEN;
-        nextAttemptAt = null;
-        trial = null;
-        gate.moveTo(BreakerState.OPEN);
-        if (!wasForced) {
-            log.forcedOpen(why);
+        if (forcedOpen) {
+            return;
         }
+        String why = reason == null || reason.isBlank() ? "no reason given" : reason.strip();
+        forcedOpen = true;
+        open("operator: " + why, null, log.forcedOpen(why));
     }
 
     /** Operator action: CLOSED with fresh windows, whatever the state was. */
     public synchronized void forceClosed() {
-        boolean wasClosed = state == BreakerState.CLOSED;
-        close();
-        if (!wasClosed) {
-            log.forcedClosed();
+        if (state != BreakerState.CLOSED) {
+            close(log.forcedClosed());
         }
     }
 
@@ -171,11 +178,9 @@ public final class ChannelBreaker {
                 return; // another thread got here first and already decided (and logged)
             }
             if (active) {
-                state = BreakerState.HALF_OPEN;
-                nextAttemptAt = null;
                 trial = new HalfOpenTrial(settings.halfOpenRequests(), settings.halfOpenSuccess());
-                gate.moveTo(BreakerState.HALF_OPEN);
-                log.halfOpen(trial);
+                nextAttemptAt = null;
+                transition(BreakerState.HALF_OPEN, log.halfOpen(trial));
             } else {
                 // probing a channel without an ACTIVE key can only fail; look again later
                 nextAttemptAt = clock.instant().plus(settings.reopenDelay());
@@ -189,21 +194,16 @@ public final class ChannelBreaker {
     }
 
     private void trip(Trip trip) {
-        state = BreakerState.OPEN;
-        trippedBy = trip.trigger().configName();
-        nextAttemptAt = clock.instant().plus(settings.recoveryTimeout());
         // the evidence that tripped it must not trip it again the moment it closes
         detector.reset();
-        gate.moveTo(BreakerState.OPEN);
-        log.tripped(trip);
+        open(trip.trigger().configName(), clock.instant().plus(settings.recoveryTimeout()), log.tripped(trip));
     }
 
     private void probeSucceeded() {
         HalfOpenTrial.Verdict verdict = trial.success();
         log.probeSucceeded(trial);
         if (verdict == HalfOpenTrial.Verdict.PASSED) {
-            log.halfOpenPassed(trial);
-            close();
+            close(log.halfOpenPassed(trial));
         }
     }
 
@@ -211,21 +211,41 @@ public final class ChannelBreaker {
         HalfOpenTrial.Verdict verdict = trial.failure();
         log.probeFailed(trial);
         if (verdict == HalfOpenTrial.Verdict.FAILED) {
-            state = BreakerState.OPEN;
-            nextAttemptAt = clock.instant().plus(settings.reopenDelay());
-            trial = null;
-            gate.moveTo(BreakerState.OPEN);
-            log.halfOpenFailed(settings.reopenDelay());
+            open(trippedBy, clock.instant().plus(settings.reopenDelay()), log.halfOpenFailed(settings.reopenDelay()));
         }
     }
 
-    private void close() {
-        state = BreakerState.CLOSED;
+    /** To OPEN, tripped by {@code why}, until {@code until} (null: until an operator closes it). */
+    private void open(String why, Instant until, String line) {
+        trippedBy = why;
+        nextAttemptAt = until;
+        trial = null;
+        transition(BreakerState.OPEN, line);
+    }
+
+    /** To CLOSED with fresh windows. */
+    private void close(String line) {
         forcedOpen = false;
         trippedBy = null;
         nextAttemptAt = null;
         trial = null;
         detector.reset();
-        gate.moveTo(BreakerState.CLOSED);
+        transition(BreakerState.CLOSED, line);
+    }
+
+    /**
+     * The one place the state changes, as resilience4j's CircuitBreakerStateMachine does it: checked against the
+     * allowed moves, mirrored on the r4j gate, logged once and published once. The callers set the fields that
+     * go with the new state first, so that a listener reading the figures sees them.
+     */
+    private void transition(BreakerState target, String line) {
+        BreakerState from = state;
+        if (!ALLOWED.get(from).contains(target)) {
+            throw new IllegalStateException("Channel [" + channel + "] breaker cannot move from " + from + " to " + target);
+        }
+        state = target;
+        gate.moveTo(target);
+        log.transition(target, line);
+        listener.stateChanged(new BreakerStateChange(clock.instant(), channel, from, target, line));
     }
 }

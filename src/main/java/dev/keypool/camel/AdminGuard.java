@@ -1,9 +1,7 @@
 package dev.keypool.camel;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-
+import dev.keypool.auth.Bearer;
+import dev.keypool.auth.Sha256;
 import dev.keypool.gateway.GatewayError;
 import org.apache.camel.Exchange;
 
@@ -16,7 +14,7 @@ public final class AdminGuard {
     private final byte[] tokenHash;
 
     public AdminGuard(String token) {
-        this.tokenHash = token == null ? null : sha256(token);
+        this.tokenHash = token == null ? null : Sha256.of(token);
     }
 
     public void check(Exchange exchange) {
@@ -24,19 +22,10 @@ public final class AdminGuard {
             throw new GatewayError(404, "invalid_request_error", "admin_disabled",
                     "The admin API is off: set admin.token in keypool.yaml", null);
         }
-        String auth = exchange.getMessage().getHeader("Authorization", "", String.class);
-        String presented = auth.startsWith("Bearer ") ? auth.substring("Bearer ".length()).trim() : "";
-        if (!MessageDigest.isEqual(tokenHash, sha256(presented))) {
+        String presented = Bearer.token(exchange.getMessage().getHeader("Authorization", String.class)).orElse("");
+        if (!Sha256.matches(tokenHash, presented)) {
             throw new GatewayError(401, "authentication_error", "invalid_admin_token",
                     "Missing or wrong admin token (Authorization: Bearer <admin.token>)", null);
-        }
-    }
-
-    private static byte[] sha256(String text) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 }

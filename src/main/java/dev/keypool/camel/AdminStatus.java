@@ -68,7 +68,7 @@ public final class AdminStatus {
         node.put("label", key.label());
         node.put("weight", key.weight());
         node.put("state", channel.pool().stateOf(key).name());
-        node.put("coolingUntil", text(key.coolingUntil().orElse(null)));
+        node.put("coolingUntil", text(channel.pool().coolingUntil(key).orElse(null)));
         node.put("inFlight", s.inFlight());
         node.put("callCount", s.callCount());
         node.put("successCount", s.successCount());

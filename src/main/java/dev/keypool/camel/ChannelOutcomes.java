@@ -10,10 +10,16 @@ import org.apache.camel.ExchangePropertyKey;
 /** The steps of a channel route around its circuitBreaker: prepare the visit, and tell the breaker how it went. */
 public final class ChannelOutcomes {
 
-    /** Before the breaker (its body runs on a copy, CAMEL-NOTES G3): the upstream URI of this channel. */
+    /**
+     * Before the breaker, because properties set inside it would be lost when it fails (it runs its body on a
+     * copy of the exchange): where and how long upstream-attempt calls the provider of this channel.
+     */
     public void enter(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
-        exchange.setProperty(Exchanges.UPSTREAM_URI, request.current().upstreamUri(request.endpoint(), request.isStream()));
+        Channel channel = request.current();
+        exchange.setProperty(Exchanges.UPSTREAM_URL, channel.upstreamUrl(request.endpoint()));
+        exchange.setProperty(Exchanges.TIMEOUT_MS, channel.config().timeout().toMillis());
+        exchange.setProperty(Exchanges.CONNECT_TIMEOUT_MS, channel.config().connectTimeout().toMillis());
     }
 
     /**

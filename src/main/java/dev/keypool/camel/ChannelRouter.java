@@ -7,7 +7,8 @@ import org.apache.camel.Exchange;
 
 /**
  * The fallback walk, as the expression of the gateway's dynamicRouter: the primary channel, then its fallback
- * list, skipping OPEN channels; null ends the walk (CAMEL-NOTES G9) once a channel served or none is left.
+ * list, skipping OPEN channels; null ends the walk once a channel served or none is left (a dynamicRouter
+ * routes until its expression returns null: https://camel.apache.org/components/4.18.x/eips/dynamicRouter-eip.html).
  */
 public final class ChannelRouter {
 

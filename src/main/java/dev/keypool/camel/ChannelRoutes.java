@@ -6,8 +6,9 @@ import org.apache.camel.builder.RouteBuilder;
 
 /**
  * One route per configured channel, from the routeTemplate {@code keypool-channel} in routes/channel.camel.yaml.
- * The channels come from keypool.yaml, so the instances are made here rather than listed in YAML; prefixId
- * keeps node ids stable (CAMEL-NOTES G10).
+ * The channels come from keypool.yaml, so the instances are made here rather than listed in YAML. prefixId
+ * keeps node ids stable: without it Camel prefixes the template's node ids with a counter, and the breaker node
+ * would get another name at every start.
  */
 public class ChannelRoutes extends RouteBuilder {
 

@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.auth.Bearer;
 import dev.keypool.pool.Fingerprint;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -128,7 +129,6 @@ public final class DemoUpstream {
     }
 
     private static String bearer(Exchange exchange) {
-        String auth = exchange.getMessage().getHeader("Authorization", "", String.class);
-        return auth.startsWith("Bearer ") ? auth.substring("Bearer ".length()).trim() : "";
+        return Bearer.token(exchange.getMessage().getHeader("Authorization", String.class)).orElse("");
     }
 }

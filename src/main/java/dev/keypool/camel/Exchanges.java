@@ -19,8 +19,12 @@ final class Exchanges {
     static final String STREAM = "kpStream";
     /** The {@link GatewayRequest} of this exchange. */
     static final String REQUEST = "kpRequest";
-    /** The camel-http URI of the current channel's upstream, read by toD in upstream-attempt. */
-    static final String UPSTREAM_URI = "kpUpstreamUri";
+    /** The current channel's provider URL for this request, read by toD in upstream-attempt. */
+    static final String UPSTREAM_URL = "kpUpstreamUrl";
+    /** The current channel's timeout of a whole call (streams: until the first byte), in milliseconds. */
+    static final String TIMEOUT_MS = "kpTimeoutMs";
+    /** The current channel's timeout to open a connection, in milliseconds. */
+    static final String CONNECT_TIMEOUT_MS = "kpConnectTimeoutMs";
     /** The Vert.x response of a streaming request, written event by event by {@link StreamRelay}. */
     static final String CLIENT_RESPONSE = "kpClientResponse";
 

@@ -9,13 +9,11 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.keypool.breaker.BreakerSettings;
-import dev.keypool.breaker.BreakerTrigger;
 import dev.keypool.breaker.ChannelBreaker;
-import dev.keypool.config.BreakerConfig;
 import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.ConfigLoader;
-import dev.keypool.config.KeyPoolConfig;
+import dev.keypool.config.GatewayConfig;
+import dev.keypool.events.StateListeners;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.pool.ApiKey;
@@ -27,6 +25,8 @@ import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyFa
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
+import org.apache.camel.StartupListener;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
 import org.slf4j.Logger;
@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Builds KeyPool from keypool.yaml and binds the beans the YAML routes call. Beans that depend on each other
- * are bound here in order (CAMEL-NOTES G13). A {@link Clock} bean bound before startup (tests) replaces the
- * system clock everywhere.
+ * are bound here in order, since Camel runs {@code @BindToRegistry} methods in no defined order. A {@link Clock}
+ * bean bound before startup (tests) replaces the system clock everywhere. Settings come from
+ * application.properties, the one place their defaults are written.
  */
 @Configuration
 public class GatewayConfiguration implements CamelConfiguration {
@@ -48,23 +49,26 @@ public class GatewayConfiguration implements CamelConfiguration {
         Registry registry = context.getRegistry();
         Function<String, String> settings = name -> properties.resolveProperty(name).orElse(null);
         Path file = ConfigLoader.configuredPath(settings, System::getenv);
-        KeyPoolConfig config = new ConfigLoader(ConfigLoader.variables(settings, System::getenv)).load(file);
+        GatewayConfig config = new ConfigLoader(ConfigLoader.variables(settings, System::getenv)).load(file);
         Clock clock = registry.findSingleByType(Clock.class);
         if (clock == null) {
             clock = Clock.systemUTC();
         }
         ObjectMapper mapper = new ObjectMapper();
-        registry.bind("vertxOptions", vertxOptions(properties.resolveProperty("keypool.worker-threads")
-                .map(Integer::parseInt).orElse(2500)));
+        registry.bind("vertxOptions", vertxOptions(Integer.parseInt(required(properties, "keypool.worker-threads"))));
         if (properties.resolveProperty("camel.metrics.enabled").map(Boolean::parseBoolean).orElse(false)) {
             context.addRoutePolicyFactory(routeTimers(context));
         }
 
+        // every key and breaker state change, for whoever listens (admin events, metrics, shared state)
+        StateListeners stateListeners = new StateListeners();
+        registry.bind("stateListeners", stateListeners);
         List<Channel> channels = new ArrayList<>();
         for (ChannelConfig c : config.channels()) {
             List<ApiKey> keys = c.keys().stream().map(k -> new ApiKey(k.key(), k.label(), k.weight())).toList();
-            KeyPool pool = new KeyPool(c.name(), keys, SelectionStrategy.named(c.strategy()), c.cooldown(), c.disableAfter(), clock);
-            ChannelBreaker breaker = new ChannelBreaker(c.name(), breakerSettings(c.breaker()), pool::hasActiveKey, clock);
+            KeyPool pool = new KeyPool(c.name(), keys, SelectionStrategy.named(c.strategy()), c.cooldown(),
+                    c.disableAfter(), clock, stateListeners);
+            ChannelBreaker breaker = new ChannelBreaker(c.name(), c.breaker(), pool::hasActiveKey, clock, stateListeners);
             // the channel route's circuitBreaker EIP uses this instance (resilience4jConfiguration.circuitBreaker)
             registry.bind("breaker-" + c.name(), breaker.circuitBreaker());
             channels.add(new Channel(c, pool, breaker));
@@ -75,21 +79,35 @@ public class GatewayConfiguration implements CamelConfiguration {
                     keys.stream().map(ApiKey::fingerprint).collect(Collectors.joining(", ")), c.models(), c.fallback());
         }
         Channels all = new Channels(channels);
-        long maxBody = properties.resolveProperty("keypool.max-body-bytes").map(Long::parseLong).orElse(4L * 1024 * 1024);
+        long maxBody = Long.parseLong(required(properties, "keypool.max-body-bytes"));
 
         registry.bind("channels", all);
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody));
         registry.bind("channelRouter", new ChannelRouter());
         registry.bind("channelOutcomes", new ChannelOutcomes());
         registry.bind("keySelector", new KeySelector());
-        KeyOutcomes keyOutcomes = new KeyOutcomes(clock);
-        registry.bind("coolKey", keyOutcomes.coolKey());
-        registry.bind("disableKey", keyOutcomes.disableKey());
-        registry.bind("countKeyFailure", keyOutcomes.countKeyFailure());
-        registry.bind("releaseKey", keyOutcomes.releaseKey());
+        AttemptOutcomes attemptOutcomes = new AttemptOutcomes(clock);
+        registry.bind("attemptRateLimited", attemptOutcomes.rateLimited());
+        registry.bind("attemptKeyRejected", attemptOutcomes.keyRejected());
+        registry.bind("attemptFailed", attemptOutcomes.upstreamFailed());
+        registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
         registry.bind("streamRelay", new StreamRelay(mapper));
-        registry.bind("gatewayResponses", new GatewayResponses(mapper, clock));
+        GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock);
+        registry.bind("gatewayResponses", gatewayResponses);
+        addStartupListener(context, new StartupListener() {
+            @Override
+            public void onCamelContextStarted(CamelContext started, boolean alreadyStarted) {
+                // platform-http's router is not there yet
+            }
+
+            @Override
+            public void onCamelContextFullyStarted(CamelContext started, boolean alreadyStarted) {
+                // one router per HTTP server (the API's, and the management one when it has its own port)
+                started.getRegistry().findByType(VertxPlatformHttpRouter.class)
+                        .forEach(router -> UnmatchedRequests.install(router, gatewayResponses));
+            }
+        });
         registry.bind("modelCatalog", new ModelCatalog(all, mapper));
         registry.bind("demoUpstream", new DemoUpstream(mapper));
         registry.bind("adminGuard", new AdminGuard(config.admin() == null ? null : config.admin().token()));
@@ -135,10 +153,17 @@ public class GatewayConfiguration implements CamelConfiguration {
         return factory;
     }
 
-    private static BreakerSettings breakerSettings(BreakerConfig b) {
-        return new BreakerSettings(
-                b.triggers().stream().map(BreakerTrigger::fromConfigName).collect(Collectors.toUnmodifiableSet()),
-                b.errorRateThreshold(), b.errorRateWindow(), b.minimumCalls(), b.latencyThresholdMs(), b.latencyWindow(),
-                b.consecutiveFailThreshold(), b.recoveryTimeout(), b.halfOpenRequests(), b.halfOpenSuccess(), b.reopenDelay());
+    private static void addStartupListener(CamelContext context, StartupListener listener) {
+        try {
+            context.addStartupListener(listener);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot listen to the start of " + context.getName(), e);
+        }
+    }
+
+    /** A setting whose default application.properties gives; missing only when that file was not loaded. */
+    private static String required(PropertiesComponent properties, String name) {
+        return properties.resolveProperty(name).orElseThrow(() -> new IllegalStateException(
+                "Setting " + name + " is missing: start KeyPool with its application.properties"));
     }
 }

@@ -42,10 +42,7 @@ public final class GatewayResponses {
         String contentType = message.getHeader(Exchange.CONTENT_TYPE, String.class);
         Exchanges.answer(message, status == null ? 200 : status, contentType == null ? "application/json" : contentType,
                 message.getBody());
-        message.setHeader("X-KeyPool-Channel", request.servedBy().name());
-        message.setHeader("X-KeyPool-Key", request.servedKey().fingerprint());
-        message.setHeader("X-KeyPool-Attempts", request.totalAttempts());
-        message.setHeader("X-Fallback-Level", request.level());
+        request.responseHeaders().forEach(message::setHeader);
         if (request.level() > 0) {
             String primary = request.primary().name();
             LOG.info("Request fell back {} -> {} (level {}): {}", primary, request.servedBy().name(), request.level(),
@@ -58,7 +55,7 @@ public final class GatewayResponses {
         Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         GatewayError error = cause instanceof GatewayError ge ? ge : internal(cause);
         Message message = exchange.getMessage();
-        Exchanges.answer(message, error.status(), "application/json", body(error));
+        Exchanges.answer(message, error.status(), "application/json", errorBody(error));
         if (error.retryAfterSeconds() != null) {
             message.setHeader("Retry-After", error.retryAfterSeconds());
         }
@@ -68,7 +65,8 @@ public final class GatewayResponses {
         }
     }
 
-    private byte[] body(GatewayError error) {
+    /** {@code {"error":{"message","type","code"}}}, as OpenAI answers errors. */
+    byte[] errorBody(GatewayError error) {
         ObjectNode root = mapper.createObjectNode();
         ObjectNode e = root.putObject("error");
         e.put("message", error.getMessage());

@@ -32,10 +32,11 @@ public final class KeySelector {
     }
 
     /**
-     * retryWhile of upstream-errors: attempts left under maxRetries, a key not yet tried, and a channel whose
-     * breaker has not opened meanwhile (then the request moves on to the fallback instead of adding load).
+     * retryWhile of upstream-errors: whether to try another key of this channel — attempts left under maxRetries,
+     * a key not yet tried, and a breaker that has not opened meanwhile (then the request moves on to the fallback
+     * instead of adding load).
      */
-    public boolean canRetry(Exchange exchange) {
+    public boolean mayTryAnotherKey(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
         Channel channel = request.current();
         return request.attemptsInChannel() <= channel.config().maxRetries()

@@ -6,6 +6,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.config.ChannelConfig;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import org.apache.camel.Exchange;
@@ -24,7 +25,7 @@ public final class ModelCatalog {
     public void list(Exchange exchange) throws Exception {
         Map<String, String> owners = new LinkedHashMap<>();
         for (Channel channel : channels.all()) {
-            channel.config().models().stream().filter(m -> !"*".equals(m))
+            channel.config().models().stream().filter(m -> !ChannelConfig.ANY_MODEL.equals(m))
                     .forEach(m -> owners.putIfAbsent(m, channel.name()));
             channel.config().modelMap().keySet().forEach(m -> owners.putIfAbsent(m, channel.name()));
         }

@@ -1,6 +1,7 @@
 package dev.keypool.camel;
 
 import java.io.IOException;
+import java.util.Locale;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -48,7 +49,12 @@ public final class RequestPlanner {
         } else if (json.get("input") == null || json.get("input").isNull()) {
             throw GatewayError.badRequest("missing_input", "'input' is required");
         }
-        boolean stream = "chat/completions".equals(endpoint) && json.path("stream").asBoolean(false);
+        JsonNode streamField = json.get("stream");
+        if (streamField != null && !streamField.isNull() && !streamField.isBoolean()) {
+            throw GatewayError.badRequest("invalid_type", "Invalid type for 'stream': expected a boolean, but got "
+                    + streamField.getNodeType().name().toLowerCase(Locale.ROOT) + " instead");
+        }
+        boolean stream = "chat/completions".equals(endpoint) && streamField != null && streamField.asBoolean(false);
         if (stream) {
             HttpMessage http = exchange.getIn(HttpMessage.class);
             if (http == null) {

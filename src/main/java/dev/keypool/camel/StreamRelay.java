@@ -3,18 +3,16 @@ package dev.keypool.camel;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.gateway.Attempt;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.SseEventBuffer;
 import dev.keypool.gateway.StreamEvent;
-import dev.keypool.pool.ApiKey;
-import dev.keypool.pool.KeyPool;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import org.apache.camel.Exchange;
@@ -26,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * Relays a provider's Server-Sent Events to the client event by event, on the worker thread of the request.
  *
  * <p>Why not return the InputStream as the body: camel-platform-http-vertx 4.18.0 fills a 16 KB buffer before
- * it writes anything (CAMEL-NOTES G1; fixed upstream by CAMEL-23804 — with it, this class can go). So the relay
+ * it writes anything (https://issues.apache.org/jira/browse/CAMEL-23804, fixed after 4.18.0; with that fix
+ * this class can go). So the relay
  * writes to the Vert.x response itself and ends it; the consumer then finds the response ended and sends nothing.
  *
  * <p>Until the first whole event has been read, a failure is an ordinary failed attempt (another key, the
@@ -66,10 +65,8 @@ public final class StreamRelay {
             first = events.feed(buffer, 0, n);
         }
 
-        KeyPool pool = request.current().pool();
-        ApiKey key = request.attemptKey();
-        pool.recordFirstByte(key, request.attemptElapsed());
-        request.served(key);
+        Attempt attempt = request.attempt();
+        attempt.firstByte();
         Relay relay = new Relay(request, client, upstream);
         Ending ending;
         try {
@@ -83,17 +80,12 @@ public final class StreamRelay {
                 Thread.currentThread().interrupt();
             }
         }
-        // the key's outcome is recorded before the client sees the end, so that anyone the client tells
+        // the outcome is recorded before the client sees the end, so that anyone the client tells
         // (an operator reading /admin/status, a test) finds the stats already updated
-        request.finishAttempt();
-        Duration total = request.lastLatency();
         switch (ending) {
-            case COMPLETE -> pool.recordSuccess(key, total, relay.promptTokens, relay.completionTokens);
-            case BROKEN -> {
-                pool.recordFailure(key, total, "stream broken");
-                request.streamBroke();
-            }
-            case CLIENT_GONE -> pool.recordClientError(key, total);
+            case COMPLETE -> attempt.succeeded(relay.promptTokens, relay.completionTokens);
+            case BROKEN -> attempt.streamBroke("stream broken (" + relay.brokenBy + ")");
+            case CLIENT_GONE -> attempt.clientGone();
         }
         relay.finish(ending);
         exchange.getMessage().setBody(null);
@@ -126,11 +118,8 @@ public final class StreamRelay {
             client.setStatusCode(200)
                     .setChunked(true)
                     .putHeader("Content-Type", "text/event-stream")
-                    .putHeader("Cache-Control", "no-cache")
-                    .putHeader("X-KeyPool-Channel", request.current().name())
-                    .putHeader("X-KeyPool-Key", request.attemptKey().fingerprint())
-                    .putHeader("X-KeyPool-Attempts", String.valueOf(request.totalAttempts()))
-                    .putHeader("X-Fallback-Level", String.valueOf(request.level()));
+                    .putHeader("Cache-Control", "no-cache");
+            request.responseHeaders().forEach(client::putHeader);
         }
 
         Ending pump(List<byte[]> first, SseEventBuffer events, byte[] buffer) throws IOException, InterruptedException {

@@ -6,8 +6,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.keypool.gateway.GatewayRequest;
-import dev.keypool.pool.ApiKey;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.http.base.HttpOperationFailedException;
@@ -26,13 +24,9 @@ public final class UpstreamResponses {
         Message message = exchange.getMessage();
         byte[] body = message.getBody(byte[].class);
         message.setBody(body);
-        GatewayRequest request = Exchanges.request(exchange);
-        ApiKey key = request.finishAttempt();
         JsonNode usage = usage(body);
-        request.current().pool().recordSuccess(key, request.lastLatency(),
-                usage.path("prompt_tokens").asLong(0), usage.path("completion_tokens").asLong(0));
-        request.current().breaker().onKeySuccess(key.fingerprint());
-        request.served(key);
+        Exchanges.request(exchange).attempt()
+                .succeeded(usage.path("prompt_tokens").asLong(0), usage.path("completion_tokens").asLong(0));
     }
 
     /** Continued 4xx (400, 404, 413, 422 …): the client gets the provider's status and body as they are. */
@@ -40,7 +34,7 @@ public final class UpstreamResponses {
         HttpOperationFailedException e = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, HttpOperationFailedException.class);
         Message message = exchange.getMessage();
         message.setHeader(Exchange.HTTP_RESPONSE_CODE, e.getStatusCode());
-        String contentType = KeyOutcomes.header(e.getResponseHeaders(), "Content-Type");
+        String contentType = AttemptOutcomes.header(e.getResponseHeaders(), "Content-Type");
         message.setHeader(Exchange.CONTENT_TYPE, contentType == null ? "application/json" : contentType);
         message.setBody(e.getResponseBody());
     }

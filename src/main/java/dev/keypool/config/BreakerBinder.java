@@ -1,18 +1,21 @@
 package dev.keypool.config;
 
-import java.util.LinkedHashSet;
+import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
 
-/** The optional {@code breaker} block of one channel; every field left out takes {@link BreakerConfig#defaults()}. */
+import dev.keypool.breaker.BreakerSettings;
+import dev.keypool.breaker.BreakerTrigger;
+
+/** The optional {@code breaker} block of one channel; every field left out takes {@link BreakerSettings#defaults()}. */
 final class BreakerBinder {
 
     private static final Set<String> FIELDS = Set.of("triggers", "errorRateThreshold", "errorRateWindow",
             "minimumCalls", "latencyThresholdMs", "latencyWindow", "consecutiveFailThreshold", "recoveryTimeout",
             "halfOpenRequests", "halfOpenSuccess", "reopenDelay");
 
-    BreakerConfig bind(ConfigNode node) {
-        BreakerConfig defaults = BreakerConfig.defaults();
+    BreakerSettings bind(ConfigNode node) {
+        BreakerSettings defaults = BreakerSettings.defaults();
         if (node.isAbsent() || !node.checkMapping(FIELDS)) {
             return defaults;
         }
@@ -20,7 +23,7 @@ final class BreakerBinder {
         ConfigNode requestsNode = node.field("halfOpenRequests");
         Optional<Integer> halfOpenRequests = requestsNode.isAbsent()
                 ? Optional.of(defaults.halfOpenRequests()) : requestsNode.integer(1);
-        return new BreakerConfig(
+        return new BreakerSettings(
                 triggers(node.field("triggers")).orElse(defaults.triggers()),
                 errorRateThreshold(node.field("errorRateThreshold")).orElse(defaults.errorRateThreshold()),
                 node.field("errorRateWindow").positiveDuration().orElse(defaults.errorRateWindow()),
@@ -35,20 +38,15 @@ final class BreakerBinder {
     }
 
     /** An empty list is allowed: a breaker that only an operator can open. */
-    private static Optional<Set<String>> triggers(ConfigNode node) {
+    private static Optional<Set<BreakerTrigger>> triggers(ConfigNode node) {
         if (node.isAbsent()) {
             return Optional.empty();
         }
-        Set<String> triggers = new LinkedHashSet<>();
+        Set<BreakerTrigger> triggers = EnumSet.noneOf(BreakerTrigger.class);
         for (ConfigNode item : node.list()) {
-            item.requiredText().ifPresent(trigger -> {
-                if (BreakerConfig.TRIGGERS.contains(trigger)) {
-                    triggers.add(trigger);
-                } else {
-                    item.problem("unknown trigger " + Problems.quote(trigger)
-                            + " (use " + String.join(", ", BreakerConfig.TRIGGERS) + ")");
-                }
-            });
+            item.requiredText().ifPresent(name -> BreakerTrigger.ofConfigName(name).ifPresentOrElse(triggers::add,
+                    () -> item.problem("unknown trigger " + Problems.quote(name)
+                            + " (use " + String.join(", ", BreakerTrigger.configNames()) + ")")));
         }
         return Optional.of(triggers);
     }
@@ -66,14 +64,16 @@ final class BreakerBinder {
      * At most {@code halfOpenRequests}: more successes than probes could never close the breaker. The default
      * shrinks with a smaller {@code halfOpenRequests: 1} instead of turning that setting into an error.
      */
-    private static int halfOpenSuccess(ConfigNode node, Optional<Integer> halfOpenRequests, BreakerConfig defaults) {
+    private static int halfOpenSuccess(ConfigNode node, Optional<Integer> halfOpenRequests, BreakerSettings defaults) {
+        int requests = halfOpenRequests.orElse(defaults.halfOpenRequests());
         if (node.isAbsent()) {
-            return Math.min(defaults.halfOpenSuccess(), halfOpenRequests.orElse(defaults.halfOpenRequests()));
+            return Math.min(defaults.halfOpenSuccess(), requests);
         }
         Optional<Integer> successes = node.integer(1);
         if (successes.isPresent() && halfOpenRequests.isPresent() && successes.get() > halfOpenRequests.get()) {
             node.problem("must be between 1 and halfOpenRequests (" + halfOpenRequests.get() + ")");
         }
-        return successes.orElse(defaults.halfOpenSuccess());
+        // a value the settings accept even when it was reported: the load fails on the report, not on this value
+        return Math.min(successes.orElse(defaults.halfOpenSuccess()), requests);
     }
 }

@@ -9,6 +9,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import dev.keypool.pool.RoundRobinStrategy;
+import dev.keypool.pool.SelectionStrategy;
+
 /** One entry of {@code channels}. Its fallback names are handed back unchecked: not every channel is known yet. */
 final class ChannelBinder {
 
@@ -19,7 +22,7 @@ final class ChannelBinder {
     private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
             "maxRetries", "cooldown", "disableAfter", "keys", "fallback", "breaker");
 
-    private static final String DEFAULT_STRATEGY = "round-robin";
+    private static final String DEFAULT_STRATEGY = RoundRobinStrategy.NAME;
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
     private static final int DEFAULT_MAX_RETRIES = 3;
     private static final Duration DEFAULT_COOLDOWN = Duration.ofSeconds(60);
@@ -81,11 +84,11 @@ final class ChannelBinder {
 
     private static Optional<String> strategy(ConfigNode node) {
         return node.text().filter(strategy -> {
-            if (ChannelConfig.STRATEGIES.contains(strategy)) {
+            if (SelectionStrategy.NAMES.contains(strategy)) {
                 return true;
             }
             node.problem("unknown strategy " + Problems.quote(strategy)
-                    + " (use " + String.join(", ", ChannelConfig.STRATEGIES) + ")");
+                    + " (use " + String.join(", ", SelectionStrategy.NAMES) + ")");
             return false;
         });
     }

@@ -4,23 +4,29 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.keypool.breaker.BreakerSettings;
+
 /** One upstream provider endpoint with its pool of keys, selection strategy, fallback chain and breaker. */
 public record ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
                             String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
-                            List<KeyConfig> keys, List<String> fallback, BreakerConfig breaker) {
-
-    /** The key selection strategies a channel may name, in the order the SPEC lists them. */
-    public static final List<String> STRATEGIES =
-            List.of("round-robin", "weighted-random", "least-in-flight", "latency-weighted");
+                            List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker) {
 
     /** In {@code models} means "serves every model". */
     public static final String ANY_MODEL = "*";
+
+    /** A provider that takes longer than this to accept a connection is down, however long its answers may take. */
+    private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
     public ChannelConfig {
         models = Copies.list(models);
         modelMap = Copies.map(modelMap);
         keys = Copies.list(keys);
         fallback = Copies.list(fallback);
+    }
+
+    /** The longest a connection to the provider may take to open: the whole timeout, at most 10 seconds. */
+    public Duration connectTimeout() {
+        return timeout.compareTo(MAX_CONNECT_TIMEOUT) < 0 ? timeout : MAX_CONNECT_TIMEOUT;
     }
 
     /** A model is served when listed, when the channel takes any model, or when it is renamed on the way up. */

@@ -13,7 +13,7 @@ final class ConfigBinder {
     private final TenantBinder tenantBinder = new TenantBinder();
 
     /** @return the bound configuration, only meaningful when no problem was reported; null when nothing could be read */
-    KeyPoolConfig bind(ConfigNode root) {
+    GatewayConfig bind(ConfigNode root) {
         // an empty file is an absent root: say what is missing rather than "must be a mapping"
         if (!root.isAbsent() && !root.checkMapping(FIELDS)) {
             return null;
@@ -26,7 +26,7 @@ final class ConfigBinder {
         for (ChannelBinder.BoundChannel channel : bound) {
             ChannelReferences.check(channel.fallback(), channelNames.seen(), channel.config().name());
         }
-        return new KeyPoolConfig(
+        return new GatewayConfig(
                 bound.stream().map(ChannelBinder.BoundChannel::config).toList(),
                 tenantBinder.bind(root.field("tenants"), channelNames.seen()),
                 admin(root.field("admin")));

@@ -12,7 +12,7 @@ import java.util.function.Function;
 import com.fasterxml.jackson.databind.JsonNode;
 
 /**
- * Reads {@code keypool.yaml} into a {@link KeyPoolConfig}, or fails with a {@link ConfigException} that lists
+ * Reads {@code keypool.yaml} into a {@link GatewayConfig}, or fails with a {@link ConfigException} that lists
  * every problem: nothing half-configured is ever returned.
  */
 public final class ConfigLoader {
@@ -32,7 +32,7 @@ public final class ConfigLoader {
         this(System::getenv);
     }
 
-    public KeyPoolConfig load(Path file) {
+    public GatewayConfig load(Path file) {
         String yaml;
         try {
             yaml = Files.readString(file);
@@ -45,10 +45,10 @@ public final class ConfigLoader {
         return parse(yaml, file.toString());
     }
 
-    public KeyPoolConfig parse(String yaml, String sourceName) {
+    public GatewayConfig parse(String yaml, String sourceName) {
         JsonNode tree = YamlTree.read(yaml, sourceName);
         Problems problems = new Problems();
-        KeyPoolConfig config = new ConfigBinder().bind(ConfigNode.root(tree, problems, placeholders));
+        GatewayConfig config = new ConfigBinder().bind(ConfigNode.root(tree, problems, placeholders));
         if (!problems.isEmpty()) {
             throw new ConfigException(sourceName, problems.lines());
         }

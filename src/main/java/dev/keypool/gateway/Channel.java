@@ -21,25 +21,12 @@ public record Channel(ChannelConfig config, KeyPool pool, ChannelBreaker breaker
         if (config.servesModel(model)) {
             return config.upstreamModel(model);
         }
-        List<String> concrete = config.models().stream().filter(m -> !"*".equals(m)).toList();
+        List<String> concrete = config.models().stream().filter(m -> !ChannelConfig.ANY_MODEL.equals(m)).toList();
         return concrete.isEmpty() ? model : concrete.get(0);
     }
 
-    /**
-     * camel-http endpoint of this channel for an OpenAI path such as {@code chat/completions}; a stream gets
-     * the provider's live InputStream instead of a cached copy (CAMEL-NOTES G5).
-     */
-    public String upstreamUri(String endpoint, boolean stream) {
-        String base = config.baseUrl().endsWith("/")
-                ? config.baseUrl().substring(0, config.baseUrl().length() - 1) : config.baseUrl();
-        long timeoutMs = config.timeout().toMillis();
-        // the method is an endpoint option rather than a header: camel-http converts a CamelHttpMethod header to its
-        // enum through the type converter registry on every call, a measurable part of the gateway's own CPU time
-        return base + "/" + endpoint
-                + "?httpMethod=POST"
-                + "&responseTimeout=" + timeoutMs
-                + "&connectTimeout=" + Math.min(timeoutMs, 10_000)
-                + "&connectionRequestTimeout=" + timeoutMs
-                + (stream ? "&disableStreamCache=true" : "");
+    /** The provider's URL for an OpenAI path such as {@code chat/completions}. */
+    public String upstreamUrl(String endpoint) {
+        return config.baseUrl() + "/" + endpoint;
     }
 }

@@ -11,8 +11,8 @@ import dev.keypool.pool.ApiKey;
 
 /**
  * The state of one client request on its way through the channel chain. It is stored on the exchange before
- * any circuitBreaker runs and mutated in place, so what happens inside a breaker (which works on a copy of
- * the exchange, CAMEL-NOTES G3) is still known after it fails.
+ * any circuitBreaker runs and mutated in place, so what happens inside a breaker is still known after it fails:
+ * the breaker runs its body on a copy of the exchange and copies nothing back when the body fails.
  */
 public final class GatewayRequest {
 
@@ -31,8 +31,7 @@ public final class GatewayRequest {
     private final Set<String> triedKeys = ConcurrentHashMap.newKeySet();
     private int attemptsInChannel;
     private int totalAttempts;
-    private ApiKey attemptKey;
-    private long attemptStartNanos;
+    private Attempt attempt;
     private Duration lastLatency = Duration.ZERO;
     private String lastFailure;
     private boolean lastFailureKeyLevel;
@@ -64,7 +63,7 @@ public final class GatewayRequest {
         return streamBroken;
     }
 
-    public void streamBroke() {
+    void streamBroke() {
         streamBroken = true;
     }
 
@@ -147,46 +146,40 @@ public final class GatewayRequest {
         return attemptsInChannel;
     }
 
-    public void startAttempt(ApiKey key) {
+    /** Starts an upstream call of the current channel on {@code key}, a key this request has not tried there. */
+    public Attempt startAttempt(ApiKey key) {
         triedKeys.add(key.fingerprint());
         attemptsInChannel++;
         totalAttempts++;
-        attemptKey = key;
-        attemptStartNanos = System.nanoTime();
+        attempt = new Attempt(this, current, key);
+        return attempt;
     }
 
-    /** The key of the attempt in progress, or null. */
-    public ApiKey attemptKey() {
-        return attemptKey;
+    /** The upstream call in progress, or null when none is (it has ended, or none was started). */
+    public Attempt attempt() {
+        return attempt;
     }
 
-    /** Time since the attempt in progress started. */
-    public Duration attemptElapsed() {
-        return Duration.ofNanos(System.nanoTime() - attemptStartNanos);
-    }
-
-    /** The key of the attempt in progress, or null; cleared so that each attempt's outcome is recorded once. */
-    public ApiKey finishAttempt() {
-        ApiKey key = attemptKey;
-        attemptKey = null;
-        if (key != null) {
-            lastLatency = Duration.ofNanos(System.nanoTime() - attemptStartNanos);
+    void attemptEnded(Attempt ended, Duration latency) {
+        lastLatency = latency;
+        if (attempt == ended) {
+            attempt = null;
         }
-        return key;
     }
 
+    /** How long the last ended attempt took. */
     public Duration lastLatency() {
         return lastLatency;
     }
 
     /** An attempt failed because of the provider (5xx, timeout, connection): the channel's failure. */
-    public void attemptFailed(String cause) {
+    void attemptFailed(String cause) {
         lastFailure = cause;
         lastFailureKeyLevel = false;
     }
 
     /** An attempt failed because of its key (429, 401/402/403): running out of such keys exhausts the pool. */
-    public void keyRefused(String cause) {
+    void keyRefused(String cause) {
         lastFailure = cause;
         lastFailureKeyLevel = true;
     }
@@ -204,8 +197,18 @@ public final class GatewayRequest {
         return lastFailure;
     }
 
-    public void served(ApiKey key) {
-        servedBy = current;
+    void served(Channel channel, ApiKey key) {
+        servedBy = channel;
         servedKey = key;
+    }
+
+    /** The headers of SPEC §2 that every answer of a served request carries. */
+    public Map<String, String> responseHeaders() {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("X-KeyPool-Channel", servedBy.name());
+        headers.put("X-KeyPool-Key", servedKey.fingerprint());
+        headers.put("X-KeyPool-Attempts", String.valueOf(totalAttempts));
+        headers.put("X-Fallback-Level", String.valueOf(level));
+        return headers;
     }
 }

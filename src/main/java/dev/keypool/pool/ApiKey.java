@@ -8,6 +8,8 @@ import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
+import dev.keypool.auth.Bearer;
+
 /**
  * One upstream API key: its secret, its state and its counters. The secret leaves the object only through
  * {@link #authorizationHeader()}; everything printable names the key by its {@link Fingerprint}.
@@ -19,7 +21,7 @@ public final class ApiKey {
     private final String fingerprint;
     private final String label;
     private final int weight;
-    private final AtomicReference<KeyStatus> status = new AtomicReference<>(KeyStatus.ACTIVE);
+    private final AtomicReference<KeyAvailability> availability = new AtomicReference<>(KeyAvailability.ACTIVE);
     private final KeyCounters counters = new KeyCounters();
 
     /**
@@ -62,17 +64,20 @@ public final class ApiKey {
 
     /** {@code "Bearer " + secret}: the only way the secret leaves this object. */
     public String authorizationHeader() {
-        return "Bearer " + secret;
+        return Bearer.header(secret);
     }
 
-    /** The state as last evaluated by the pool; see {@link KeyPool#stateOf} for the clock-aware view. */
-    public KeyState state() {
-        return status.get().state();
+    /**
+     * The state as the pool last stored it: a COOLING key whose deadline has passed stays COOLING here until the
+     * pool looks at it again. {@link KeyPool#stateOf} is the state now.
+     */
+    KeyState storedState() {
+        return availability.get().state();
     }
 
-    /** The cooling deadline while COOLING, empty otherwise. */
-    public Optional<Instant> coolingUntil() {
-        return Optional.ofNullable(status.get().coolingUntil());
+    /** The cooling deadline as last stored, see {@link #storedState()}. */
+    Optional<Instant> storedCoolingUntil() {
+        return Optional.ofNullable(availability.get().coolingUntil());
     }
 
     public KeyStats stats() {
@@ -106,17 +111,13 @@ public final class ApiKey {
         counters.useClock(Objects.requireNonNull(clock, "clock"));
     }
 
-    KeyStatus status() {
-        return status.get();
-    }
-
     /** Applies {@code transition} atomically, retrying on contention; {@code transition} must be side-effect free. */
-    KeyStatus.Change updateStatus(UnaryOperator<KeyStatus> transition) {
+    KeyAvailability.Change updateAvailability(UnaryOperator<KeyAvailability> transition) {
         while (true) {
-            KeyStatus before = status.get();
-            KeyStatus after = transition.apply(before);
-            if (after == before || status.compareAndSet(before, after)) {
-                return new KeyStatus.Change(before, after);
+            KeyAvailability before = availability.get();
+            KeyAvailability after = transition.apply(before);
+            if (after == before || availability.compareAndSet(before, after)) {
+                return new KeyAvailability.Change(before, after);
             }
         }
     }

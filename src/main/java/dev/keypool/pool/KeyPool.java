@@ -11,6 +11,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
+
+import dev.keypool.events.StateListener;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,15 +38,17 @@ public final class KeyPool {
     private final Duration cooldown;
     private final int disableAfter;
     private final Clock clock;
+    private final StateListener listener;
 
     /**
      * @param keys         in configuration order, distinct secrets; a key's sliding window runs on the clock of the
      *                     first pool it joins
      * @param cooldown     how long a key cools after a 429 without Retry-After
      * @param disableAfter failures in a row (5xx, timeouts, connection errors) that disable a key, at least 1
+     * @param listener     hears every state change of the pool's keys
      */
     public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy,
-                   Duration cooldown, int disableAfter, Clock clock) {
+                   Duration cooldown, int disableAfter, Clock clock, StateListener listener) {
         if (channel == null || channel.isBlank()) {
             throw new IllegalArgumentException("channel must not be blank");
         }
@@ -50,6 +56,7 @@ public final class KeyPool {
         Objects.requireNonNull(strategy, "strategy");
         Objects.requireNonNull(cooldown, "cooldown");
         Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(listener, "listener");
         if (cooldown.isNegative()) {
             throw new IllegalArgumentException("cooldown of channel " + channel + " must not be negative");
         }
@@ -71,6 +78,7 @@ public final class KeyPool {
         this.cooldown = cooldown;
         this.disableAfter = disableAfter;
         this.clock = clock;
+        this.listener = listener;
     }
 
     public String channel() {
@@ -89,6 +97,11 @@ public final class KeyPool {
     /** The key's state now: a COOLING key whose deadline has been reached becomes ACTIVE here. */
     public KeyState stateOf(ApiKey key) {
         return refresh(owned(key)).state();
+    }
+
+    /** The key's cooling deadline now; empty unless it is COOLING. */
+    public Optional<Instant> coolingUntil(ApiKey key) {
+        return Optional.ofNullable(refresh(owned(key)).coolingUntil());
     }
 
     /**
@@ -112,12 +125,12 @@ public final class KeyPool {
         return hasUsableKey(Set.of());
     }
 
-    /** A 2xx: resets the failures in a row. */
     /** A streamed answer sent its first byte; the call stays in flight until its outcome is recorded. */
     public void recordFirstByte(ApiKey key, Duration timeToFirstByte) {
         owned(key).counters().firstByte(millis(timeToFirstByte));
     }
 
+    /** A 2xx: resets the failures in a row. */
     public void recordSuccess(ApiKey key, Duration latency, long promptTokens, long completionTokens) {
         owned(key).counters().success(millis(latency), promptTokens, completionTokens);
     }
@@ -129,41 +142,35 @@ public final class KeyPool {
     public void recordRateLimited(ApiKey key, Duration latency, Optional<Duration> retryAfter) {
         ApiKey owned = owned(key);
         owned.counters().rateLimited(millis(latency));
-        Duration wait = coolingTime(retryAfter);
         Instant now = clock.instant();
-        Instant deadline = now.plus(wait);
-        KeyStatus.Change change = owned.updateStatus(status -> status.coolUntil(deadline));
-        if (change.changed() && change.after().state() == KeyState.COOLING) {
-            LOG.info("Key {}({}) cooling {}s after 429", owned.fingerprint(), channel,
-                    Duration.between(now, change.after().coolingUntil()).toSeconds());
-        }
+        Instant deadline = now.plus(coolingTime(retryAfter));
+        transition(owned, current -> current.coolUntil(deadline), after -> after.state() == KeyState.COOLING
+                ? "cooling " + Duration.between(now, after.coolingUntil()).toSeconds() + "s after 429" : null);
     }
 
-    /** A 5xx, timeout or connection error; {@code cause} such as "503", "timeout", "connection refused". */
-    public void recordFailure(ApiKey key, Duration latency, String cause) {
+    /**
+     * A 5xx, timeout or connection error; {@code cause} such as "503", "timeout", "connection refused".
+     *
+     * @return the key's failures in a row, this one included
+     */
+    public int recordFailure(ApiKey key, Duration latency, String cause) {
         ApiKey owned = owned(key);
         int inARow = owned.counters().failure(millis(latency));
-        if (inARow < disableAfter) {
-            return;
+        if (inARow >= disableAfter) {
+            transition(owned, current -> KeyAvailability.DISABLED,
+                    after -> "disabled after " + inARow + " consecutive failures (last: " + owned.redact(cause) + ")");
         }
-        KeyStatus.Change change = owned.updateStatus(status -> KeyStatus.DISABLED);
-        if (change.entered(KeyState.DISABLED)) {
-            LOG.warn("Key {}({}) disabled after {} consecutive failures (last: {})",
-                    owned.fingerprint(), channel, inARow, owned.redact(cause));
-        }
+        return inARow;
     }
 
     /** A 401/402/403: the upstream refuses this key, so it is disabled at once. */
     public void recordRejected(ApiKey key, Duration latency, int status) {
         ApiKey owned = owned(key);
         owned.counters().rejected(millis(latency));
-        KeyStatus.Change change = owned.updateStatus(current -> KeyStatus.DISABLED);
-        if (change.entered(KeyState.DISABLED)) {
-            LOG.warn("Key {}({}) disabled after {} from upstream", owned.fingerprint(), channel, status);
-        }
+        transition(owned, current -> KeyAvailability.DISABLED, after -> "disabled after " + status + " from upstream");
     }
 
-    /** A 400/404/413/422 that goes back to the client: the request was at fault, not the key. */
+    /** A 400/404/413/422 that goes back to the client, or a client that left: the key was not at fault. */
     public void recordClientError(ApiKey key, Duration latency) {
         owned(key).counters().clientError();
     }
@@ -172,8 +179,8 @@ public final class KeyPool {
     public Optional<Instant> soonestRecovery() {
         return keys.stream()
                 .map(this::refresh)
-                .filter(status -> status.state() == KeyState.COOLING)
-                .map(KeyStatus::coolingUntil)
+                .filter(availability -> availability.state() == KeyState.COOLING)
+                .map(KeyAvailability::coolingUntil)
                 .min(Comparator.naturalOrder());
     }
 
@@ -185,8 +192,7 @@ public final class KeyPool {
     public void enable(String fingerprint) {
         ApiKey key = require(fingerprint);
         key.counters().resetConsecutiveFailures();
-        key.updateStatus(status -> KeyStatus.ACTIVE);
-        LOG.info("Key {}({}) enabled by operator, ACTIVE", key.fingerprint(), channel);
+        transition(key, current -> KeyAvailability.ACTIVE, after -> "enabled by operator, ACTIVE");
     }
 
     /**
@@ -195,9 +201,7 @@ public final class KeyPool {
      * @throws IllegalArgumentException when no key of this channel has that fingerprint
      */
     public void disable(String fingerprint) {
-        ApiKey key = require(fingerprint);
-        key.updateStatus(status -> KeyStatus.DISABLED);
-        LOG.warn("Key {}({}) disabled by operator", key.fingerprint(), channel);
+        transition(require(fingerprint), current -> KeyAvailability.DISABLED, after -> "disabled by operator");
     }
 
     @Override
@@ -209,14 +213,37 @@ public final class KeyPool {
         return !excluded.contains(key.fingerprint()) && refresh(key).state() == KeyState.ACTIVE;
     }
 
-    /** Applies the clock to the key's cooling deadline and returns the status now in place. */
-    private KeyStatus refresh(ApiKey key) {
+    /** Applies the clock to the key's cooling deadline and returns its availability now. */
+    private KeyAvailability refresh(ApiKey key) {
         Instant now = clock.instant();
-        KeyStatus.Change change = key.updateStatus(status -> status.expireCooling(now));
-        if (change.changed()) {
-            LOG.info("Key {}({}) cooled down, ACTIVE", key.fingerprint(), channel);
+        return transition(key, current -> current.expireCooling(now), after -> "cooled down, ACTIVE");
+    }
+
+    /**
+     * The one way a key's state changes: applied atomically; when it changed anything, one log line (WARN for
+     * DISABLED, else INFO) and one event, written by the caller whose change it was.
+     *
+     * @param message what happened, given the availability now in place; null for a change not worth a line
+     * @return the availability now in place
+     */
+    private KeyAvailability transition(ApiKey key, UnaryOperator<KeyAvailability> change,
+                                       Function<KeyAvailability, String> message) {
+        KeyAvailability.Change done = key.updateAvailability(change);
+        if (!done.changed()) {
+            return done.after();
         }
-        return change.after();
+        String text = message.apply(done.after());
+        if (text != null) {
+            String line = "Key " + key.fingerprint() + "(" + channel + ") " + text;
+            if (done.after().state() == KeyState.DISABLED) {
+                LOG.warn(line);
+            } else {
+                LOG.info(line);
+            }
+            listener.stateChanged(new KeyStateChange(clock.instant(), channel, key.fingerprint(),
+                    done.before().state(), done.after().state(), line));
+        }
+        return done.after();
     }
 
     private Duration coolingTime(Optional<Duration> retryAfter) {

@@ -20,16 +20,17 @@ class BreakerValuesTest {
         assertThat(BreakerTrigger.LATENCY.configName()).isEqualTo("latency");
         assertThat(BreakerTrigger.CONSECUTIVE_FAIL.configName()).isEqualTo("consecutive_fail");
         for (BreakerTrigger trigger : BreakerTrigger.values()) {
-            assertThat(BreakerTrigger.fromConfigName(trigger.configName())).isEqualTo(trigger);
+            assertThat(BreakerTrigger.ofConfigName(trigger.configName())).contains(trigger);
         }
-        assertThat(BreakerTrigger.fromConfigName(" Error_Rate ")).isEqualTo(BreakerTrigger.ERROR_RATE);
+        assertThat(BreakerTrigger.configNames())
+                .containsExactly("pool_exhausted", "error_rate", "latency", "consecutive_fail");
     }
 
     @Test
-    void should_name_the_valid_triggers_when_one_is_unknown() {
-        assertThatThrownBy(() -> BreakerTrigger.fromConfigName("slow"))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("unknown breaker trigger 'slow', expected one of pool_exhausted, error_rate, latency, consecutive_fail");
+    void should_know_only_the_exact_config_spelling() {
+        assertThat(BreakerTrigger.ofConfigName("slow")).isEmpty();
+        assertThat(BreakerTrigger.ofConfigName("Error_Rate")).isEmpty();
+        assertThat(BreakerTrigger.ofConfigName(null)).isEmpty();
     }
 
     @Test

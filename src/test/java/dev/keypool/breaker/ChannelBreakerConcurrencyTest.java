@@ -1,5 +1,6 @@
 package dev.keypool.breaker;
 
+import dev.keypool.events.StateListener;
 import dev.keypool.testing.LogCapture;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,7 +37,7 @@ class ChannelBreakerConcurrencyTest {
 
     @Test
     void should_trip_once_when_many_threads_report_failures() throws Exception {
-        ChannelBreaker breaker = new ChannelBreaker("zhipu", Settings.spec().build(), () -> true, clock);
+        ChannelBreaker breaker = new ChannelBreaker("zhipu", Settings.spec().build(), () -> true, clock, StateListener.NONE);
 
         race(() -> {
             for (int i = 0; i < 500; i++) {
@@ -51,7 +52,7 @@ class ChannelBreakerConcurrencyTest {
 
     @Test
     void should_move_to_half_open_once_when_many_threads_ask_for_the_state() throws Exception {
-        ChannelBreaker breaker = new ChannelBreaker("zhipu", Settings.spec().build(), () -> true, clock);
+        ChannelBreaker breaker = new ChannelBreaker("zhipu", Settings.spec().build(), () -> true, clock, StateListener.NONE);
         breaker.onPoolExhausted();
         clock.advance(Duration.ofSeconds(30));
         logs.clear();
@@ -68,7 +69,7 @@ class ChannelBreakerConcurrencyTest {
 
     @Test
     void should_close_once_when_probes_succeed_together() throws Exception {
-        ChannelBreaker breaker = new ChannelBreaker("zhipu", Settings.spec().build(), () -> true, clock);
+        ChannelBreaker breaker = new ChannelBreaker("zhipu", Settings.spec().build(), () -> true, clock, StateListener.NONE);
         breaker.onPoolExhausted();
         clock.advance(Duration.ofSeconds(30));
         breaker.state();
@@ -84,7 +85,7 @@ class ChannelBreakerConcurrencyTest {
 
     @Test
     void should_reopen_once_when_probes_fail_together() throws Exception {
-        ChannelBreaker breaker = new ChannelBreaker("zhipu", Settings.spec().build(), () -> true, clock);
+        ChannelBreaker breaker = new ChannelBreaker("zhipu", Settings.spec().build(), () -> true, clock, StateListener.NONE);
         breaker.onPoolExhausted();
         clock.advance(Duration.ofSeconds(30));
         breaker.state();

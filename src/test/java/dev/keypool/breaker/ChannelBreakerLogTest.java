@@ -1,9 +1,10 @@
 package dev.keypool.breaker;
 
-import dev.keypool.testing.LogCapture;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.keypool.events.StateListener;
+import dev.keypool.testing.LogCapture;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -20,7 +21,7 @@ class ChannelBreakerLogTest {
     private final AtomicBoolean activeKey = new AtomicBoolean(true);
 
     private ChannelBreaker breaker(Settings settings) {
-        return new ChannelBreaker("zhipu", settings.build(), activeKey::get, clock);
+        return new ChannelBreaker("zhipu", settings.build(), activeKey::get, clock, StateListener.NONE);
     }
 
     @Test

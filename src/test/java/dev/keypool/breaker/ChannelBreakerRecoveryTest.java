@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.keypool.events.StateListener;
 import dev.keypool.testing.MutableClock;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,7 @@ class ChannelBreakerRecoveryTest {
 
     private final MutableClock clock = new MutableClock();
     private final AtomicBoolean activeKey = new AtomicBoolean(true);
-    private final ChannelBreaker breaker = new ChannelBreaker("zhipu", Settings.spec().build(), activeKey::get, clock);
+    private final ChannelBreaker breaker = new ChannelBreaker("zhipu", Settings.spec().build(), activeKey::get, clock, StateListener.NONE);
     private final CircuitBreaker cb = breaker.circuitBreaker();
 
     @Test
@@ -211,7 +212,7 @@ class ChannelBreakerRecoveryTest {
 
     @Test
     void should_need_a_single_success_with_one_of_one() {
-        ChannelBreaker single = new ChannelBreaker("zhipu", Settings.spec().halfOpen(1, 1).build(), () -> true, clock);
+        ChannelBreaker single = new ChannelBreaker("zhipu", Settings.spec().halfOpen(1, 1).build(), () -> true, clock, StateListener.NONE);
         single.onPoolExhausted();
         clock.advance(Duration.ofSeconds(30));
         assertThat(single.state()).isEqualTo(BreakerState.HALF_OPEN);

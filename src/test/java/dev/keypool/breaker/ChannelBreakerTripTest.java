@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
+import dev.keypool.events.StateListener;
 import dev.keypool.testing.MutableClock;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.Test;
@@ -21,7 +22,7 @@ class ChannelBreakerTripTest {
     private final MutableClock clock = new MutableClock();
 
     private ChannelBreaker breaker(Settings settings) {
-        return new ChannelBreaker("zhipu", settings.build(), () -> true, clock);
+        return new ChannelBreaker("zhipu", settings.build(), () -> true, clock, StateListener.NONE);
     }
 
     @Test

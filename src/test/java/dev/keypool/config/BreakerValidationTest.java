@@ -1,5 +1,6 @@
 package dev.keypool.config;
 
+import dev.keypool.breaker.BreakerTrigger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -22,7 +23,7 @@ class BreakerValidationTest {
     @Test
     void should_accept_any_subset_of_triggers_including_none() {
         assertThat(parse(breakerWith("triggers: [consecutive_fail]")).channels().get(0).breaker().triggers())
-                .containsExactly("consecutive_fail");
+                .containsExactly(BreakerTrigger.CONSECUTIVE_FAIL);
         assertThat(parse(breakerWith("triggers: []")).channels().get(0).breaker().triggers()).isEmpty();
     }
 

@@ -5,6 +5,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import dev.keypool.breaker.BreakerSettings;
+import dev.keypool.breaker.BreakerTrigger;
+
 import org.junit.jupiter.api.Test;
 
 import static dev.keypool.config.ConfigFixtures.ENV;
@@ -15,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ConfigBindingTest {
 
-    private final KeyPoolConfig full = new ConfigLoader(ENV::get).load(resource("full.yaml"));
+    private final GatewayConfig full = new ConfigLoader(ENV::get).load(resource("full.yaml"));
 
     @Test
     void should_bind_every_channel_field_of_a_full_file() {
@@ -45,8 +48,8 @@ class ConfigBindingTest {
 
     @Test
     void should_bind_every_breaker_field() {
-        assertThat(full.channels().get(0).breaker()).isEqualTo(new BreakerConfig(
-                Set.of("pool_exhausted", "error_rate"), 30, Duration.ofMinutes(2), 20, 15_000, Duration.ofSeconds(90),
+        assertThat(full.channels().get(0).breaker()).isEqualTo(new BreakerSettings(
+                Set.of(BreakerTrigger.POOL_EXHAUSTED, BreakerTrigger.ERROR_RATE), 30, Duration.ofMinutes(2), 20, 15_000, Duration.ofSeconds(90),
                 4, Duration.ofSeconds(45), 4, 3, Duration.ofHours(1)));
     }
 
@@ -60,7 +63,7 @@ class ConfigBindingTest {
 
     @Test
     void should_apply_the_spec_defaults_to_a_minimal_file() {
-        KeyPoolConfig minimal = new ConfigLoader(ENV::get).load(resource("minimal.yaml"));
+        GatewayConfig minimal = new ConfigLoader(ENV::get).load(resource("minimal.yaml"));
         ChannelConfig zhipu = minimal.channels().get(0);
 
         assertThat(zhipu.strategy()).isEqualTo("round-robin");
@@ -71,30 +74,23 @@ class ConfigBindingTest {
         assertThat(zhipu.modelMap()).isEmpty();
         assertThat(zhipu.fallback()).isEmpty();
         assertThat(zhipu.keys()).singleElement().extracting(KeyConfig::weight).isEqualTo(1);
-        assertThat(zhipu.breaker()).isEqualTo(BreakerConfig.defaults());
+        assertThat(zhipu.breaker()).isEqualTo(BreakerSettings.defaults());
         assertThat(minimal.tenants()).as("no tenants: the gateway is open").isEmpty();
         assertThat(minimal.admin()).as("no admin: admin API off").isNull();
     }
 
     @Test
-    void should_default_the_breaker_as_the_spec_says() {
-        assertThat(BreakerConfig.defaults()).isEqualTo(new BreakerConfig(
-                Set.of("pool_exhausted", "error_rate", "latency", "consecutive_fail"), 50, Duration.ofSeconds(60), 10,
-                30_000, Duration.ofSeconds(60), 5, Duration.ofSeconds(30), 3, 2, Duration.ofSeconds(60)));
-    }
-
-    @Test
     void should_default_each_breaker_field_left_out_of_a_partial_block() {
-        BreakerConfig breaker = parse(ConfigFixtures.breakerWith("errorRateThreshold: 25")).channels().get(0).breaker();
+        BreakerSettings breaker = parse(ConfigFixtures.breakerWith("errorRateThreshold: 25")).channels().get(0).breaker();
 
         assertThat(breaker.errorRateThreshold()).isEqualTo(25);
         assertThat(breaker).usingRecursiveComparison().ignoringFields("errorRateThreshold")
-                .isEqualTo(BreakerConfig.defaults());
+                .isEqualTo(BreakerSettings.defaults());
     }
 
     @Test
     void should_shrink_the_default_half_open_successes_to_fit_fewer_probes() {
-        BreakerConfig breaker = parse(ConfigFixtures.breakerWith("halfOpenRequests: 1")).channels().get(0).breaker();
+        BreakerSettings breaker = parse(ConfigFixtures.breakerWith("halfOpenRequests: 1")).channels().get(0).breaker();
 
         assertThat(breaker.halfOpenRequests()).isEqualTo(1);
         assertThat(breaker.halfOpenSuccess()).isEqualTo(1);
@@ -102,9 +98,9 @@ class ConfigBindingTest {
 
     @Test
     void should_treat_a_null_block_as_left_out() {
-        KeyPoolConfig config = parse(ConfigFixtures.channelWith("modelMap:\nbreaker:\nfallback:") + "tenants:\nadmin:\n");
+        GatewayConfig config = parse(ConfigFixtures.channelWith("modelMap:\nbreaker:\nfallback:") + "tenants:\nadmin:\n");
 
-        assertThat(config.channels().get(0).breaker()).isEqualTo(BreakerConfig.defaults());
+        assertThat(config.channels().get(0).breaker()).isEqualTo(BreakerSettings.defaults());
         assertThat(config.channels().get(0).modelMap()).isEmpty();
         assertThat(config.tenants()).isEmpty();
         assertThat(config.admin()).isNull();

@@ -31,11 +31,11 @@ final class ConfigFixtures {
         }
     }
 
-    static KeyPoolConfig parse(String yaml) {
+    static GatewayConfig parse(String yaml) {
         return parse(ENV, yaml);
     }
 
-    static KeyPoolConfig parse(Map<String, String> env, String yaml) {
+    static GatewayConfig parse(Map<String, String> env, String yaml) {
         return new ConfigLoader(env::get).parse(yaml, "test.yaml");
     }
 

@@ -100,14 +100,14 @@ class EnvironmentSubstitutionTest {
 
     @Test
     void should_take_a_variable_value_literally() {
-        KeyPoolConfig config = parse(Map.of("KEY", "sk-$1-${NOT_A_PLACEHOLDER}\\"), channelWith("").replace("sk-one", "${KEY}"));
+        GatewayConfig config = parse(Map.of("KEY", "sk-$1-${NOT_A_PLACEHOLDER}\\"), channelWith("").replace("sk-one", "${KEY}"));
 
         assertThat(config.channels().get(0).keys().get(0).key()).isEqualTo("sk-$1-${NOT_A_PLACEHOLDER}\\");
     }
 
     @Test
     void should_trim_a_stray_newline_from_a_variable() {
-        KeyPoolConfig config = parse(Map.of("KEY", "sk-env\n"), channelWith("").replace("sk-one", "${KEY}"));
+        GatewayConfig config = parse(Map.of("KEY", "sk-env\n"), channelWith("").replace("sk-one", "${KEY}"));
 
         assertThat(config.channels().get(0).keys().get(0).key()).isEqualTo("sk-env");
     }
@@ -115,7 +115,7 @@ class EnvironmentSubstitutionTest {
     @Test
     void should_use_the_process_environment_by_default() {
         String path = System.getenv("PATH");
-        KeyPoolConfig config = new ConfigLoader().parse(channelWith("").replace("sk-one", "\"${PATH}\""), "test.yaml");
+        GatewayConfig config = new ConfigLoader().parse(channelWith("").replace("sk-one", "\"${PATH}\""), "test.yaml");
 
         assertThat(config.channels().get(0).keys().get(0).key()).isEqualTo(path.trim());
     }

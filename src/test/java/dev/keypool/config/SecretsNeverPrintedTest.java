@@ -3,6 +3,8 @@ package dev.keypool.config;
 import java.util.List;
 import java.util.Map;
 
+import dev.keypool.breaker.BreakerSettings;
+
 import org.junit.jupiter.api.Test;
 
 import static dev.keypool.config.ConfigFixtures.parse;
@@ -96,8 +98,8 @@ class SecretsNeverPrintedTest {
         AdminConfig admin = new AdminConfig(SECRET);
         ChannelConfig channel = new ChannelConfig("zhipu", "https://example.com", List.of("*"), Map.of(), "round-robin",
                 java.time.Duration.ofSeconds(60), 3, java.time.Duration.ofSeconds(60), 5, List.of(key), List.of(),
-                BreakerConfig.defaults());
-        KeyPoolConfig config = new KeyPoolConfig(List.of(channel), List.of(tenant), admin);
+                BreakerSettings.defaults());
+        GatewayConfig config = new GatewayConfig(List.of(channel), List.of(tenant), admin);
 
         assertThat(key).hasToString("KeyConfig[label=team-pro, weight=5]");
         assertThat(tenant.toString()).doesNotContain(SECRET).contains("team-a");

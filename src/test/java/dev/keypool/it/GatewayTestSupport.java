@@ -26,7 +26,8 @@ import org.junit.jupiter.api.AfterEach;
 /**
  * Boots the real KeyPool Main (YAML routes from routes/, application.properties from the repo root) on a free
  * port, with a keypool.yaml written by the test, a fake upstream on loopback and a clock the test moves.
- * Lives outside dev.keypool.camel so that Main's package scan does not pick up test classes (CAMEL-NOTES G15).
+ * Lives outside dev.keypool.camel: {@code new Main(KeyPoolApplication.class)} scans that package, test classes
+ * included, and would try to start test route builders as routes of the gateway.
  */
 public abstract class GatewayTestSupport extends CamelMainTestSupport {
 

@@ -70,8 +70,8 @@ class ApiKeyTest {
     void should_start_active_with_zero_counters() {
         ApiKey key = new ApiKey(SECRET, null, 3);
 
-        assertThat(key.state()).isEqualTo(KeyState.ACTIVE);
-        assertThat(key.coolingUntil()).isEmpty();
+        assertThat(key.storedState()).isEqualTo(KeyState.ACTIVE);
+        assertThat(key.storedCoolingUntil()).isEmpty();
         assertThat(key.stats()).isEqualTo(new KeyStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         assertThat(key.weight()).isEqualTo(3);
     }

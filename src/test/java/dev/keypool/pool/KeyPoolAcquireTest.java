@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
+import dev.keypool.events.StateListener;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
@@ -23,7 +24,7 @@ class KeyPoolAcquireTest {
     private final ApiKey b = new ApiKey("sk-b", "b", 1);
     private final ApiKey c = new ApiKey("sk-c", "c", 1);
     private final KeyPool pool = new KeyPool("chat", List.of(a, b, c), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, clock);
+            Duration.ofSeconds(30), 3, clock, StateListener.NONE);
 
     @Test
     void should_keep_keys_in_configuration_order() {
@@ -147,20 +148,20 @@ class KeyPoolAcquireTest {
     void should_reject_the_same_secret_twice() {
         List<ApiKey> twice = List.of(new ApiKey("sk-a", "one", 1), new ApiKey("sk-a", "two", 1));
 
-        assertThat(catchThrowable(() -> new KeyPool("chat", twice, new RoundRobinStrategy(), NO_TIME, 1, clock)))
+        assertThat(catchThrowable(() -> new KeyPool("chat", twice, new RoundRobinStrategy(), NO_TIME, 1, clock, StateListener.NONE)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .message().doesNotContain("sk-a");
     }
 
     @Test
     void should_reject_disable_after_below_one() {
-        assertThat(catchThrowable(() -> new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 0, clock)))
+        assertThat(catchThrowable(() -> new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 0, clock, StateListener.NONE)))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void should_acquire_nothing_from_empty_pool() {
-        KeyPool empty = new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 1, clock);
+        KeyPool empty = new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 1, clock, StateListener.NONE);
 
         assertThat(empty.acquire(Set.of())).isEmpty();
         assertThat(empty.soonestRecovery()).isEmpty();

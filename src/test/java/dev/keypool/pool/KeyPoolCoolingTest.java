@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 
+import dev.keypool.events.StateListener;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
@@ -22,14 +23,14 @@ class KeyPoolCoolingTest {
     private final Instant start = clock.instant();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final ApiKey other = new ApiKey("sk-b", "b", 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(key, other), new RoundRobinStrategy(), COOLDOWN, 3, clock);
+    private final KeyPool pool = new KeyPool("chat", List.of(key, other), new RoundRobinStrategy(), COOLDOWN, 3, clock, StateListener.NONE);
 
     @Test
     void should_cool_key_on_429() {
         rateLimited(Optional.of(Duration.ofSeconds(20)));
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.COOLING);
-        assertThat(key.coolingUntil()).contains(start.plusSeconds(20));
+        assertThat(key.storedCoolingUntil()).contains(start.plusSeconds(20));
     }
 
     @Test
@@ -46,8 +47,8 @@ class KeyPoolCoolingTest {
         clock.advance(Duration.ofSeconds(20));
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.ACTIVE);
-        assertThat(key.state()).isEqualTo(KeyState.ACTIVE);
-        assertThat(key.coolingUntil()).isEmpty();
+        assertThat(key.storedState()).isEqualTo(KeyState.ACTIVE);
+        assertThat(key.storedCoolingUntil()).isEmpty();
     }
 
     @Test
@@ -63,14 +64,14 @@ class KeyPoolCoolingTest {
         rateLimited(Optional.of(Duration.ofSeconds(20)));
         clock.advance(Duration.ofSeconds(25));
 
-        assertThat(key.state()).isEqualTo(KeyState.COOLING);
+        assertThat(key.storedState()).isEqualTo(KeyState.COOLING);
     }
 
     @Test
     void should_cool_for_default_cooldown_without_retry_after() {
         rateLimited(Optional.empty());
 
-        assertThat(key.coolingUntil()).contains(start.plus(COOLDOWN));
+        assertThat(key.storedCoolingUntil()).contains(start.plus(COOLDOWN));
     }
 
     @Test
@@ -80,7 +81,7 @@ class KeyPoolCoolingTest {
         clock.advance(Duration.ofSeconds(5));
         pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(5)));
 
-        assertThat(key.coolingUntil()).contains(start.plusSeconds(20));
+        assertThat(key.storedCoolingUntil()).contains(start.plusSeconds(20));
     }
 
     @Test
@@ -90,7 +91,7 @@ class KeyPoolCoolingTest {
         clock.advance(Duration.ofSeconds(5));
         pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(60)));
 
-        assertThat(key.coolingUntil()).contains(start.plusSeconds(65));
+        assertThat(key.storedCoolingUntil()).contains(start.plusSeconds(65));
     }
 
     @Test
@@ -109,7 +110,7 @@ class KeyPoolCoolingTest {
         pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.DISABLED);
-        assertThat(key.coolingUntil()).isEmpty();
+        assertThat(key.storedCoolingUntil()).isEmpty();
     }
 
     @Test

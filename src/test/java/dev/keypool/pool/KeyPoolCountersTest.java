@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.BiConsumer;
 
+import dev.keypool.events.StateListener;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,7 +19,7 @@ class KeyPoolCountersTest {
     private final MutableClock clock = new MutableClock();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, clock);
+            Duration.ofSeconds(30), 3, clock, StateListener.NONE);
 
     /** Every way a call can end. */
     enum Outcome {

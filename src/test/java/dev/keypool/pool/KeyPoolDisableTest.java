@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
+import dev.keypool.events.StateListener;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +21,7 @@ class KeyPoolDisableTest {
     private final MutableClock clock = new MutableClock();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), DISABLE_AFTER, clock);
+            Duration.ofSeconds(30), DISABLE_AFTER, clock, StateListener.NONE);
 
     @Test
     void should_disable_after_disable_after_consecutive_failures() {
@@ -99,7 +100,7 @@ class KeyPoolDisableTest {
         pool.enable(key.fingerprint());
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.ACTIVE);
-        assertThat(key.coolingUntil()).isEmpty();
+        assertThat(key.storedCoolingUntil()).isEmpty();
     }
 
     @Test

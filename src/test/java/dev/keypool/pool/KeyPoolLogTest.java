@@ -1,5 +1,6 @@
 package dev.keypool.pool;
 
+import dev.keypool.events.StateListener;
 import dev.keypool.testing.LogCapture;
 import java.time.Duration;
 import java.util.List;
@@ -26,7 +27,7 @@ class KeyPoolLogTest {
     private final ApiKey key = new ApiKey(SECRET, "primary", 1);
     private final String fp = key.fingerprint();
     private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 2, clock);
+            Duration.ofSeconds(30), 2, clock, StateListener.NONE);
 
     @Test
     void should_log_cooling_on_429() {
@@ -127,9 +128,11 @@ class KeyPoolLogTest {
         pool.enable(fp);
         acquire(pool, key);
         pool.recordRejected(key, NO_TIME, 403);
+        pool.enable(fp);
         pool.disable(fp);
 
-        assertThat(log.lines()).hasSizeGreaterThan(5).noneMatch(line -> line.contains(SECRET));
+        // cooling, cooled down, disabled, enabled, disabled, enabled, disabled
+        assertThat(log.lines()).hasSize(7).noneMatch(line -> line.contains(SECRET));
     }
 
     /** Both calls come back 429: the second one finds the key already cooling. */

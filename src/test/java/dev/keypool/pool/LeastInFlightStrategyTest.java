@@ -3,6 +3,7 @@ package dev.keypool.pool;
 import java.time.Duration;
 import java.util.List;
 
+import dev.keypool.events.StateListener;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,7 @@ class LeastInFlightStrategyTest {
     private final LeastInFlightStrategy strategy = new LeastInFlightStrategy();
     // in-flight counts only move through a pool
     private final KeyPool pool = new KeyPool("chat", keys, new RoundRobinStrategy(), Duration.ofSeconds(30), 3,
-            new MutableClock());
+            new MutableClock(), StateListener.NONE);
 
     @Test
     void should_pick_key_with_fewest_in_flight() {

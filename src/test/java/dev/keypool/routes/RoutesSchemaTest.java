@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every file in routes/ is valid against the YAML DSL schema shipped in camel-yaml-dsl 4.18.0: YAML that runs is
- * not always schema-valid (CAMEL-NOTES G18), and operators edit these files with schema-aware editors.
+ * not always schema-valid (e.g. {@code constant: true} unquoted, or {@code redeliveryDelay: 0} as a number), and
+ * operators edit these files with schema-aware editors.
  */
 class RoutesSchemaTest {
 

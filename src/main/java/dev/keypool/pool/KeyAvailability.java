@@ -4,16 +4,16 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * A key's state together with its cooling deadline. Immutable, so that a whole transition is one compare-and-set
- * on the key and concurrent outcomes cannot interleave half-way (two 429s always leave the later deadline).
- * The transition methods are pure: they return {@code this} when nothing changes.
+ * Whether a key may be handed out: its state, and while COOLING the deadline of that state. Immutable, so that a
+ * whole transition is one compare-and-set on the key and concurrent outcomes cannot interleave half-way (two 429s
+ * always leave the later deadline). The transition methods are pure: they return {@code this} when nothing changes.
  */
-record KeyStatus(KeyState state, Instant coolingUntil) {
+record KeyAvailability(KeyState state, Instant coolingUntil) {
 
-    static final KeyStatus ACTIVE = new KeyStatus(KeyState.ACTIVE, null);
-    static final KeyStatus DISABLED = new KeyStatus(KeyState.DISABLED, null);
+    static final KeyAvailability ACTIVE = new KeyAvailability(KeyState.ACTIVE, null);
+    static final KeyAvailability DISABLED = new KeyAvailability(KeyState.DISABLED, null);
 
-    KeyStatus {
+    KeyAvailability {
         Objects.requireNonNull(state, "state");
         if ((state == KeyState.COOLING) != (coolingUntil != null)) {
             throw new IllegalArgumentException("a cooling deadline exactly when COOLING");
@@ -21,21 +21,21 @@ record KeyStatus(KeyState state, Instant coolingUntil) {
     }
 
     /** Cooling until {@code deadline} or the later deadline already set; a disabled key stays disabled. */
-    KeyStatus coolUntil(Instant deadline) {
+    KeyAvailability coolUntil(Instant deadline) {
         return switch (state) {
-            case ACTIVE -> new KeyStatus(KeyState.COOLING, deadline);
-            case COOLING -> deadline.isAfter(coolingUntil) ? new KeyStatus(KeyState.COOLING, deadline) : this;
+            case ACTIVE -> new KeyAvailability(KeyState.COOLING, deadline);
+            case COOLING -> deadline.isAfter(coolingUntil) ? new KeyAvailability(KeyState.COOLING, deadline) : this;
             case DISABLED -> this;
         };
     }
 
     /** ACTIVE again once the deadline is reached (the deadline itself counts as over). */
-    KeyStatus expireCooling(Instant now) {
+    KeyAvailability expireCooling(Instant now) {
         return state == KeyState.COOLING && !now.isBefore(coolingUntil) ? ACTIVE : this;
     }
 
     /** One transition: the status replaced and the status now in place (the same object when nothing changed). */
-    record Change(KeyStatus before, KeyStatus after) {
+    record Change(KeyAvailability before, KeyAvailability after) {
 
         boolean changed() {
             return before != after;

@@ -1,0 +1,116 @@
+package dev.keypool.gateway;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import dev.keypool.pool.ApiKey;
+
+/**
+ * One upstream call of a request, on one key of one channel. It ends once, and how it ended is recorded here and
+ * nowhere else: on the key (its pool), on the channel's breaker and on the request. The plain answer, the
+ * stream relay and every error handler of the upstream call go through it.
+ */
+public final class Attempt {
+
+    private final GatewayRequest request;
+    private final Channel channel;
+    private final ApiKey key;
+    private final long startNanos = System.nanoTime();
+    private boolean ended;
+
+    Attempt(GatewayRequest request, Channel channel, ApiKey key) {
+        this.request = request;
+        this.channel = channel;
+        this.key = key;
+    }
+
+    public ApiKey key() {
+        return key;
+    }
+
+    public Channel channel() {
+        return channel;
+    }
+
+    /** Time since the call went out. */
+    public Duration elapsed() {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
+    }
+
+    /** A stream's first event arrived: the request is this key's now, with no failover; the call goes on. */
+    public void firstByte() {
+        channel.pool().recordFirstByte(key, elapsed());
+        request.served(channel, key);
+    }
+
+    /** A 2xx answer, or a stream that ended with [DONE]. */
+    public void succeeded(long promptTokens, long completionTokens) {
+        if (end()) {
+            channel.pool().recordSuccess(key, request.lastLatency(), promptTokens, completionTokens);
+            channel.breaker().onKeySuccess(key.fingerprint());
+            request.served(channel, key);
+        }
+    }
+
+    /** A 429: the key cools; another key may be tried. */
+    public void rateLimited(Optional<Duration> retryAfter) {
+        if (end()) {
+            channel.pool().recordRateLimited(key, request.lastLatency(), retryAfter);
+            request.keyRefused("429");
+        }
+    }
+
+    /** A 401/402/403: the key is disabled; another key may be tried. */
+    public void rejected(int status) {
+        if (end()) {
+            channel.pool().recordRejected(key, request.lastLatency(), status);
+            request.keyRefused(String.valueOf(status));
+        }
+    }
+
+    /** A 5xx, 408, timeout or connection error before any byte reached the client: another key may be tried. */
+    public void failed(String cause) {
+        if (end()) {
+            keyFailed(cause);
+            request.attemptFailed(cause);
+        }
+    }
+
+    /** A stream that broke after its first byte: too late to fail over, but a failure of the key and channel. */
+    public void streamBroke(String cause) {
+        if (end()) {
+            keyFailed(cause);
+            request.streamBroke();
+        }
+    }
+
+    /** A 4xx passed back to the client as it is: the request was wrong, not the key, and it is answered. */
+    public void clientError() {
+        if (end()) {
+            channel.pool().recordClientError(key, request.lastLatency());
+            request.served(channel, key);
+        }
+    }
+
+    /** The client left before the answer was complete: nobody's fault, the key is free again. */
+    public void clientGone() {
+        if (end()) {
+            channel.pool().recordClientError(key, request.lastLatency());
+        }
+    }
+
+    private void keyFailed(String cause) {
+        int inARow = channel.pool().recordFailure(key, request.lastLatency(), cause);
+        channel.breaker().onKeyFailure(key.fingerprint(), inARow);
+    }
+
+    /** True the first time only, so that every outcome is recorded once. */
+    private boolean end() {
+        if (ended) {
+            return false;
+        }
+        ended = true;
+        request.attemptEnded(this, elapsed());
+        return true;
+    }
+}
