@@ -14,10 +14,21 @@ public interface StateChange {
     /** The channel the key or breaker belongs to. */
     String channel();
 
-    /** The state before and after, by name: {@code ACTIVE}, {@code COOLING}, {@code OPEN} … */
-    String from();
+    /** The state before, e.g. a key's {@code ACTIVE} or a breaker's {@code OPEN}. */
+    Enum<?> fromState();
 
-    String to();
+    /** The state after; the same as before when only a deadline moved or an operator took over. */
+    Enum<?> toState();
+
+    /** {@link #fromState()} by name. */
+    default String from() {
+        return fromState().name();
+    }
+
+    /** {@link #toState()} by name. */
+    default String to() {
+        return toState().name();
+    }
 
     /** The log line of this change, naming keys by fingerprint only. */
     String message();

@@ -7,14 +7,4 @@ import dev.keypool.events.StateChange;
 /** A key moved from one state to another, or a COOLING key's deadline moved later. */
 public record KeyStateChange(Instant at, String channel, String fingerprint, KeyState fromState, KeyState toState,
                              String message) implements StateChange {
-
-    @Override
-    public String from() {
-        return fromState.name();
-    }
-
-    @Override
-    public String to() {
-        return toState.name();
-    }
 }
