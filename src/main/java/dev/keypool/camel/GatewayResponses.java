@@ -61,7 +61,7 @@ public final class GatewayResponses {
         }
         GatewayRequest request = exchange.getProperty(Exchanges.REQUEST, GatewayRequest.class);
         if (request != null) {
-            message.setHeader("X-KeyPool-Attempts", request.totalAttempts());
+            message.setHeader(GatewayRequest.ATTEMPTS_HEADER, request.totalAttempts());
         }
     }
 

@@ -16,6 +16,9 @@ import dev.keypool.pool.ApiKey;
  */
 public final class GatewayRequest {
 
+    /** Upstream calls made for the request: on every answer, errors included. */
+    public static final String ATTEMPTS_HEADER = "X-KeyPool-Attempts";
+
     /** Why a channel did not serve when its breaker refused the request, in error messages and the fallback log. */
     public static final String OPEN = "open";
 
@@ -207,7 +210,7 @@ public final class GatewayRequest {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("X-KeyPool-Channel", servedBy.name());
         headers.put("X-KeyPool-Key", servedKey.fingerprint());
-        headers.put("X-KeyPool-Attempts", String.valueOf(totalAttempts));
+        headers.put(ATTEMPTS_HEADER, String.valueOf(totalAttempts));
         headers.put("X-Fallback-Level", String.valueOf(level));
         return headers;
     }
