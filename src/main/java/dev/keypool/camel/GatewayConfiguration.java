@@ -18,6 +18,7 @@ import dev.keypool.config.ConfigLoader;
 import dev.keypool.config.KeyPoolConfig;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
+import dev.keypool.gateway.InFlightLimit;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.SelectionStrategy;
@@ -77,6 +78,11 @@ public class GatewayConfiguration implements CamelConfiguration {
         Channels all = new Channels(channels);
         long maxBody = properties.resolveProperty("keypool.max-body-bytes").map(Long::parseLong).orElse(4L * 1024 * 1024);
 
+        int maxInFlight = properties.resolveProperty("keypool.max-in-flight").filter(v -> !v.isBlank()).map(Integer::parseInt)
+                .orElseGet(() -> InFlightLimit.sizedFromHeap(Runtime.getRuntime().maxMemory()));
+        LOG.info("At most {} requests in flight (keypool.max-in-flight), then 503 overloaded", maxInFlight);
+
+        registry.bind("admission", new Admission(new InFlightLimit(maxInFlight)));
         registry.bind("channels", all);
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody));
         registry.bind("channelRouter", new ChannelRouter());

@@ -50,6 +50,11 @@ public final class KeyOutcomes {
     /** 5xx, 408, timeouts and connection errors: a failure of the key, and maybe of the channel. */
     public Processor countKeyFailure() {
         return exchange -> withAttempt(exchange, (request, key) -> {
+            if (Exchanges.clientGone(exchange)) {
+                // the socket was closed because the client hung up (Admission): not the key's fault
+                request.current().pool().recordClientError(key, request.lastLatency());
+                return;
+            }
             String cause = cause(exchange.getException());
             Channel channel = request.current();
             channel.pool().recordFailure(key, request.lastLatency(), cause);
