@@ -83,6 +83,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         LOG.info("At most {} requests in flight (keypool.max-in-flight), then 503 overloaded", maxInFlight);
 
         registry.bind("admission", new Admission(new InFlightLimit(maxInFlight)));
+        registry.bind("upstreamConnections", UpstreamConnections.pool(properties.resolveProperty(
+                "camel.component.http.connections-per-route").map(Integer::parseInt).orElse(maxInFlight)));
         registry.bind("channels", all);
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody));
         registry.bind("channelRouter", new ChannelRouter());
