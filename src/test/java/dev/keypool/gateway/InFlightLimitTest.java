@@ -68,12 +68,12 @@ class InFlightLimitTest {
     }
 
     @Test
-    void should_size_the_default_from_half_the_heap() {
-        long heap = 512L * 1024 * 1024;
+    void should_size_the_default_from_three_quarters_of_the_heap() {
+        long heap = 384L * 1024 * 1024;
 
         assertThat(InFlightLimit.sizedFromHeap(heap))
-                .isEqualTo((int) (heap / 2 / InFlightLimit.HEAP_BYTES_PER_REQUEST))
-                .isGreaterThanOrEqualTo(10_000);
+                .isEqualTo((int) (heap * 3 / 4 / InFlightLimit.HEAP_BYTES_PER_REQUEST))
+                .isEqualTo(8192);
         assertThat(InFlightLimit.sizedFromHeap(0)).isEqualTo(1);
     }
 }
