@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # KeyPool benchmark: latency/throughput, in-flight capacity, memory, fault scenario.
 #
-#   bench/run.sh [all|latency|inflight|fault|streams]        (default: all)
+#   bench/run.sh [all|latency|inflight|fault|streams|inflight10k]   (default: all; all does not include inflight10k)
 #
 # Run it from a clone of the repository (it builds target/keypool.jar there if it is missing and starts the
 # gateway from the repository root). Everything runs on 127.0.0.1. See bench/README.md for what each figure
 # means. Knobs (environment):
 #   JAVA_HOME           the JDK that runs the gateway (default: java on the PATH; README figures: Temurin 25)
-#   KEYPOOL_JAVA_OPTS   extra JVM flags for the gateway (default: none)
+#   KEYPOOL_JAVA_OPTS   JVM flags for the gateway (default: the Dockerfile's, -Xmx384m -XX:+UseSerialGC)
 #   DURATION=10 WARMUP=3     seconds per wrk run and per warm-up run (before each run)
 #   JIT_WARMUP=60            seconds of gateway traffic before the first part that runs (0 = none)
 #   CONNS="1 64 256" LATENCIES="0 50"   the latency matrix
 #   INFLIGHT_N=2000 CLOSED_C=1000 CLOSED_S=10 CLOSED_LATENCY_MS=1000 BURST_LATENCY_MS=2000
 #   IDLE_AFTER_S=35          idle seconds after the in-flight checks before RSS/threads are read again (0 = skip)
 #   FAULT_CLIENTS=64 FAULT_FAIL_S=20 FAULT_TOTAL_S=30 FAULT_LATENCY_MS=50 FAULT_POLL_MS=50
+#   BIG_N=10000 BIG_LATENCY_MS=2000 BIG_WARM_BURSTS=2   inflight10k: the burst size, the fake's latency, warmed bursts
 #   TTFB_STREAMS=64 TTFB_ROUNDS=10 HOLD_STREAMS=1000    stream: true parts (time to first byte; streams held open)
 #   GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102   (/observe/* is served on GW_PORT too)
 #   WRK_CPUS / GW_CPUS / FAKE_CPUS   pin wrk / the gateway / the fakes with taskset -c (e.g. WRK_CPUS=1)
@@ -26,7 +27,7 @@ set -euo pipefail
 {
 
 MODE=${1:-all}
-case "$MODE" in all|latency|inflight|fault|streams) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams]" >&2; exit 2 ;; esac
+case "$MODE" in all|latency|inflight|fault|streams|inflight10k) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams|inflight10k]" >&2; exit 2 ;; esac
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # the repository the gateway is built and started from (application.properties, routes/, target/keypool.jar)
@@ -51,7 +52,11 @@ FAULT_FAIL_S=${FAULT_FAIL_S:-20}
 FAULT_TOTAL_S=${FAULT_TOTAL_S:-30}
 FAULT_LATENCY_MS=${FAULT_LATENCY_MS:-50}
 FAULT_POLL_MS=${FAULT_POLL_MS:-50}
-KEYPOOL_JAVA_OPTS=${KEYPOOL_JAVA_OPTS:-}
+BIG_N=${BIG_N:-10000}
+BIG_LATENCY_MS=${BIG_LATENCY_MS:-2000}
+BIG_WARM_BURSTS=${BIG_WARM_BURSTS:-2}
+# the heap and GC the Dockerfile and README ship; KEYPOOL_JAVA_OPTS= (empty) for the JVM's defaults
+KEYPOOL_JAVA_OPTS=${KEYPOOL_JAVA_OPTS-"-Xmx384m -XX:+UseSerialGC"}
 WRK_CPUS=${WRK_CPUS:-}
 GW_CPUS=${GW_CPUS:-}
 FAKE_CPUS=${FAKE_CPUS:-}
@@ -77,6 +82,11 @@ command -v curl >/dev/null || { echo "curl not found: 'apt-get install -y curl'"
 [ -n "$WRK_CPUS$GW_CPUS$FAKE_CPUS" ] && ! command -v taskset >/dev/null && { echo "taskset not found (util-linux)" >&2; missing=1; }
 [ "$missing" = 0 ] || exit 1
 [ -f "$CONFIG" ] || die "no gateway config at $CONFIG"
+
+# 10,000 requests in flight hold ~20,000 descriptors in the gateway (client side + provider side) and 10,000 in
+# each Node process: raise the limit for everything this script starts (as root the hard limit too)
+ulimit -Hn 65536 2>/dev/null || true
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 cd "$ROOT"
 if [ ! -f target/keypool.jar ] || [ -n "$(find src pom.xml -newer target/keypool.jar -print -quit 2>/dev/null)" ]; then
@@ -347,6 +357,58 @@ streams_part() {
   say ""
 }
 
+# ---------------------------------------------------------------- 10,000 in flight (issue #9)
+# Peaks of the gateway process while a command runs: threads and VmRSS sampled every 10 ms (bash builtins only,
+# so the sampler costs next to nothing), written to $1 as "peak_threads peak_rss_kB" when the command ends.
+with_peaks() {
+  local out=$1; shift
+  ( local max_t=0 max_r=0 k v _
+    exec 9<> <(:)   # a pipe nobody writes to: read -t on it sleeps without starting a process
+    while [ ! -f "$out.stop" ]; do
+      while read -r k v _; do
+        case "$k" in
+          VmRSS:) [ "$v" -gt "$max_r" ] && max_r=$v ;;
+          Threads:) [ "$v" -gt "$max_t" ] && max_t=$v ;;
+        esac
+      done < "/proc/$GW_PID/status" 2>/dev/null || break
+      echo "$max_t $max_r" > "$out"
+      read -r -t 0.01 -u 9 _ || true
+    done ) &
+  local sampler=$!
+  "$@"
+  touch "$out.stop"; wait "$sampler" 2>/dev/null || true
+}
+
+big_burst() {
+  local tag=$1 slug=${1// /-} peak_t peak_r
+  local file="$OUT/big-$slug.txt"
+  with_peaks "$OUT/big-$slug.peaks" node "$BENCH_DIR/inflight.js" burst --url "$GW$CHAT" --n "$BIG_N" --timeout-ms 60000 > "$file"
+  read -r peak_t peak_r < "$OUT/big-$slug.peaks"
+  say "$tag: $(describe_burst "$(result_of "$file")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB"
+}
+
+inflight10k_part() {
+  say "== $BIG_N POSTs at once (one socket each), upstream latency ${BIG_LATENCY_MS} ms: first burst after startup, then warmed =="
+  say "   targets: all succeed; <= 4 s as the first burst, <= 3 s warmed; gateway RSS <= 512 MiB and <= 200 threads throughout"
+  fake_ctl "$PRIMARY" "latency?ms=$BIG_LATENCY_MS"
+  node "$BENCH_DIR/inflight.js" burst --url "$PRIMARY$CHAT" --n "$BIG_N" --timeout-ms 60000 > "$OUT/big-direct.txt"
+  say "directly against the fake (the client's own floor): $(describe_burst "$(result_of "$OUT/big-direct.txt")")"
+  fake_ctl "$PRIMARY" reset
+  say "gateway before the first burst: RSS $(mib "$(vm "$GW_PID" VmRSS)") MiB, threads $(threads "$GW_PID")"
+  big_burst "first burst after startup"
+  say "   the fake saw at most $(curl -s "$PRIMARY/control/stats?arrivals=0" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).maxInFlight))') in flight at once"
+  WARMED=0; warm_gateway
+  fake_ctl "$PRIMARY" "latency?ms=$BIG_LATENCY_MS"
+  local i
+  for i in $(seq 1 "$BIG_WARM_BURSTS"); do
+    fake_ctl "$PRIMARY" reset
+    big_burst "warmed burst $i"
+  done
+  say "gateway after the bursts: RSS $(mib "$(vm "$GW_PID" VmRSS)") MiB, peak since start (VmHWM) $(mib "$(vm "$GW_PID" VmHWM)") MiB, threads $(threads "$GW_PID")"
+  fake_ctl "$PRIMARY" "latency?ms=0"
+  say ""
+}
+
 alive() {
   kill -0 "$GW_PID" 2>/dev/null && return 0
   say "GATEWAY DIED during the $1 part: $(grep -m1 -E 'shutdown hook|OutOfMemory|Exception' "$OUT/gateway.log" || echo 'no cause in the log') (see $OUT/gateway.log)"
@@ -358,6 +420,7 @@ case "$MODE" in
   latency) latency_part; alive latency ;;
   inflight) inflight_part; alive inflight ;;
   fault) fault_part; alive fault ;;
+  inflight10k) inflight10k_part; alive inflight10k ;;
 esac
 
 kill -0 "$GW_PID" 2>/dev/null || die "the gateway died during the run (see $OUT/gateway.log)"

@@ -42,7 +42,14 @@ public final class AttemptOutcomes {
 
     /** 5xx, 408, timeouts and connection errors: a failure of the key, and maybe of the channel. */
     public Processor upstreamFailed() {
-        return onAttempt((exchange, attempt) -> attempt.failed(cause(exchange.getException())));
+        return onAttempt((exchange, attempt) -> {
+            if (Exchanges.clientGone(exchange)) {
+                // the provider socket was closed because the client hung up (Admission): not the key's fault
+                attempt.clientGone();
+            } else {
+                attempt.failed(cause(exchange.getException()));
+            }
+        });
     }
 
     /** Other 4xx: the request was wrong, not the key; the provider's answer goes back to the client. */

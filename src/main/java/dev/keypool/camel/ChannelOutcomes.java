@@ -40,7 +40,9 @@ public final class ChannelOutcomes {
         GatewayRequest request = Exchanges.request(exchange);
         Channel channel = request.current();
         Throwable cause = exchange.getProperty(ExchangePropertyKey.EXCEPTION_CAUGHT, Throwable.class);
-        if (cause == null) {
+        if (Exchanges.clientGone(exchange)) {
+            request.skipCurrent("client gone");   // nothing against the channel: the client ended it
+        } else if (cause == null) {
             // rejected by the breaker itself: OPEN, or HALF_OPEN with all its probes in flight
             request.skipCurrent(GatewayRequest.OPEN);
         } else if (cause instanceof NoUsableKeyException || request.exhaustedPool()) {

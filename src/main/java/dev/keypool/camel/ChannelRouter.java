@@ -14,7 +14,7 @@ public final class ChannelRouter {
 
     public String next(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
-        if (request.isServed()) {
+        if (request.isServed() || Exchanges.clientGone(exchange)) {
             return null;
         }
         for (Channel channel = request.advance(); channel != null; channel = request.advance()) {

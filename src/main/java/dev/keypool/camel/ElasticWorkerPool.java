@@ -16,7 +16,7 @@ import io.vertx.core.spi.ExecutorServiceFactory;
  * task until the pool is full, even while others sit idle: after a while of modest traffic a 2,500-thread pool
  * really has 2,500 threads, and their stacks stay in memory. Here a task goes to an idle thread if there is one,
  * else to a new thread up to the limit, else it waits in the queue; idle threads end after {@link #KEEP_ALIVE_SECONDS}.
- * Registered through META-INF/services as a Vert.x service provider, so Camel's Vert.x (and any other) uses it.
+ * The worker pool on Java 17, or when virtual threads are switched off ({@link RequestThreads}).
  */
 public final class ElasticWorkerPool implements ExecutorServiceFactory {
 

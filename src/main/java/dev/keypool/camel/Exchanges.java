@@ -2,6 +2,7 @@ package dev.keypool.camel;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.keypool.gateway.GatewayRequest;
 import org.apache.camel.Exchange;
@@ -28,6 +29,9 @@ final class Exchanges {
     /** The Vert.x response of a streaming request, written event by event by {@link StreamRelay}. */
     static final String CLIENT_RESPONSE = "kpClientResponse";
 
+    /** An AtomicBoolean set by {@link Admission} when the client hung up before its answer (virtual threads only). */
+    static final String CLIENT_GONE = "kpClientGone";
+
     private Exchanges() {
     }
 
@@ -48,6 +52,12 @@ final class Exchanges {
         } else {
             message.setBody(body);
         }
+    }
+
+    /** Whether the client hung up; its request then stops without blaming a key or a channel. */
+    static boolean clientGone(Exchange exchange) {
+        AtomicBoolean gone = exchange.getProperty(CLIENT_GONE, AtomicBoolean.class);
+        return gone != null && gone.get();
     }
 
     static GatewayRequest request(Exchange exchange) {

@@ -16,6 +16,7 @@ import dev.keypool.config.GatewayConfig;
 import dev.keypool.events.StateListeners;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
+import dev.keypool.gateway.InFlightLimit;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.SelectionStrategy;
@@ -81,6 +82,14 @@ public class GatewayConfiguration implements CamelConfiguration {
         Channels all = new Channels(channels);
         long maxBody = Long.parseLong(required(properties, "keypool.max-body-bytes"));
 
+        int maxInFlight = properties.resolveProperty("keypool.max-in-flight").filter(v -> !v.isBlank()).map(Integer::parseInt)
+                .orElseGet(() -> InFlightLimit.sizedFromHeap(Runtime.getRuntime().maxMemory()));
+        LOG.info("At most {} requests in flight (keypool.max-in-flight), then 503 overloaded", maxInFlight);
+
+        registry.bind("admission", new Admission(new InFlightLimit(maxInFlight)));
+        // camel-http ignores its own pool settings once it is given a connection manager: this one reads them
+        registry.bind("upstreamConnections", UpstreamConnections.pool(
+                Integer.parseInt(required(properties, "camel.component.http.connections-per-route"))));
         registry.bind("channels", all);
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody));
         registry.bind("channelRouter", new ChannelRouter());

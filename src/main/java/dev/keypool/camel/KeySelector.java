@@ -39,7 +39,8 @@ public final class KeySelector {
     public boolean mayTryAnotherKey(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
         Channel channel = request.current();
-        return request.attemptsInChannel() <= channel.config().maxRetries()
+        return !Exchanges.clientGone(exchange)
+                && request.attemptsInChannel() <= channel.config().maxRetries()
                 && channel.pool().hasUsableKey(request.triedKeys())
                 && channel.breaker().state() != BreakerState.OPEN;
     }

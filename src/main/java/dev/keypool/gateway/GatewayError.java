@@ -37,6 +37,12 @@ public final class GatewayError extends RuntimeException {
         return new GatewayError(503, "service_unavailable_error", "no_channel_available", message, retryAfterSeconds);
     }
 
+    /** More requests in flight than keypool.max-in-flight: refused at once, the client may retry in a second. */
+    public static GatewayError overloaded(int maxInFlight) {
+        return new GatewayError(503, "service_unavailable_error", "overloaded",
+                "The gateway is holding its maximum of " + maxInFlight + " requests; retry shortly", 1L);
+    }
+
     public int status() {
         return status;
     }

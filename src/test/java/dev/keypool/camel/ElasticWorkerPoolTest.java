@@ -50,18 +50,4 @@ class ElasticWorkerPoolTest {
         assertThat(executor.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
         assertThat(done.get()).isEqualTo(10);
     }
-
-    @Test
-    void should_be_the_vertx_worker_pool() throws Exception {
-        io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx(new io.vertx.core.VertxOptions().setWorkerPoolSize(8));
-        try {
-            String thread = vertx.executeBlocking(() -> Thread.currentThread().getName(), false)
-                    .toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-            assertThat(thread).startsWith("vert.x-worker-thread");
-            assertThat(java.util.ServiceLoader.load(io.vertx.core.spi.VertxServiceProvider.class).stream()
-                    .anyMatch(p -> p.type() == ElasticWorkerPool.class)).isTrue();
-        } finally {
-            vertx.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
-        }
-    }
 }

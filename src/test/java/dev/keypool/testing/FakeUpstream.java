@@ -48,6 +48,8 @@ public final class FakeUpstream implements AutoCloseable {
     private volatile long streamIntervalMs = 20;
     private final AtomicInteger streamsCancelled = new AtomicInteger();
     private final AtomicInteger streamsCompleted = new AtomicInteger();
+    private final List<Runnable> heldAnswers = new java.util.ArrayList<>();
+    private boolean holding;
 
     public FakeUpstream() {
         server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0).setAcceptBacklog(4096))
@@ -148,6 +150,35 @@ public final class FakeUpstream implements AutoCloseable {
         return received;
     }
 
+    /** From now on plain (non-stream) answers wait until {@link #releaseAnswers()}. */
+    public synchronized FakeUpstream holdAnswers() {
+        holding = true;
+        return this;
+    }
+
+    /** Requests received and not answered yet because of {@link #holdAnswers()}. */
+    public synchronized int heldAnswers() {
+        return heldAnswers.size();
+    }
+
+    /** Sends every held answer (to the connections still open) and stops holding. */
+    public void releaseAnswers() {
+        List<Runnable> answers;
+        synchronized (this) {
+            holding = false;
+            answers = List.copyOf(heldAnswers);
+            heldAnswers.clear();
+        }
+        vertx.runOnContext(v -> answers.forEach(Runnable::run));
+    }
+
+    private synchronized boolean held(Runnable answer) {
+        if (holding) {
+            heldAnswers.add(answer);
+        }
+        return holding;
+    }
+
     public void clear() {
         hits.clear();
         received.clear();
@@ -169,6 +200,9 @@ public final class FakeUpstream implements AutoCloseable {
                 return;
             }
             long delay = b == OK ? defaultDelayMs : b.delayMs();
+            if (held(() -> respond(request, key, b))) {
+                return;
+            }
             if (delay > 0) {
                 vertx.setTimer(delay, t -> respond(request, key, b));
             } else {
@@ -230,6 +264,9 @@ public final class FakeUpstream implements AutoCloseable {
     }
 
     private void respond(HttpServerRequest request, String key, Behaviour b) {
+        if (request.response().closed()) {
+            return;   // a held answer whose caller went away
+        }
         if (b.reset()) {
             request.connection().close();
             return;

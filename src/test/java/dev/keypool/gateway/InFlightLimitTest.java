@@ -1,0 +1,79 @@
+package dev.keypool.gateway;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class InFlightLimitTest {
+
+    @Test
+    void should_refuse_past_the_limit_and_admit_again_after_a_leave() {
+        InFlightLimit limit = new InFlightLimit(2);
+
+        assertThat(limit.tryEnter()).isTrue();
+        assertThat(limit.tryEnter()).isTrue();
+        assertThat(limit.tryEnter()).isFalse();
+        assertThat(limit.inFlight()).isEqualTo(2);
+        assertThat(limit.refused()).isEqualTo(1);
+
+        limit.leave();
+
+        assertThat(limit.tryEnter()).isTrue();
+        assertThat(limit.inFlight()).isEqualTo(2);
+    }
+
+    @Test
+    void should_never_admit_more_than_the_limit_under_contention() throws Exception {
+        InFlightLimit limit = new InFlightLimit(100);
+        AtomicInteger admitted = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            threads.add(new Thread(() -> {
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int i = 0; i < 1000; i++) {
+                    if (limit.tryEnter()) {
+                        admitted.incrementAndGet();
+                    }
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        start.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+
+        assertThat(admitted.get()).isEqualTo(100);
+        assertThat(limit.inFlight()).isEqualTo(100);
+        assertThat(limit.refused()).isEqualTo(8 * 1000 - 100);
+    }
+
+    @Test
+    void should_refuse_a_leave_without_an_enter() {
+        InFlightLimit limit = new InFlightLimit(1);
+
+        assertThatThrownBy(limit::leave).isInstanceOf(IllegalStateException.class);
+        assertThat(limit.inFlight()).isZero();
+    }
+
+    @Test
+    void should_size_the_default_from_three_quarters_of_the_heap() {
+        long heap = 384L * 1024 * 1024;
+
+        assertThat(InFlightLimit.sizedFromHeap(heap))
+                .isEqualTo((int) (heap * 3 / 4 / InFlightLimit.HEAP_BYTES_PER_REQUEST))
+                .isEqualTo(8192);
+        assertThat(InFlightLimit.sizedFromHeap(0)).isEqualTo(1);
+    }
+}
