@@ -199,12 +199,16 @@ class ChannelBreakerRecoveryTest {
 
     @Test
     void should_close_with_fresh_windows() {
-        trip();
         halfOpen();
+        // recorded while HALF_OPEN (the trip already emptied the windows): only the close can forget it
+        breaker.onKeyFailure("3f2a000000000000", 4);
+        assertThat(breaker.figures().maxKeyConsecutiveFailures()).isEqualTo(4);
         probe(true);
         probe(true);
 
         BreakerFigures figures = breaker.figures();
+        assertThat(figures.state()).isEqualTo(BreakerState.CLOSED);
+        assertThat(figures.maxKeyConsecutiveFailures()).isZero();
         assertThat(figures.callsInWindow()).isZero();
         assertThat(figures.poolExhaustedCount()).isZero();
         assertThat(figures.halfOpenProbes()).isZero();

@@ -242,7 +242,10 @@ class ChannelBreakerTripTest {
     @Test
     void should_ignore_outcomes_while_open() {
         ChannelBreaker breaker = breaker(Settings.spec());
+        Instant tripTime = clock.instant();
         breaker.onPoolExhausted();
+        // later outcomes would move nextAttemptAt if they tripped the breaker again
+        clock.advance(Duration.ofSeconds(10));
 
         breaker.onFailure(FAST);
         breaker.onSuccess(SLOW);
@@ -253,7 +256,8 @@ class ChannelBreakerTripTest {
         assertThat(figures.state()).isEqualTo(BreakerState.OPEN);
         assertThat(figures.callsInWindow()).isZero();
         assertThat(figures.poolExhaustedCount()).isZero();
-        assertThat(figures.nextAttemptAt()).isEqualTo(clock.instant().plusSeconds(30));
+        assertThat(figures.nextAttemptAt()).isEqualTo(tripTime.plusSeconds(30));
+        assertThat(figures.trippedBy()).isEqualTo("pool_exhausted");
     }
 
     @Test

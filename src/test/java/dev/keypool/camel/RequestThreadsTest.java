@@ -1,10 +1,13 @@
 package dev.keypool.camel;
 
 import java.util.ServiceLoader;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.impl.VertxInternal;
 import io.vertx.core.spi.ExecutorServiceFactory;
 import io.vertx.core.spi.VertxServiceProvider;
 import org.junit.jupiter.api.AfterEach;
@@ -47,10 +50,18 @@ class RequestThreadsTest {
     @Test
     void should_fall_back_to_the_elastic_platform_pool_when_virtual_threads_are_off() throws Exception {
         System.setProperty(RequestThreads.VIRTUAL_PROPERTY, "false");
+        Vertx vertx = Vertx.vertx(new VertxOptions().setWorkerPoolSize(8));
+        // the thread name alone proves nothing: Vert.x's own default pool names its threads the same way
+        ExecutorService workers = ((VertxInternal) vertx).getWorkerPool().executor();
 
-        Thread worker = workerThreadOf(Vertx.vertx(new VertxOptions().setWorkerPoolSize(8)));
+        Thread worker = workerThreadOf(vertx);
 
+        assertThat(workers).isInstanceOfSatisfying(ThreadPoolExecutor.class, pool -> {
+            assertThat(pool.getQueue()).isInstanceOf(ElasticWorkerPool.HandOffQueue.class);
+            assertThat(pool.getMaximumPoolSize()).isEqualTo(8);
+        });
         assertThat(worker.getName()).startsWith("vert.x-worker-thread");
+        assertThat(RequestThreads.isVirtual(worker)).isFalse();
     }
 
     private static Thread workerThreadOf(Vertx vertx) throws Exception {

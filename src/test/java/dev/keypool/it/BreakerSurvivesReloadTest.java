@@ -1,16 +1,37 @@
 package dev.keypool.it;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import dev.keypool.breaker.BreakerState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import org.apache.camel.builder.TemplatedRouteBuilder;
+import org.apache.logging.log4j.Level;
+import org.apache.camel.support.RouteWatcherReloadStrategy;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-/** The breaker is bound by KeyPool, not made by the route: removing and re-creating the channel route keeps its state. */
+/**
+ * The breaker is bound by KeyPool, not made by the route: when Camel Main reloads routes from disk
+ * ({@code camel.main.routes-reload-enabled}, with routes-reload-remove-all-routes=false), the channel's resilience4j instance and its
+ * OPEN state stay, and requests keep flowing. The routes are a copy of routes/ in a temporary directory, edited
+ * on disk the way an operator would, and the test waits for Camel's own file watcher to apply the change.
+ */
 class BreakerSurvivesReloadTest extends GatewayTestSupport {
+
+    private static final String MARKER = "reload-marker-7f3c";
+
+    private Path routes;
 
     @Override
     protected String keypoolYaml() {
@@ -30,26 +51,126 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
                 """;
     }
 
+    @Override
+    protected Properties overrideProperties() {
+        Properties p = super.overrideProperties();
+        try {
+            routes = Files.createTempDirectory("keypool-routes-");
+            routes.toFile().deleteOnExit();
+            try (Stream<Path> files = Files.list(Path.of("routes"))) {
+                for (Path file : files.filter(f -> f.toString().endsWith(".camel.yaml")).toList()) {
+                    Files.copy(file, routes.resolve(file.getFileName())).toFile().deleteOnExit();
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        p.put("camel.main.routes-include-pattern", "file:" + routes + "/*.camel.yaml");
+        p.put("camel.main.routes-reload-enabled", "true");
+        p.put("camel.main.routes-reload-directory", routes.toString());
+        p.put("camel.main.routes-reload-pattern", "*.camel.yaml");
+        return p;
+    }
+
     @Test
-    void should_keep_an_open_breaker_open_across_a_reload_of_the_channel_route() throws Exception {
+    void should_keep_an_open_breaker_open_when_camel_reloads_another_routes_file() throws Exception {
+        CircuitBreaker bound = openMainBreaker();
+
+        // a visible change to the entry route: proves the reload really replaced it
+        reload("gateway.camel.yaml", "id: chat-completions\n");
+
+        assertOpenAndBound(bound);
+        HttpResponse<String> r = chat("main/m");
+        assertThat(markerLoggedBy("chat-completions")).as("the edited chat-completions route is running").isTrue();
+        assertServedByBackupOnly(r);
+
+        channel("main").breaker().forceClosed();
+        assertThat(bound.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+        HttpResponse<String> after = chat("m");
+        assertThat(after.statusCode()).isEqualTo(200);
+        assertThat(after.headers().firstValue("X-KeyPool-Channel")).contains("main");
+        assertThat(upstream.hits("sk-main-1")).isEqualTo(1);
+    }
+
+    /**
+     * The channel routes are made at startup from keypool.yaml (ChannelRoutes), and Camel re-creates on reload only
+     * the routes a file lists: an edited template cannot silently look applied. It is reported, the channels keep
+     * running as they were, and the breaker with them.
+     */
+    @Test
+    void should_report_that_an_edited_channel_template_applies_at_the_next_start() throws Exception {
+        CircuitBreaker bound = openMainBreaker();
+
+        reload("channel.camel.yaml", "uri: \"direct:channel-{{channel}}\"\n");
+
+        assertThat(logs.messages(Level.WARN)).contains("Route template keypool-channel was reloaded, but the channel "
+                + "routes are made from it at startup: restart KeyPool to apply the change");
+        assertOpenAndBound(bound);
+        HttpResponse<String> r = chat("main/m");
+        assertServedByBackupOnly(r);
+        assertThat(markerLoggedBy("channel-backup")).as("the channel routes still run the template they were made from")
+                .isFalse();
+
+        channel("main").breaker().forceClosed();
+        HttpResponse<String> after = chat("m");
+        assertThat(after.statusCode()).isEqualTo(200);
+        assertThat(after.headers().firstValue("X-KeyPool-Channel")).contains("main");
+        assertThat(upstream.hits("sk-main-1")).isEqualTo(1);
+    }
+
+    private CircuitBreaker openMainBreaker() throws Exception {
+        // the channel route has run once, so its circuitBreaker EIP has picked up the bound instance
+        assertThat(chat("m").headers().firstValue("X-KeyPool-Channel")).contains("main");
+        upstream.clear();
         channel("main").breaker().forceOpen("before reload");
         CircuitBreaker bound = context.getRegistry().lookupByNameAndType("breaker-main", CircuitBreaker.class);
+        assertThat(bound.getState()).isEqualTo(CircuitBreaker.State.OPEN);
+        return bound;
+    }
 
-        context.getRouteController().stopRoute("channel-main");
-        context.removeRoute("channel-main");
-        TemplatedRouteBuilder.builder(context, "keypool-channel")
-                .routeId("channel-main").prefixId("main-").parameter("channel", "main").add();
-
-        assertThat(context.getRoute("channel-main")).isNotNull();
+    private void assertOpenAndBound(CircuitBreaker bound) {
         assertThat(context.getRegistry().lookupByNameAndType("breaker-main", CircuitBreaker.class)).isSameAs(bound);
         assertThat(bound.getState()).isEqualTo(CircuitBreaker.State.OPEN);
         assertThat(channel("main").breaker().state()).isEqualTo(BreakerState.OPEN);
-        // still OPEN for the traffic: the walk skips it and no call reaches its upstream
-        HttpResponse<String> r = chat("main/m");
+        assertThat(context.getRoute("channel-main")).isNotNull();
+    }
+
+    /** The log step added by {@link #reload} ran in this route (the log EIP logs under the route id). */
+    private boolean markerLoggedBy(String routeId) {
+        return logs.events().stream().anyMatch(line -> line.logger().equals(routeId) && line.text().equals(MARKER));
+    }
+
+    /** OPEN for the traffic too: the walk skips main without calling its upstream and backup serves. */
+    private void assertServedByBackupOnly(HttpResponse<String> r) {
+        assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().firstValue("X-KeyPool-Channel")).contains("backup");
         assertThat(upstream.hits("sk-main-1")).isZero();
+        assertThat(upstream.hits("sk-backup-1")).isEqualTo(1);
+    }
 
-        channel("main").breaker().forceClosed();
-        assertThat(chat("m").headers().firstValue("X-KeyPool-Channel")).contains("main");
+    /**
+     * Adds a log step with {@link #MARKER} as the first step after {@code anchor} (a line ending in the route's
+     * id or from-uri), writes the file in one atomic rename so the watcher sees one whole new file, and waits
+     * until Camel's reload strategy has applied it.
+     */
+    private void reload(String file, String anchor) throws IOException {
+        Path target = routes.resolve(file);
+        String yaml = Files.readString(target);
+        Matcher steps = Pattern.compile(Pattern.quote(anchor) + "(?:.*\\n)*?( *)steps:\\n").matcher(yaml);
+        assertThat(steps.find()).as("a steps: list after '%s' in %s", anchor.strip(), file).isTrue();
+        String edited = yaml.substring(0, steps.end()) + steps.group(1) + "  - log: \"" + MARKER + "\"\n"
+                + yaml.substring(steps.end());
+
+        RouteWatcherReloadStrategy watcher = context.hasService(RouteWatcherReloadStrategy.class);
+        assertThat(watcher).as("Camel Main's route reload is on").isNotNull();
+        int reloads = watcher.getReloadCounter();
+        int failures = watcher.getFailedCounter();
+        Path temp = routes.resolve(file + ".tmp");   // not *.camel.yaml: the watcher ignores it
+        Files.writeString(temp, edited);
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> watcher.getReloadCounter() + watcher.getFailedCounter() > reloads + failures);
+        assertThat(watcher.getFailedCounter()).as("failed reloads, last: %s", watcher.lastErrorMessage()).isEqualTo(failures);
     }
 }

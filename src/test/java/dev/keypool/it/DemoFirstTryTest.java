@@ -47,11 +47,17 @@ class DemoFirstTryTest extends GatewayTestSupport {
         assertThat(responses).extracting(r -> r.headers().firstValue("X-KeyPool-Key").orElseThrow())
                 .containsOnly(Fingerprint.of("demo-key-1"), Fingerprint.of("demo-key-2"))
                 .contains(Fingerprint.of("demo-key-1"), Fingerprint.of("demo-key-2"));
-        assertThat(responses).anySatisfy(r -> assertThat(r.headers().firstValue("X-KeyPool-Attempts")).isNotEqualTo("1"));
+        // each broken key costs exactly one extra attempt, once: after it the key is cooling or disabled
+        assertThat(responses).extracting(r -> Integer.valueOf(r.headers().firstValue("X-KeyPool-Attempts").orElseThrow()))
+                .allSatisfy(attempts -> assertThat(attempts).isPositive())
+                .satisfies(attempts -> assertThat(attempts.stream().mapToInt(Integer::intValue).sum())
+                        .isEqualTo(responses.size() + 2));
 
         KeyPool pool = channel("demo").pool();
         ApiKey rateLimited = pool.find(Fingerprint.of("demo-key-rate-limited")).orElseThrow();
         ApiKey revoked = pool.find(Fingerprint.of("demo-key-revoked")).orElseThrow();
+        assertThat(rateLimited.stats().callCount()).isEqualTo(1);
+        assertThat(revoked.stats().callCount()).isEqualTo(1);
         assertThat(pool.stateOf(rateLimited)).isEqualTo(KeyState.COOLING);
         assertThat(pool.stateOf(revoked)).isEqualTo(KeyState.DISABLED);
         assertThat(logs.messages(Level.INFO))

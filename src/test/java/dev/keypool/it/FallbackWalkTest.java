@@ -1,6 +1,7 @@
 package dev.keypool.it;
 
 import java.net.http.HttpResponse;
+import java.time.Duration;
 
 import dev.keypool.breaker.BreakerState;
 import org.apache.logging.log4j.Level;
@@ -91,9 +92,27 @@ class FallbackWalkTest extends GatewayTestSupport {
         HttpResponse<String> r = chat("chain-model");
 
         assertThat(r.statusCode()).isEqualTo(503);
-        assertThat(r.headers().firstValue("Retry-After")).isPresent();
+        // forced open by an operator: no time at which they try again, so the 60 s default
+        assertThat(r.headers().firstValue("Retry-After")).contains("60");
         assertThat(r.body()).contains("a open").contains("b open").contains("c open");
         assertThat(upstream.totalHits()).isZero();
         assertThat(channel("a").breaker().state()).isEqualTo(BreakerState.OPEN);
+    }
+
+    @Test
+    void should_tell_the_client_to_retry_when_the_first_open_channel_of_the_chain_half_opens() throws Exception {
+        // tripped, not forced: each breaker tries HALF_OPEN 30 s after its trip (keys stay ACTIVE)
+        channel("a").breaker().onPoolExhausted();
+        clock.advance(Duration.ofSeconds(10));
+        channel("b").breaker().onPoolExhausted();
+        channel("c").breaker().onPoolExhausted();
+        clock.advance(Duration.ofSeconds(5));
+
+        HttpResponse<String> r = chat("chain-model");
+
+        assertThat(r.statusCode()).isEqualTo(503);
+        // a half-opens first, 30 s after its trip, which is 15 s from now (b and c: 25 s)
+        assertThat(r.headers().firstValue("Retry-After")).contains("15");
+        assertThat(upstream.totalHits()).isZero();
     }
 }
