@@ -110,9 +110,17 @@ public final class KeyPool {
      */
     public Optional<ApiKey> acquire(Set<String> excludedFingerprints) {
         Set<String> excluded = orNone(excludedFingerprints);
-        Optional<ApiKey> picked = strategy.pick(keys, key -> usable(key, excluded));
+        Optional<ApiKey> picked = strategy.pick(keys, key -> usable(key, excluded), this::effectiveWeight);
         picked.ifPresent(key -> key.counters().acquired());
         return picked;
+    }
+
+    /**
+     * The share of traffic a key gets now, relative to the others (SPEC §8): its configured weight, times the factors
+     * that quotas (near a limit) and warm-up or rollout (entering service) will multiply in here.
+     */
+    public double effectiveWeight(ApiKey key) {
+        return key.weight();
     }
 
     /** Whether {@link #acquire} would find a key right now; changes nothing but expired cooling states. */

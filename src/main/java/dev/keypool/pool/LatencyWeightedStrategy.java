@@ -1,16 +1,19 @@
 package dev.keypool.pool;
 
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 import java.util.random.RandomGenerator;
 
 /**
- * A random eligible key, with probability proportional to weight / recent mean latency (at least 1 ms), so slow
+ * A random eligible key, with probability proportional to effective weight / recent mean latency (at least 1 ms), so slow
  * keys get less traffic but never none. A key with no recent calls is scored at the mean latency of those that
  * have some: it gets a fair share, and with it the samples that tell how fast it really is.
  */
@@ -34,20 +37,18 @@ public final class LatencyWeightedStrategy implements SelectionStrategy {
     }
 
     @Override
-    public Optional<ApiKey> pick(List<ApiKey> keys, Predicate<ApiKey> eligible) {
+    public Optional<ApiKey> pick(List<ApiKey> keys, Predicate<ApiKey> eligible, ToDoubleFunction<ApiKey> weight) {
         List<ApiKey> candidates = keys.stream().filter(eligible).toList();
-        OptionalDouble[] latencies = candidates.stream().map(ApiKey::recentLatencyMs).toArray(OptionalDouble[]::new);
-        double unknown = meanOfKnown(latencies);
-        double[] scores = new double[candidates.size()];
-        for (int i = 0; i < scores.length; i++) {
-            double latency = latencies[i].orElse(unknown);
-            scores[i] = candidates.get(i).weight() / Math.max(latency, MIN_LATENCY_MS);
-        }
-        return WeightedChoice.draw(candidates, scores, random.get());
+        Map<ApiKey, OptionalDouble> latencies = new IdentityHashMap<>();
+        candidates.forEach(key -> latencies.put(key, key.recentLatencyMs()));
+        double unknown = meanOfKnown(latencies.values());
+        return WeightedChoice.draw(candidates, key -> true,
+                key -> weight.applyAsDouble(key) / Math.max(latencies.get(key).orElse(unknown), MIN_LATENCY_MS),
+                random.get());
     }
 
     /** The mean of the known latencies; 1 ms when none is known, which leaves plain weights. */
-    private static double meanOfKnown(OptionalDouble[] latencies) {
+    private static double meanOfKnown(Iterable<OptionalDouble> latencies) {
         double sum = 0;
         int known = 0;
         for (OptionalDouble latency : latencies) {

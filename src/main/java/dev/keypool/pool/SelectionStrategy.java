@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.ToDoubleFunction;
 
 /** How a pool chooses among its usable keys. Implementations are thread-safe. */
 public interface SelectionStrategy {
@@ -14,8 +15,11 @@ public interface SelectionStrategy {
     Set<String> NAMES = Collections.unmodifiableSet(new LinkedHashSet<>(List.of(
             RoundRobinStrategy.NAME, WeightedRandomStrategy.NAME, LeastInFlightStrategy.NAME, LatencyWeightedStrategy.NAME)));
 
-    /** Picks one of {@code keys} for which {@code eligible} is true, or empty. keys are in configuration order. */
-    Optional<ApiKey> pick(List<ApiKey> keys, Predicate<ApiKey> eligible);
+    /**
+     * Picks one of {@code keys} for which {@code eligible} is true, or empty; keys are in configuration order.
+     * Shares follow {@code weight}, the pool's effective weight of each key (SPEC §8); a key of weight 0 is not picked.
+     */
+    Optional<ApiKey> pick(List<ApiKey> keys, Predicate<ApiKey> eligible, ToDoubleFunction<ApiKey> weight);
 
     /**
      * A new strategy for {@code name} (one of {@link #NAMES}). New on every call because strategies keep per-pool

@@ -1,23 +1,34 @@
 package dev.keypool.pool;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.function.ToDoubleFunction;
 import java.util.random.RandomGenerator;
 
-/** Draws one candidate with probability proportional to its score; shared by the random strategies. */
+/** Draws one eligible key with probability proportional to its score; shared by the random strategies. */
 final class WeightedChoice {
 
     private WeightedChoice() {
     }
 
-    /** @param scores positive, one per candidate */
-    static Optional<ApiKey> draw(List<ApiKey> candidates, double[] scores, RandomGenerator random) {
+    /** A key for which {@code eligible} holds, drawn by {@code score}; keys scoring 0 or less are never drawn. */
+    static Optional<ApiKey> draw(List<ApiKey> keys, Predicate<ApiKey> eligible, ToDoubleFunction<ApiKey> score,
+                                 RandomGenerator random) {
+        List<ApiKey> candidates = new ArrayList<>(keys.size());
+        double[] scores = new double[keys.size()];
+        double total = 0;
+        for (ApiKey key : keys) {
+            double s;
+            if (eligible.test(key) && (s = score.applyAsDouble(key)) > 0) {
+                scores[candidates.size()] = s;
+                candidates.add(key);
+                total += s;
+            }
+        }
         if (candidates.isEmpty()) {
             return Optional.empty();
-        }
-        double total = 0;
-        for (double score : scores) {
-            total += score;
         }
         double point = random.nextDouble() * total;
         for (int i = 0; i < candidates.size(); i++) {

@@ -6,9 +6,10 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import java.util.function.ToDoubleFunction;
 import java.util.random.RandomGenerator;
 
-/** A random eligible key, with probability proportional to its weight. */
+/** A random eligible key, with probability proportional to its effective weight. */
 public final class WeightedRandomStrategy implements SelectionStrategy {
 
     public static final String NAME = "weighted-random";
@@ -27,10 +28,8 @@ public final class WeightedRandomStrategy implements SelectionStrategy {
     }
 
     @Override
-    public Optional<ApiKey> pick(List<ApiKey> keys, Predicate<ApiKey> eligible) {
-        List<ApiKey> candidates = keys.stream().filter(eligible).toList();
-        double[] weights = candidates.stream().mapToDouble(ApiKey::weight).toArray();
-        return WeightedChoice.draw(candidates, weights, random.get());
+    public Optional<ApiKey> pick(List<ApiKey> keys, Predicate<ApiKey> eligible, ToDoubleFunction<ApiKey> weight) {
+        return WeightedChoice.draw(keys, eligible, weight, random.get());
     }
 
     @Override

@@ -6,7 +6,9 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.Fingerprint;
@@ -64,5 +66,19 @@ class DemoFirstTryTest extends GatewayTestSupport {
                 .contains("Channel [demo] calls the built-in demo upstream SIMULATOR (canned answers, not a real LLM)")
                 .contains("Key " + rateLimited.fingerprint() + "(demo) cooling 30s after 429");
         assertThat(logs.messages(Level.WARN)).contains("Key " + revoked.fingerprint() + "(demo) disabled after 401 from upstream");
+    }
+
+    /** Four keys of which one answers 429 and one 401: the two that work share twenty requests evenly. */
+    @Test
+    void should_share_the_traffic_evenly_between_the_keys_that_work() throws Exception {
+        Map<String, Integer> servedBy = new HashMap<>();
+        for (int i = 0; i < 20; i++) {
+            HttpResponse<String> r = chat("demo-chat");
+            assertThat(r.statusCode()).isEqualTo(200);
+            servedBy.merge(r.headers().firstValue("X-KeyPool-Key").orElseThrow(), 1, Integer::sum);
+        }
+
+        assertThat(servedBy).containsOnly(
+                Map.entry(Fingerprint.of("demo-key-1"), 10), Map.entry(Fingerprint.of("demo-key-2"), 10));
     }
 }

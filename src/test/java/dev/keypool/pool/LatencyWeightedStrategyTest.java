@@ -86,7 +86,7 @@ class LatencyWeightedStrategyTest {
 
     @Test
     void should_pick_nothing_when_no_key_is_eligible() {
-        assertThat(strategy.pick(keys, key -> false)).isEmpty();
+        assertThat(strategy.pick(keys, key -> false, ApiKey::weight)).isEmpty();
     }
 
     private void answered(ApiKey key, long latencyMs) {

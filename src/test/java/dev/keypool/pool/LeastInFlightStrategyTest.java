@@ -2,6 +2,7 @@ package dev.keypool.pool;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import dev.keypool.events.StateListener;
 import dev.keypool.testing.MutableClock;
@@ -31,7 +32,7 @@ class LeastInFlightStrategyTest {
         acquire(pool, c);
 
         for (int i = 0; i < 3; i++) {
-            assertThat(strategy.pick(keys, key -> true)).containsSame(b);
+            assertThat(strategy.pick(keys, key -> true, ApiKey::weight)).containsSame(b);
         }
     }
 
@@ -48,16 +49,27 @@ class LeastInFlightStrategyTest {
 
         // a is idle but ineligible; of the two eligible keys b is the less busy
         for (int i = 0; i < 3; i++) {
-            assertThat(strategy.pick(keys, key -> key != a)).containsSame(b);
+            assertThat(strategy.pick(keys, key -> key != a, ApiKey::weight)).containsSame(b);
         }
     }
 
     @Test
     void should_pick_nothing_when_no_key_is_eligible() {
-        assertThat(strategy.pick(keys, key -> false)).isEmpty();
+        assertThat(strategy.pick(keys, key -> false, ApiKey::weight)).isEmpty();
+    }
+
+    @Test
+    void should_weigh_calls_in_flight_by_effective_weight() {
+        acquire(pool, a);
+        acquire(pool, a);
+        acquire(pool, b);
+
+        // a carries 2 calls at weight 4 (0.5 per weight), b 1 call at weight 1, c 0 calls but weight 0
+        Map<ApiKey, Double> effective = Map.of(a, 4.0, b, 1.0, c, 0.0);
+        assertThat(strategy.pick(keys, key -> true, effective::get)).containsSame(a);
     }
 
     private ApiKey pickAny() {
-        return strategy.pick(keys, key -> true).orElseThrow();
+        return strategy.pick(keys, key -> true, ApiKey::weight).orElseThrow();
     }
 }

@@ -16,7 +16,7 @@ final class StrategyTesting {
                                       int picks) {
         Map<ApiKey, Integer> counts = new HashMap<>();
         for (int i = 0; i < picks; i++) {
-            counts.merge(strategy.pick(keys, eligible).orElseThrow(), 1, Integer::sum);
+            counts.merge(strategy.pick(keys, eligible, ApiKey::weight).orElseThrow(), 1, Integer::sum);
         }
         Map<ApiKey, Double> shares = new HashMap<>();
         counts.forEach((key, count) -> shares.put(key, count * 100.0 / picks));

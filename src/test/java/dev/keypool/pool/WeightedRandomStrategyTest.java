@@ -1,6 +1,8 @@
 package dev.keypool.pool;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.Test;
@@ -38,7 +40,7 @@ class WeightedRandomStrategyTest {
 
     @Test
     void should_pick_nothing_when_no_key_is_eligible() {
-        assertThat(strategy.pick(keys, key -> false)).isEmpty();
+        assertThat(strategy.pick(keys, key -> false, ApiKey::weight)).isEmpty();
     }
 
     @Test
@@ -49,5 +51,17 @@ class WeightedRandomStrategyTest {
         assertThat(shares.get(a)).isCloseTo(50.0, within(4.0));
         assertThat(shares.get(b)).isCloseTo(30.0, within(4.0));
         assertThat(shares.get(c)).isCloseTo(20.0, within(4.0));
+    }
+
+    @Test
+    void should_draw_by_the_effective_weight_it_is_given() {
+        Map<ApiKey, Double> effective = Map.of(a, 1.0, b, 0.0, c, 3.0);
+        Map<ApiKey, Integer> counts = new HashMap<>();
+        for (int i = 0; i < 4_000; i++) {
+            counts.merge(strategy.pick(keys, key -> true, effective::get).orElseThrow(), 1, Integer::sum);
+        }
+
+        assertThat(counts).doesNotContainKey(b);
+        assertThat(counts.get(c) / 40.0).isCloseTo(75.0, within(3.0));
     }
 }
