@@ -2,6 +2,7 @@ package dev.keypool.camel;
 
 import dev.keypool.breaker.BreakerTrigger;
 import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.ChannelAtQuotaException;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.NoUsableKeyException;
 import org.apache.camel.Exchange;
@@ -45,13 +46,16 @@ public final class ChannelOutcomes {
         } else if (cause == null) {
             // rejected by the breaker itself: OPEN, or HALF_OPEN with all its probes in flight
             request.skipCurrent(GatewayRequest.OPEN);
+        } else if (cause instanceof ChannelAtQuotaException) {
+            // held back by the gateway's own accounting: nothing wrong with the channel
+            request.skipCurrent(GatewayRequest.AT_QUOTA);
         } else if (cause instanceof NoUsableKeyException || request.exhaustedPool()) {
             channel.breaker().onPoolExhausted();
             request.skipCurrent(BreakerTrigger.POOL_EXHAUSTED.configName());
         } else {
             channel.breaker().onFailure(request.lastLatency());
             String last = request.lastFailure();
-            request.skipCurrent("failed" + (last == null ? "" : " (last: " + last + ")"));
+            request.skipCurrent(GatewayRequest.FAILED + (last == null ? "" : " (last: " + last + ")"));
         }
     }
 }

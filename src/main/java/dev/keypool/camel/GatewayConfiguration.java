@@ -20,6 +20,7 @@ import dev.keypool.gateway.InFlightLimit;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.SelectionStrategy;
+import dev.keypool.quota.TokenEstimator;
 import io.vertx.core.VertxOptions;
 import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyConfiguration;
 import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyFactory;
@@ -66,9 +67,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("stateListeners", stateListeners);
         List<Channel> channels = new ArrayList<>();
         for (ChannelConfig c : config.channels()) {
-            List<ApiKey> keys = c.keys().stream().map(k -> new ApiKey(k.key(), k.label(), k.weight())).toList();
+            List<ApiKey> keys = c.keys().stream().map(k -> new ApiKey(k.key(), k.label(), k.weight(), k.limits())).toList();
             KeyPool pool = new KeyPool(c.name(), keys, SelectionStrategy.named(c.strategy()), c.cooldown(),
-                    c.disableAfter(), clock, stateListeners);
+                    c.disableAfter(), c.quotaZone(), clock, stateListeners);
             ChannelBreaker breaker = new ChannelBreaker(c.name(), c.breaker(), pool::hasActiveKey, clock, stateListeners);
             // the channel route's circuitBreaker EIP uses this instance (resilience4jConfiguration.circuitBreaker)
             registry.bind("breaker-" + c.name(), breaker.circuitBreaker());
@@ -91,7 +92,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("upstreamConnections", UpstreamConnections.pool(
                 Integer.parseInt(required(properties, "camel.component.http.connections-per-route"))));
         registry.bind("channels", all);
-        registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody));
+        registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, new TokenEstimator()));
         registry.bind("channelRouter", new ChannelRouter());
         registry.bind("channelOutcomes", new ChannelOutcomes());
         registry.bind("keySelector", new KeySelector());

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -34,6 +35,9 @@ public final class GatewayResponses {
     public void finish(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
         if (!request.isServed()) {
+            if (request.heldBackByQuota()) {
+                throw GatewayError.quotaExhausted(unavailableMessage(request), retryAfterSeconds(request));
+            }
             throw GatewayError.unavailable(unavailableMessage(request), retryAfterSeconds(request));
         }
         Message message = exchange.getMessage();
@@ -93,11 +97,16 @@ public final class GatewayResponses {
                 .collect(Collectors.joining(", "));
     }
 
-    /** Seconds until the soonest key recovery or half-open attempt among the channels of the chain. */
+    /**
+     * Seconds until the soonest key recovery, quota room for this request or half-open attempt among the channels
+     * of the chain.
+     */
     private long retryAfterSeconds(GatewayRequest request) {
         Instant now = clock.instant();
         Optional<Instant> soonest = request.chain().stream()
-                .flatMap(c -> java.util.stream.Stream.of(c.pool().soonestRecovery(), c.breaker().nextAttemptAt()))
+                .flatMap(c -> Stream.of(c.pool().soonestRecovery(), c.breaker().nextAttemptAt(),
+                        GatewayRequest.AT_QUOTA.equals(request.whyNotServed().get(c.name()))
+                                ? c.pool().capacityAt(request.estimatedTokens()) : Optional.<Instant>empty()))
                 .flatMap(Optional::stream)
                 .min(Instant::compareTo);
         return soonest.map(t -> Math.max(1, (Duration.between(now, t).toMillis() + 999) / 1000))

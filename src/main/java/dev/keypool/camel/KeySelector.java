@@ -2,10 +2,10 @@ package dev.keypool.camel;
 
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.ChannelAtQuotaException;
 import dev.keypool.gateway.ChannelOpenedException;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.NoUsableKeyException;
-import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import org.apache.camel.Exchange;
 
@@ -13,8 +13,8 @@ import org.apache.camel.Exchange;
 public final class KeySelector {
 
     /**
-     * Picks a usable key this request has not tried in the current channel and puts it, with the body for this
-     * channel, on the message. A retry
+     * Picks a usable key with quota room that this request has not tried in the current channel, reserves the
+     * call's quota on it and puts it, with the body for this channel, on the message. A retry
      * whose channel tripped while it waited out its backoff does not go out: the request moves on instead.
      */
     public void select(Exchange exchange) {
@@ -23,10 +23,11 @@ public final class KeySelector {
             throw new ChannelOpenedException(request.current().name());
         }
         KeyPool pool = request.current().pool();
-        ApiKey key = pool.acquire(request.triedKeys())
-                .orElseThrow(() -> new NoUsableKeyException(pool.channel()));
-        request.startAttempt(key);
-        exchange.getMessage().setHeader("Authorization", key.authorizationHeader());
+        KeyPool.Lease lease = pool.acquire(request.triedKeys(), request::estimatedTokens)
+                .orElseThrow(() -> pool.hasUsableKey(request.triedKeys())
+                        ? new ChannelAtQuotaException(pool.channel()) : new NoUsableKeyException(pool.channel()));
+        request.startAttempt(lease);
+        exchange.getMessage().setHeader("Authorization", lease.key().authorizationHeader());
         // every attempt sends the request anew: a failed one may have left the provider's answer in the body
         exchange.getMessage().setBody(request.upstreamBody());
     }

@@ -11,6 +11,7 @@ import dev.keypool.gateway.Channels;
 import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.UpstreamBody;
+import dev.keypool.quota.TokenEstimator;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.platform.http.vertx.HttpMessage;
 
@@ -20,8 +21,10 @@ public final class RequestPlanner {
     private final Channels channels;
     private final ObjectMapper mapper;
     private final long maxBodyBytes;
+    private final TokenEstimator tokens;
 
-    public RequestPlanner(Channels channels, ObjectMapper mapper, long maxBodyBytes) {
+    public RequestPlanner(Channels channels, ObjectMapper mapper, long maxBodyBytes, TokenEstimator tokens) {
+        this.tokens = tokens;
         this.channels = channels;
         this.mapper = mapper;
         this.maxBodyBytes = maxBodyBytes;
@@ -65,7 +68,8 @@ public final class RequestPlanner {
         exchange.setProperty(Exchanges.STREAM, stream);
         Channels.Plan plan = channels.plan(model.asText());
         exchange.setProperty(Exchanges.REQUEST,
-                new GatewayRequest(endpoint, plan.model(), plan.chain(), new UpstreamBody(mapper, raw, json), stream));
+                new GatewayRequest(endpoint, plan.model(), plan.chain(), new UpstreamBody(mapper, raw, json), stream,
+                        () -> tokens.estimate(plan.model(), json, !"embeddings".equals(endpoint))));
     }
 
     private ObjectNode parse(byte[] raw) {

@@ -2,7 +2,10 @@ package dev.keypool.config;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +23,7 @@ final class ChannelBinder {
     }
 
     private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
-            "maxRetries", "cooldown", "disableAfter", "keys", "fallback", "breaker");
+            "maxRetries", "cooldown", "disableAfter", "quotaZone", "keys", "fallback", "breaker");
 
     private static final String DEFAULT_STRATEGY = RoundRobinStrategy.NAME;
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
@@ -45,10 +48,11 @@ final class ChannelBinder {
         int maxRetries = node.field("maxRetries").integer(0).orElse(DEFAULT_MAX_RETRIES);
         Duration cooldown = node.field("cooldown").positiveDuration().orElse(DEFAULT_COOLDOWN);
         int disableAfter = node.field("disableAfter").integer(1).orElse(DEFAULT_DISABLE_AFTER);
+        ZoneId quotaZone = zone(node.field("quotaZone")).orElse(ZoneOffset.UTC);
         List<KeyConfig> keyList = keys.bind(node.field("keys"));
         List<ChannelReferences.Ref> fallback = ChannelReferences.read(node.field("fallback"));
         ChannelConfig channel = new ChannelConfig(name, baseUrl, models, modelMap, strategy, timeout, maxRetries,
-                cooldown, disableAfter, keyList, ChannelReferences.names(fallback), breaker.bind(node.field("breaker")));
+                cooldown, disableAfter, quotaZone, keyList, ChannelReferences.names(fallback), breaker.bind(node.field("breaker")));
         return Optional.of(new BoundChannel(channel, fallback));
     }
 
@@ -69,6 +73,18 @@ final class ChannelBinder {
             }
             node.problem("must be an absolute http or https URL");
             return Optional.empty();
+        });
+    }
+
+    /** A time zone id such as {@code Asia/Shanghai} or {@code UTC}. */
+    private static Optional<ZoneId> zone(ConfigNode node) {
+        return node.text().flatMap(text -> {
+            try {
+                return Optional.of(ZoneId.of(text));
+            } catch (DateTimeException unknown) {
+                node.problem("unknown time zone " + Problems.quote(text) + " (use an id such as UTC or Asia/Shanghai)");
+                return Optional.empty();
+            }
         });
     }
 

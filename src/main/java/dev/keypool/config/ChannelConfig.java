@@ -1,6 +1,7 @@
 package dev.keypool.config;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
 
@@ -9,7 +10,7 @@ import dev.keypool.breaker.BreakerSettings;
 /** One upstream provider endpoint with its pool of keys, selection strategy, fallback chain and breaker. */
 public record ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
                             String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
-                            List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker) {
+                            ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker) {
 
     /** In {@code models} means "serves every model". */
     public static final String ANY_MODEL = "*";

@@ -10,7 +10,7 @@ import java.util.Set;
 /** The {@code keys} list of one channel. */
 final class KeyBinder {
 
-    private static final Set<String> FIELDS = Set.of("key", "label", "weight", "rpm", "tpm", "rpd", "tpmMonth");
+    private static final Set<String> FIELDS = Set.of("key", "label", "weight", "rpm", "tpm", "rpd", "tpd", "tpmMonth");
     private static final int DEFAULT_WEIGHT = 1;
 
     List<KeyConfig> bind(ConfigNode keysNode) {
@@ -35,6 +35,7 @@ final class KeyBinder {
                     item.field("rpm").integer(1).orElse(null),
                     item.field("tpm").longInteger(1).orElse(null),
                     item.field("rpd").integer(1).orElse(null),
+                    item.field("tpd").longInteger(1).orElse(null),
                     item.field("tpmMonth").longInteger(1).orElse(null)));
         }
         return keys;

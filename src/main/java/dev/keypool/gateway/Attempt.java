@@ -2,26 +2,30 @@ package dev.keypool.gateway;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 import dev.keypool.pool.ApiKey;
+import dev.keypool.pool.KeyPool;
 
 /**
  * One upstream call of a request, on one key of one channel. It ends once, and how it ended is recorded here and
- * nowhere else: on the key (its pool), on the channel's breaker and on the request. The plain answer, the
+ * nowhere else: on the key (its pool and its quota reservation), on the channel's breaker and on the request. The plain answer, the
  * stream relay and every error handler of the upstream call go through it.
  */
 public final class Attempt {
 
     private final GatewayRequest request;
     private final Channel channel;
+    private final KeyPool.Lease lease;
     private final ApiKey key;
     private final long startNanos = System.nanoTime();
     private boolean ended;
 
-    Attempt(GatewayRequest request, Channel channel, ApiKey key) {
+    Attempt(GatewayRequest request, Channel channel, KeyPool.Lease lease) {
         this.request = request;
         this.channel = channel;
-        this.key = key;
+        this.lease = lease;
+        this.key = lease.key();
     }
 
     public ApiKey key() {
@@ -46,6 +50,8 @@ public final class Attempt {
     /** A 2xx answer, or a stream that ended with [DONE]. */
     public void succeeded(long promptTokens, long completionTokens) {
         if (end()) {
+            long used = promptTokens + completionTokens;
+            channel.pool().settle(lease, used > 0 ? OptionalLong.of(used) : OptionalLong.empty(), false);
             channel.pool().recordSuccess(key, request.lastLatency(), promptTokens, completionTokens);
             channel.breaker().onKeySuccess(key.fingerprint());
             request.served(channel, key);
@@ -55,6 +61,7 @@ public final class Attempt {
     /** A 429: the key cools; another key may be tried. */
     public void rateLimited(Optional<Duration> retryAfter) {
         if (end()) {
+            channel.pool().settle(lease, OptionalLong.empty(), true);
             channel.pool().recordRateLimited(key, request.lastLatency(), retryAfter);
             request.keyRefused("429");
         }
@@ -63,6 +70,7 @@ public final class Attempt {
     /** A 401/402/403: the key is disabled; another key may be tried. */
     public void rejected(int status) {
         if (end()) {
+            channel.pool().settle(lease, OptionalLong.empty(), true);
             channel.pool().recordRejected(key, request.lastLatency(), status);
             request.keyRefused(String.valueOf(status));
         }
@@ -71,6 +79,7 @@ public final class Attempt {
     /** A 5xx, 408, timeout or connection error before any byte reached the client: another key may be tried. */
     public void failed(String cause) {
         if (end()) {
+            channel.pool().settle(lease, OptionalLong.empty(), true);
             keyFailed(cause);
             request.attemptFailed(cause);
         }
@@ -79,6 +88,8 @@ public final class Attempt {
     /** A stream that broke after its first byte: too late to fail over, but a failure of the key and channel. */
     public void streamBroke(String cause) {
         if (end()) {
+            // the provider produced part of an answer: its estimate stays counted
+            channel.pool().settle(lease, OptionalLong.empty(), false);
             keyFailed(cause);
             request.streamBroke();
         }
@@ -87,6 +98,7 @@ public final class Attempt {
     /** A 4xx passed back to the client as it is: the request was wrong, not the key, and it is answered. */
     public void clientError() {
         if (end()) {
+            channel.pool().settle(lease, OptionalLong.empty(), true);
             channel.pool().recordClientError(key, request.lastLatency());
             request.served(channel, key);
         }
@@ -95,6 +107,7 @@ public final class Attempt {
     /** The client left before the answer was complete: nobody's fault, the key is free again. */
     public void clientGone() {
         if (end()) {
+            channel.pool().settle(lease, OptionalLong.empty(), false);
             channel.pool().recordClientError(key, request.lastLatency());
         }
     }

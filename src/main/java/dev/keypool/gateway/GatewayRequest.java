@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 import dev.keypool.pool.ApiKey;
+import dev.keypool.pool.KeyPool;
 
 /**
  * The state of one client request on its way through the channel chain. It is stored on the exchange before
@@ -16,17 +18,24 @@ import dev.keypool.pool.ApiKey;
  */
 public final class GatewayRequest {
 
+    /** Why a channel did not serve when none of its usable keys had quota room for the request. */
+    public static final String AT_QUOTA = "at quota";
+
     /** Upstream calls made for the request: on every answer, errors included. */
     public static final String ATTEMPTS_HEADER = "X-KeyPool-Attempts";
 
     /** Why a channel did not serve when its breaker refused the request, in error messages and the fallback log. */
     public static final String OPEN = "open";
+    /** Why a channel did not serve when its attempts failed: "failed" or "failed (last: 502)". */
+    public static final String FAILED = "failed";
 
     private final String endpoint;
     private final String model;
     private final List<Channel> chain;
     private final UpstreamBody body;
     private final boolean stream;
+    private final LongSupplier tokenEstimate;
+    private long estimatedTokens = -1;
     private volatile boolean streamBroken;
 
     private int level = -1;
@@ -43,7 +52,9 @@ public final class GatewayRequest {
     private Channel servedBy;
     private ApiKey servedKey;
 
-    public GatewayRequest(String endpoint, String model, List<Channel> chain, UpstreamBody body, boolean stream) {
+    public GatewayRequest(String endpoint, String model, List<Channel> chain, UpstreamBody body, boolean stream,
+                          LongSupplier tokenEstimate) {
+        this.tokenEstimate = tokenEstimate;
         this.endpoint = endpoint;
         this.model = model;
         this.chain = chain;
@@ -111,6 +122,14 @@ public final class GatewayRequest {
         return totalAttempts;
     }
 
+    /**
+     * Whether the request was held back by quotas rather than failed: some channel had keys without room for it,
+     * and none failed it (open or exhausted channels may be among the rest).
+     */
+    public boolean heldBackByQuota() {
+        return whyNotServed.containsValue(AT_QUOTA) && whyNotServed.values().stream().noneMatch(w -> w.startsWith(FAILED));
+    }
+
     /** Channels that did not serve, in the order tried, with why. */
     public Map<String, String> whyNotServed() {
         return whyNotServed;
@@ -149,13 +168,21 @@ public final class GatewayRequest {
         return attemptsInChannel;
     }
 
-    /** Starts an upstream call of the current channel on {@code key}, a key this request has not tried there. */
-    public Attempt startAttempt(ApiKey key) {
-        triedKeys.add(key.fingerprint());
+    /** Starts an upstream call of the current channel on a key this request has not tried there. */
+    public Attempt startAttempt(KeyPool.Lease lease) {
+        triedKeys.add(lease.key().fingerprint());
         attemptsInChannel++;
         totalAttempts++;
-        attempt = new Attempt(this, current, key);
+        attempt = new Attempt(this, current, lease);
         return attempt;
+    }
+
+    /** The tokens this request may cost (prompt and answer), estimated once, when a key's quota first asks. */
+    public long estimatedTokens() {
+        if (estimatedTokens < 0) {
+            estimatedTokens = tokenEstimate.getAsLong();
+        }
+        return estimatedTokens;
     }
 
     /** The upstream call in progress, or null when none is (it has ended, or none was started). */

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
 import dev.keypool.auth.Bearer;
+import dev.keypool.quota.QuotaLimits;
 
 /**
  * One upstream API key: its secret, its state and its counters. The secret leaves the object only through
@@ -21,6 +22,7 @@ public final class ApiKey {
     private final String fingerprint;
     private final String label;
     private final int weight;
+    private final QuotaLimits limits;
     private final AtomicReference<KeyAvailability> availability = new AtomicReference<>(KeyAvailability.ACTIVE);
     private final KeyCounters counters = new KeyCounters();
 
@@ -30,6 +32,11 @@ public final class ApiKey {
      * @param weight share of traffic for the weighted strategies, at least 1
      */
     public ApiKey(String secret, String label, int weight) {
+        this(secret, label, weight, QuotaLimits.NONE);
+    }
+
+    /** @param limits the key's quota (SPEC §6), kept by the pool it joins */
+    public ApiKey(String secret, String label, int weight, QuotaLimits limits) {
         if (secret == null || secret.isBlank()) {
             throw new IllegalArgumentException("API key secret must not be blank");
         }
@@ -47,6 +54,7 @@ public final class ApiKey {
         this.secret = secret;
         this.label = label;
         this.weight = weight;
+        this.limits = Objects.requireNonNull(limits, "limits");
     }
 
     public String fingerprint() {
@@ -60,6 +68,10 @@ public final class ApiKey {
 
     public int weight() {
         return weight;
+    }
+
+    public QuotaLimits limits() {
+        return limits;
     }
 
     /** {@code "Bearer " + secret}: the only way the secret leaves this object. */

@@ -3,6 +3,7 @@ package dev.keypool.pool;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -10,11 +11,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 import dev.keypool.events.StateListener;
+import dev.keypool.quota.KeyQuota;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,16 +45,18 @@ public final class KeyPool {
     private final int disableAfter;
     private final Clock clock;
     private final StateListener listener;
+    private final Map<ApiKey, KeyQuota> quotas = new IdentityHashMap<>();
 
     /**
      * @param keys         in configuration order, distinct secrets; a key's sliding window runs on the clock of the
      *                     first pool it joins
      * @param cooldown     how long a key cools after a 429 without Retry-After
      * @param disableAfter failures in a row (5xx, timeouts, connection errors) that disable a key, at least 1
+     * @param quotaZone    where the days and months of the keys' quotas begin
      * @param listener     hears every state change of the pool's keys
      */
     public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy,
-                   Duration cooldown, int disableAfter, Clock clock, StateListener listener) {
+                   Duration cooldown, int disableAfter, ZoneId quotaZone, Clock clock, StateListener listener) {
         if (channel == null || channel.isBlank()) {
             throw new IllegalArgumentException("channel must not be blank");
         }
@@ -70,6 +78,8 @@ public final class KeyPool {
                 throw new IllegalArgumentException("Key " + key.fingerprint() + " appears twice in channel " + channel);
             }
             key.useClock(clock);
+            quotas.put(key, new KeyQuota("Key " + key.fingerprint() + "(" + channel + ")", key.limits(),
+                    Objects.requireNonNull(quotaZone, "quotaZone"), clock));
         }
         this.channel = channel;
         this.keys = List.copyOf(keys);
@@ -104,23 +114,98 @@ public final class KeyPool {
         return Optional.ofNullable(refresh(owned(key)).coolingUntil());
     }
 
-    /**
-     * A usable (ACTIVE after the clock check) key not in {@code excludedFingerprints} (null means none), chosen by
-     * the strategy; its in-flight count is incremented. Report the call's outcome with exactly one record method.
-     */
+    /** A key handed out for one call, and what the call reserved of its quota (null for a key without limits). */
+    public record Lease(ApiKey key, KeyQuota.Reservation reservation) {
+    }
+
+    /** {@link #acquire(Set, LongSupplier)} of a call whose tokens do not matter (no key counts them). */
     public Optional<ApiKey> acquire(Set<String> excludedFingerprints) {
-        Set<String> excluded = orNone(excludedFingerprints);
-        Optional<ApiKey> picked = strategy.pick(keys, key -> usable(key, excluded), this::effectiveWeight);
-        picked.ifPresent(key -> key.counters().acquired());
-        return picked;
+        return acquire(excludedFingerprints, () -> 0).map(Lease::key);
     }
 
     /**
-     * The share of traffic a key gets now, relative to the others (SPEC §8): its configured weight, times the factors
-     * that quotas (near a limit) and warm-up or rollout (entering service) will multiply in here.
+     * A usable (ACTIVE after the clock check) key not in {@code excludedFingerprints} (null means none) with quota
+     * room for one call of {@code tokens}, chosen by the strategy by effective weight; the call's quota is reserved
+     * and the key's in-flight count incremented. Keys past 95 % of a window are a reserve, used only when no other
+     * key has room. Report the call's outcome with exactly one record method and {@link #settle} its reservation.
+     *
+     * @param tokens the call's estimated tokens, asked only if a key counts tokens
+     */
+    public Optional<Lease> acquire(Set<String> excludedFingerprints, LongSupplier tokens) {
+        Set<String> excluded = orNone(excludedFingerprints);
+        long[] estimate = {-1};
+        LongSupplier once = () -> estimate[0] >= 0 ? estimate[0] : (estimate[0] = tokens.getAsLong());
+        for (boolean reserve : new boolean[] {false, true}) {
+            Set<ApiKey> raced = new HashSet<>();
+            while (true) {
+                Optional<ApiKey> picked = strategy.pick(keys,
+                        key -> !raced.contains(key) && usable(key, excluded) && fits(key, once, reserve),
+                        reserve ? ApiKey::weight : this::effectiveWeight);
+                if (picked.isEmpty()) {
+                    break;
+                }
+                ApiKey key = picked.get();
+                KeyQuota quota = quotas.get(key);
+                if (!quota.limited()) {
+                    key.counters().acquired();
+                    return Optional.of(new Lease(key, null));
+                }
+                Optional<KeyQuota.Reservation> reservation = quota.tryReserve(tokensFor(quota, once), reserve);
+                if (reservation.isPresent()) {
+                    key.counters().acquired();
+                    return Optional.of(new Lease(key, reservation.get()));
+                }
+                raced.add(key);   // another call took the room between the pick and the reservation
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * A reserved call is over: its tokens become {@code usedTokens} if the provider said, else the estimate stays
+     * ({@code failed} false) or is given back ({@code failed} true).
+     */
+    public void settle(Lease lease, OptionalLong usedTokens, boolean failed) {
+        if (lease.reservation() != null) {
+            quotas.get(owned(lease.key())).settle(lease.reservation(), usedTokens, failed);
+        }
+    }
+
+    /** The quota of one of this pool's keys. */
+    public KeyQuota quotaOf(ApiKey key) {
+        return quotas.get(owned(key));
+    }
+
+    /**
+     * The earliest moment a key of this pool can take a call of {@code tokens}: now when one can, a cooling
+     * deadline or the moment a quota window frees room; empty when no key ever will (all disabled, or the call is
+     * larger than every key's limit).
+     */
+    public Optional<Instant> capacityAt(long tokens) {
+        Instant now = clock.instant();
+        Optional<Instant> soonest = Optional.empty();
+        for (ApiKey key : keys) {
+            KeyAvailability availability = refresh(key);
+            if (availability.state() == KeyState.DISABLED) {
+                continue;
+            }
+            Instant from = availability.state() == KeyState.COOLING ? availability.coolingUntil() : now;
+            Optional<Instant> room = quotas.get(key).capacityAt(tokens).map(at -> at.isAfter(from) ? at : from);
+            if (room.isPresent() && (soonest.isEmpty() || room.get().isBefore(soonest.get()))) {
+                soonest = room;
+            }
+        }
+        return soonest;
+    }
+
+    /**
+     * The share of traffic a key gets now, relative to the others (SPEC §8): its configured weight times its quota
+     * factor (a quarter from 90 % of a window, none from 95 %); the warm-up and rollout factor of keys entering
+     * service will multiply in here too.
      */
     public double effectiveWeight(ApiKey key) {
-        return key.weight();
+        KeyQuota quota = quotas.get(key);
+        return quota.limited() ? key.weight() * quota.weightFactor() : key.weight();
     }
 
     /** Whether {@link #acquire} would find a key right now; changes nothing but expired cooling states. */
@@ -215,6 +300,15 @@ public final class KeyPool {
     @Override
     public String toString() {
         return "KeyPool[" + channel + ", " + keys.size() + " keys, " + strategy + "]";
+    }
+
+    private boolean fits(ApiKey key, LongSupplier tokens, boolean reserve) {
+        KeyQuota quota = quotas.get(key);
+        return !quota.limited() || quota.fits(tokensFor(quota, tokens), reserve);
+    }
+
+    private static long tokensFor(KeyQuota quota, LongSupplier tokens) {
+        return quota.countsTokens() ? tokens.getAsLong() : 0;
     }
 
     private boolean usable(ApiKey key, Set<String> excluded) {

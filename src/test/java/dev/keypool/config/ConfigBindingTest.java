@@ -42,8 +42,8 @@ class ConfigBindingTest {
         List<KeyConfig> keys = full.channels().get(0).keys();
 
         assertThat(keys).containsExactly(
-                new KeyConfig("sk-zhipu-1", "team-pro", 5, 600, 1_000_000L, 20_000, 5_000_000_000L),
-                new KeyConfig("sk-zhipu-2", null, 1, null, null, null, null));
+                new KeyConfig("sk-zhipu-1", "team-pro", 5, 600, 1_000_000L, 20_000, 4_000_000L, 5_000_000_000L),
+                new KeyConfig("sk-zhipu-2", null, 1, null, null, null, null, null));
     }
 
     @Test

@@ -93,11 +93,11 @@ class SecretsNeverPrintedTest {
 
     @Test
     void should_leave_keys_and_tokens_out_of_to_string() {
-        KeyConfig key = new KeyConfig(SECRET, "team-pro", 5, 600, null, null, null);
+        KeyConfig key = new KeyConfig(SECRET, "team-pro", 5, 600, null, null, null, null);
         TenantConfig tenant = new TenantConfig("team-a", SECRET, 600, List.of("zhipu"));
         AdminConfig admin = new AdminConfig(SECRET);
         ChannelConfig channel = new ChannelConfig("zhipu", "https://example.com", List.of("*"), Map.of(), "round-robin",
-                java.time.Duration.ofSeconds(60), 3, java.time.Duration.ofSeconds(60), 5, List.of(key), List.of(),
+                java.time.Duration.ofSeconds(60), 3, java.time.Duration.ofSeconds(60), 5, java.time.ZoneOffset.UTC, List.of(key), List.of(),
                 BreakerSettings.defaults());
         GatewayConfig config = new GatewayConfig(List.of(channel), List.of(tenant), admin);
 

@@ -2,6 +2,7 @@ package dev.keypool.pool;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -24,7 +25,7 @@ class KeyPoolAcquireTest {
     private final ApiKey b = new ApiKey("sk-b", "b", 1);
     private final ApiKey c = new ApiKey("sk-c", "c", 1);
     private final KeyPool pool = new KeyPool("chat", List.of(a, b, c), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, clock, StateListener.NONE);
+            Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
 
     @Test
     void should_keep_keys_in_configuration_order() {
@@ -148,20 +149,20 @@ class KeyPoolAcquireTest {
     void should_reject_the_same_secret_twice() {
         List<ApiKey> twice = List.of(new ApiKey("sk-a", "one", 1), new ApiKey("sk-a", "two", 1));
 
-        assertThat(catchThrowable(() -> new KeyPool("chat", twice, new RoundRobinStrategy(), NO_TIME, 1, clock, StateListener.NONE)))
+        assertThat(catchThrowable(() -> new KeyPool("chat", twice, new RoundRobinStrategy(), NO_TIME, 1, ZoneOffset.UTC, clock, StateListener.NONE)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .message().doesNotContain("sk-a");
     }
 
     @Test
     void should_reject_disable_after_below_one() {
-        assertThat(catchThrowable(() -> new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 0, clock, StateListener.NONE)))
+        assertThat(catchThrowable(() -> new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 0, ZoneOffset.UTC, clock, StateListener.NONE)))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void should_acquire_nothing_from_empty_pool() {
-        KeyPool empty = new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 1, clock, StateListener.NONE);
+        KeyPool empty = new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 1, ZoneOffset.UTC, clock, StateListener.NONE);
 
         assertThat(empty.acquire(Set.of())).isEmpty();
         assertThat(empty.soonestRecovery()).isEmpty();

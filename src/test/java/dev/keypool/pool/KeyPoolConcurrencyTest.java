@@ -4,6 +4,7 @@ import dev.keypool.events.StateListener;
 import dev.keypool.testing.LogCapture;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -29,7 +30,7 @@ class KeyPoolConcurrencyTest {
     private final ApiKey a = new ApiKey("sk-a", "a", 1);
     private final ApiKey b = new ApiKey("sk-b", "b", 1);
     private final KeyPool pool = new KeyPool("chat", List.of(a, b), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, clock, StateListener.NONE);
+            Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
 
     @RepeatedTest(20)
     void should_keep_longest_deadline_under_concurrent_429s() throws Exception {

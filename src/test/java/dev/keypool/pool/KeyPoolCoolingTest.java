@@ -2,6 +2,7 @@ package dev.keypool.pool;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -23,7 +24,7 @@ class KeyPoolCoolingTest {
     private final Instant start = clock.instant();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final ApiKey other = new ApiKey("sk-b", "b", 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(key, other), new RoundRobinStrategy(), COOLDOWN, 3, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool("chat", List.of(key, other), new RoundRobinStrategy(), COOLDOWN, 3, ZoneOffset.UTC, clock, StateListener.NONE);
 
     @Test
     void should_cool_key_on_429() {

@@ -1,6 +1,7 @@
 package dev.keypool.pool;
 
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BiConsumer;
@@ -19,7 +20,7 @@ class KeyPoolCountersTest {
     private final MutableClock clock = new MutableClock();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, clock, StateListener.NONE);
+            Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
 
     /** Every way a call can end. */
     enum Outcome {

@@ -1,6 +1,7 @@
 package dev.keypool.pool;
 
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 
@@ -21,7 +22,7 @@ class KeyPoolDisableTest {
     private final MutableClock clock = new MutableClock();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), DISABLE_AFTER, clock, StateListener.NONE);
+            Duration.ofSeconds(30), DISABLE_AFTER, ZoneOffset.UTC, clock, StateListener.NONE);
 
     @Test
     void should_disable_after_disable_after_consecutive_failures() {

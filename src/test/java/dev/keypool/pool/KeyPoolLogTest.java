@@ -3,6 +3,7 @@ package dev.keypool.pool;
 import dev.keypool.events.StateListener;
 import dev.keypool.testing.LogCapture;
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -27,7 +28,7 @@ class KeyPoolLogTest {
     private final ApiKey key = new ApiKey(SECRET, "primary", 1);
     private final String fp = key.fingerprint();
     private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 2, clock, StateListener.NONE);
+            Duration.ofSeconds(30), 2, ZoneOffset.UTC, clock, StateListener.NONE);
 
     @Test
     void should_log_cooling_on_429() {

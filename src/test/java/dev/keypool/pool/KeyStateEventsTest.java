@@ -1,6 +1,7 @@
 package dev.keypool.pool;
 
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,7 +29,7 @@ class KeyStateEventsTest {
     private final ApiKey key = new ApiKey("sk-events-secret", null, 1);
     private final String fp = key.fingerprint();
     private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 2, clock, events::add);
+            Duration.ofSeconds(30), 2, ZoneOffset.UTC, clock, events::add);
 
     @Test
     void should_publish_each_change_with_its_log_line() {

@@ -1,6 +1,7 @@
 package dev.keypool.pool;
 
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.SplittableRandom;
 
@@ -21,7 +22,7 @@ class LatencyWeightedStrategyTest {
     private final ApiKey fresh = new ApiKey("sk-fresh", "fresh", 1);
     private final List<ApiKey> keys = List.of(fast, slow, fresh);
     // latency samples only come in through a pool
-    private final KeyPool pool = new KeyPool("chat", keys, new RoundRobinStrategy(), Duration.ofSeconds(30), 3, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool("chat", keys, new RoundRobinStrategy(), Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
     private final LatencyWeightedStrategy strategy = new LatencyWeightedStrategy(new SplittableRandom(7));
 
     @Test
@@ -61,7 +62,7 @@ class LatencyWeightedStrategyTest {
         ApiKey heavy = new ApiKey("sk-heavy", "heavy", 2);
         ApiKey light = new ApiKey("sk-light", "light", 1);
         KeyPool weighted = new KeyPool("chat", List.of(heavy, light), new RoundRobinStrategy(),
-                Duration.ofSeconds(30), 3, clock, StateListener.NONE);
+                Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
         acquire(weighted, heavy);
         weighted.recordSuccess(heavy, Duration.ofMillis(200), 0, 0);
         acquire(weighted, light);

@@ -1,6 +1,7 @@
 package dev.keypool.pool;
 
 import java.time.Duration;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 
@@ -19,8 +20,7 @@ class LeastInFlightStrategyTest {
     private final List<ApiKey> keys = List.of(a, b, c);
     private final LeastInFlightStrategy strategy = new LeastInFlightStrategy();
     // in-flight counts only move through a pool
-    private final KeyPool pool = new KeyPool("chat", keys, new RoundRobinStrategy(), Duration.ofSeconds(30), 3,
-            new MutableClock(), StateListener.NONE);
+    private final KeyPool pool = new KeyPool("chat", keys, new RoundRobinStrategy(), Duration.ofSeconds(30), 3, ZoneOffset.UTC, new MutableClock(), StateListener.NONE);
 
     @Test
     void should_pick_key_with_fewest_in_flight() {

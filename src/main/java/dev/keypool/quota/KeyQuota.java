@@ -1,0 +1,270 @@
+package dev.keypool.quota;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+import dev.keypool.window.SlidingCounter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The use of one key against its limits (SPEC §6). A call reserves one request and its estimated tokens before
+ * it goes out ({@link #tryReserve}), never past a limit; the estimate is replaced by the real usage afterwards
+ * ({@link #settle}). Near a limit the key gets less traffic ({@link #weightFactor}): a quarter of its weight from 90 %,
+ * none from 95 % while other keys have room. Thread-safe.
+ */
+public final class KeyQuota {
+
+    /** The windows a key can be limited over, with their keypool.yaml names. */
+    public enum Window {
+        RPM("rpm"), TPM("tpm"), RPD("rpd"), TPD("tpd"), TPM_MONTH("tpmMonth");
+
+        private final String configName;
+
+        Window(String configName) {
+            this.configName = configName;
+        }
+
+        public String configName() {
+            return configName;
+        }
+
+        boolean counts(Kind kind) {
+            return (this == RPM || this == RPD) == (kind == Kind.REQUESTS);
+        }
+
+        boolean calendar() {
+            return this == RPD || this == TPD || this == TPM_MONTH;
+        }
+    }
+
+    /** One window's use now, for status and metrics. */
+    public record Use(Window window, long used, long limit, String resetsAt) {
+
+        public double ratio() {
+            return (double) used / limit;
+        }
+    }
+
+    /** What a call reserved: released or corrected by {@link #settle} once it is over. */
+    public record Reservation(Instant at, long tokens) {
+    }
+
+    /** From this share of a window on, a key gets a quarter of its weight. */
+    public static final double DEGRADED = 0.90;
+    /** From this share of a window on, a key gets new calls only when no key of its pool is below it. */
+    public static final double RESERVED = 0.95;
+    /** A day or month window passing this share is logged once per period. */
+    static final double ALERT = 0.80;
+
+    private enum Kind { REQUESTS, TOKENS }
+
+    private static final Logger LOG = LoggerFactory.getLogger(KeyQuota.class);
+
+    private final String name;
+    private final Clock clock;
+    private final Map<Window, Long> limits = new EnumMap<>(Window.class);
+    private final Map<Window, SlidingCounter> minute = new EnumMap<>(Window.class);
+    private final Map<Window, PeriodCounter> calendar = new EnumMap<>(Window.class);
+    /** The period start for which each calendar window has been alerted, so that it is said once per period. */
+    private final Map<Window, LocalDate> alerted = new EnumMap<>(Window.class);
+
+    /**
+     * @param name how log lines name the key: {@code Key <fingerprint>(<channel>)}, never the secret
+     * @param zone where days and months begin and end
+     */
+    public KeyQuota(String name, QuotaLimits limits, ZoneId zone, Clock clock) {
+        this.name = name;
+        this.clock = clock;
+        put(Window.RPM, limits.rpm());
+        put(Window.TPM, limits.tpm());
+        put(Window.RPD, limits.rpd());
+        put(Window.TPD, limits.tpd());
+        put(Window.TPM_MONTH, limits.tpmMonth());
+        for (Window w : this.limits.keySet()) {
+            switch (w) {
+                case RPM, TPM -> minute.put(w, new SlidingCounter(Duration.ofMinutes(1)));
+                case RPD, TPD -> calendar.put(w, new PeriodCounter(PeriodCounter.Period.DAY, zone));
+                case TPM_MONTH -> calendar.put(w, new PeriodCounter(PeriodCounter.Period.MONTH, zone));
+            }
+        }
+    }
+
+    private void put(Window window, Long limit) {
+        if (limit != null) {
+            limits.put(window, limit);
+        }
+    }
+
+    public boolean limited() {
+        return !limits.isEmpty();
+    }
+
+    public boolean countsTokens() {
+        return limits.keySet().stream().anyMatch(w -> w.counts(Kind.TOKENS));
+    }
+
+    /** Whether a call of {@code tokens} fits now; {@code reserve} lets it use the last 5 % of each window. */
+    public synchronized boolean fits(long tokens, boolean reserve) {
+        Instant now = clock.instant();
+        for (Map.Entry<Window, Long> limit : limits.entrySet()) {
+            long used = used(limit.getKey(), now);
+            long amount = amount(limit.getKey(), tokens);
+            if (used + amount > limit.getValue() || (!reserve && used >= RESERVED * limit.getValue())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Reserves one request and {@code tokens} if {@link #fits} says so, atomically. */
+    public synchronized Optional<Reservation> tryReserve(long tokens, boolean reserve) {
+        if (!fits(tokens, reserve)) {
+            return Optional.empty();
+        }
+        Instant now = clock.instant();
+        for (Window w : limits.keySet()) {
+            add(w, now, now, amount(w, tokens));
+        }
+        alertIfDue(now);
+        return Optional.of(new Reservation(now, tokens));
+    }
+
+    /**
+     * A reserved call is over: its tokens become {@code usedTokens} when the provider reported them; when it did
+     * not, a call that got an answer keeps its estimate and a failed one gives it back. The request stays counted:
+     * the provider counted it too.
+     */
+    public synchronized void settle(Reservation reservation, OptionalLong usedTokens, boolean failed) {
+        long delta = usedTokens.isPresent() ? usedTokens.getAsLong() - reservation.tokens()
+                : failed ? -reservation.tokens() : 0;
+        if (delta == 0) {
+            return;
+        }
+        Instant now = clock.instant();
+        for (Window w : limits.keySet()) {
+            if (w.counts(Kind.TOKENS)) {
+                add(w, reservation.at(), now, delta);
+            }
+        }
+        alertIfDue(now);
+    }
+
+    /** 1 below 90 % of every window, 1/4 from 90 %, 0 from 95 % (then the key is a reserve, see {@link #fits}). */
+    public synchronized double weightFactor() {
+        double ratio = highestRatio();
+        return ratio >= RESERVED ? 0 : ratio >= DEGRADED ? 0.25 : 1;
+    }
+
+    /** Whether any window is at 90 % or more: the key shows as degraded. */
+    public synchronized boolean degraded() {
+        return highestRatio() >= DEGRADED;
+    }
+
+    /**
+     * The earliest moment a call of {@code tokens} would fit, with the reserve: now if it fits now; empty if it
+     * never can (more tokens than a limit).
+     */
+    public synchronized Optional<Instant> capacityAt(long tokens) {
+        Instant now = clock.instant();
+        Instant latest = now;
+        for (Map.Entry<Window, Long> limit : limits.entrySet()) {
+            Window w = limit.getKey();
+            long amount = amount(w, tokens);
+            if (amount > limit.getValue()) {
+                return Optional.empty();
+            }
+            Optional<Instant> at = w.calendar()
+                    ? Optional.of(used(w, now) + amount <= limit.getValue() ? now : calendar.get(w).resetsAt(now).toInstant())
+                    : minute.get(w).whenAtMost(now, limit.getValue() - amount);
+            if (at.isEmpty()) {
+                return Optional.empty();
+            }
+            if (at.get().isAfter(latest)) {
+                latest = at.get();
+            }
+        }
+        return Optional.of(latest);
+    }
+
+    /** Every limited window's use now. */
+    public synchronized List<Use> use() {
+        Instant now = clock.instant();
+        List<Use> use = new ArrayList<>();
+        limits.forEach((w, limit) -> use.add(new Use(w, used(w, now), limit,
+                w.calendar() ? calendar.get(w).resetsAt(now).toOffsetDateTime().toString() : null)));
+        return use;
+    }
+
+    /** The day and month counts with their period, to be saved; see {@link #restore}. */
+    public synchronized Map<Window, PeriodCount> periodCounts() {
+        Instant now = clock.instant();
+        Map<Window, PeriodCount> counts = new EnumMap<>(Window.class);
+        calendar.forEach((w, counter) -> counts.put(w, new PeriodCount(counter.periodStart(now), counter.sum(now))));
+        return counts;
+    }
+
+    /** A saved day or month count; one of a period that has ended is ignored. */
+    public synchronized void restore(Window window, PeriodCount saved) {
+        PeriodCounter counter = calendar.get(window);
+        if (counter != null) {
+            counter.restore(clock.instant(), saved.periodStart(), saved.amount());
+        }
+    }
+
+    /** A day or month count and the first day of its period. */
+    public record PeriodCount(LocalDate periodStart, long amount) {
+    }
+
+    private double highestRatio() {
+        Instant now = clock.instant();
+        double highest = 0;
+        for (Map.Entry<Window, Long> limit : limits.entrySet()) {
+            highest = Math.max(highest, (double) used(limit.getKey(), now) / limit.getValue());
+        }
+        return highest;
+    }
+
+    private long used(Window w, Instant now) {
+        return w.calendar() ? calendar.get(w).sum(now) : minute.get(w).sum(now);
+    }
+
+    private void add(Window w, Instant at, Instant now, long amount) {
+        if (w.calendar()) {
+            calendar.get(w).add(now, amount);
+        } else {
+            minute.get(w).add(at, now, amount);
+        }
+    }
+
+    private static long amount(Window w, long tokens) {
+        return w.counts(Kind.REQUESTS) ? 1 : tokens;
+    }
+
+    /** SPEC §6: one WARN per key, day or month window and period, when it passes 80 %. */
+    private void alertIfDue(Instant now) {
+        for (Map.Entry<Window, PeriodCounter> entry : calendar.entrySet()) {
+            Window w = entry.getKey();
+            PeriodCounter counter = entry.getValue();
+            long used = counter.sum(now);
+            long limit = limits.get(w);
+            LocalDate period = counter.periodStart(now);
+            if (used >= ALERT * limit && !period.equals(alerted.get(w))) {
+                alerted.put(w, period);
+                ZonedDateTime resets = counter.resetsAt(now);
+                LOG.warn("{} at {}% of {} ({}/{}), resets {}", name, Math.round(100.0 * used / limit), w.configName(),
+                        used, limit, resets.toOffsetDateTime());
+            }
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.keypool.quota;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.knuddels.jtokkit.Encodings;
+import com.knuddels.jtokkit.api.Encoding;
+import com.knuddels.jtokkit.api.EncodingRegistry;
+import com.knuddels.jtokkit.api.EncodingType;
+
+/**
+ * What a request will cost in tokens, before it is sent (SPEC §6): its prompt counted with jtokkit in the
+ * encoding of the model's family ({@code o200k_base} for models jtokkit does not know), plus the answer it may
+ * get: {@code max_completion_tokens}, {@code max_tokens} or {@code max_output_tokens}, else a quarter of the prompt
+ * and at least 256. Thread-safe.
+ */
+public final class TokenEstimator {
+
+    /** Chat adds a few tokens per message for its role and framing. */
+    static final int PER_MESSAGE = 4;
+    static final int MIN_ANSWER = 256;
+
+    private final EncodingRegistry registry = Encodings.newLazyEncodingRegistry();
+    private final Encoding fallback = registry.getEncoding(EncodingType.O200K_BASE);
+
+    /**
+     * @param body     the request as the client sent it
+     * @param answers  whether the call produces tokens (chat, completions, responses) or only reads them (embeddings)
+     */
+    public long estimate(String model, JsonNode body, boolean answers) {
+        Encoding encoding = registry.getEncodingForModel(model).orElse(fallback);
+        long prompt = 0;
+        for (String field : new String[] {"messages", "input", "prompt", "instructions"}) {
+            prompt += count(body.path(field), encoding);
+        }
+        prompt += PER_MESSAGE * (long) body.path("messages").size();
+        if (!answers) {
+            return prompt;
+        }
+        for (String field : new String[] {"max_completion_tokens", "max_tokens", "max_output_tokens"}) {
+            if (body.path(field).canConvertToLong() && body.path(field).asLong() > 0) {
+                return prompt + body.path(field).asLong();
+            }
+        }
+        return prompt + Math.max(MIN_ANSWER, prompt / 4);
+    }
+
+    /** Tokens of every string inside {@code node}: message contents, content parts, input arrays. */
+    private static long count(JsonNode node, Encoding encoding) {
+        if (node.isTextual()) {
+            return encoding.countTokensOrdinary(node.asText());
+        }
+        long total = 0;
+        for (JsonNode child : node) {
+            total += count(child, encoding);
+        }
+        return total;
+    }
+}

@@ -1,0 +1,90 @@
+package dev.keypool.window;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * A sum over the last {@code window} of time (requests or tokens per minute), kept in one-second buckets. An amount
+ * counts for at least the whole window and at most one bucket longer, never less: a provider that enforces the
+ * same limit over an exact sliding window then never sees more than the limit. Amounts may be corrected later
+ * (a token estimate replaced by the real usage) in the bucket they were first added to. Not thread-safe: its owner
+ * guards it.
+ */
+public final class SlidingCounter {
+
+    private static final long BUCKET_MILLIS = 1000;
+
+    private final long windowBuckets;
+    private final long[] bucketEpoch;
+    private final long[] amounts;
+
+    public SlidingCounter(Duration window) {
+        if (window.toMillis() < BUCKET_MILLIS) {
+            throw new IllegalArgumentException("window must be at least a second, was " + window);
+        }
+        this.windowBuckets = (window.toMillis() + BUCKET_MILLIS - 1) / BUCKET_MILLIS;
+        // one bucket more than the window: the current, partly elapsed bucket plus a whole window before it
+        this.bucketEpoch = new long[(int) windowBuckets + 1];
+        this.amounts = new long[bucketEpoch.length];
+        Arrays.fill(bucketEpoch, Long.MIN_VALUE);
+    }
+
+    /** Adds {@code amount} (negative to correct an earlier one) at {@code at}; nothing if {@code at} has left the window. */
+    public void add(Instant at, Instant now, long amount) {
+        long epoch = epoch(at);
+        if (epoch < epoch(now) - windowBuckets || epoch > epoch(now)) {
+            return;
+        }
+        int i = (int) Math.floorMod(epoch, (long) bucketEpoch.length);
+        if (bucketEpoch[i] != epoch) {
+            bucketEpoch[i] = epoch;
+            amounts[i] = 0;
+        }
+        amounts[i] += amount;
+    }
+
+    /** The sum of what was added within the window before {@code now}. */
+    public long sum(Instant now) {
+        long current = epoch(now);
+        long total = 0;
+        for (int i = 0; i < bucketEpoch.length; i++) {
+            if (inWindow(bucketEpoch[i], current)) {
+                total += amounts[i];
+            }
+        }
+        return Math.max(0, total);
+    }
+
+    /**
+     * The earliest moment the sum drops to {@code atMost} or below as old buckets leave the window (nothing new
+     * added); empty when it never does, i.e. when what is in the current bucket alone is more.
+     */
+    public Optional<Instant> whenAtMost(Instant now, long atMost) {
+        long current = epoch(now);
+        long total = sum(now);
+        if (total <= atMost) {
+            return Optional.of(now);
+        }
+        for (long oldest = current - windowBuckets; oldest <= current; oldest++) {
+            int i = (int) Math.floorMod(oldest, (long) bucketEpoch.length);
+            if (bucketEpoch[i] == oldest) {
+                total -= amounts[i];
+            }
+            if (total <= atMost) {
+                // bucket `oldest` is out of the window once the current bucket is oldest + windowBuckets + 1
+                return Optional.of(Instant.ofEpochMilli((oldest + windowBuckets + 1) * BUCKET_MILLIS));
+            }
+        }
+        return Optional.empty();
+    }
+
+    private boolean inWindow(long bucket, long current) {
+        return bucket >= current - windowBuckets && bucket <= current;
+    }
+
+    private static long epoch(Instant at) {
+        return Math.floorDiv(at.toEpochMilli(), BUCKET_MILLIS);
+    }
+}
