@@ -1,0 +1,73 @@
+package dev.keypool.it;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+
+import dev.keypool.breaker.BreakerState;
+import dev.keypool.pool.Fingerprint;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Keys' request and token limits are kept by the gateway, before the provider has to refuse anything. */
+class QuotaTest extends GatewayTestSupport {
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: alpha
+                    baseUrl: UPSTREAM
+                    models: [gpt-test]
+                    keys:
+                      - key: sk-alpha-1
+                        rpm: 2
+                      - key: sk-alpha-2
+                        rpm: 1
+                  - name: tokens
+                    baseUrl: UPSTREAM
+                    models: [gpt-tokens]
+                    keys:
+                      - key: sk-tokens-1
+                        tpm: 1000
+                """;
+    }
+
+    @Test
+    void should_answer_quota_exhausted_instead_of_sending_a_call_past_a_limit() throws Exception {
+        clock.set(Instant.parse("2026-11-30T10:00:00.500Z"));
+        for (int i = 0; i < 3; i++) {
+            assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+        }
+
+        HttpResponse<String> fourth = chat("gpt-test");
+
+        assertThat(fourth.statusCode()).isEqualTo(429);
+        assertThat(fourth.body()).contains("\"code\":\"quota_exhausted\"").contains("alpha at quota");
+        // the oldest call leaves the 60 s window at 10:01:01, 61 s from now at the latest
+        assertThat(fourth.headers().firstValue("Retry-After")).contains("61");
+        assertThat(upstream.hits("sk-alpha-1")).isEqualTo(2);
+        assertThat(upstream.hits("sk-alpha-2")).isEqualTo(1);
+        // held back by the gateway's own accounting: nothing against the channel
+        assertThat(channel("alpha").breaker().state()).isEqualTo(BreakerState.CLOSED);
+
+        clock.advance(Duration.ofSeconds(61));
+        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void should_reserve_the_estimate_and_keep_the_real_usage() throws Exception {
+        // a prompt of about 600 tokens with an answer of at most 100: the estimate fits once into 1000
+        String big = "word ".repeat(600);
+        String body = "{\"model\":\"gpt-tokens\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"" + big + "\"}]}";
+
+        assertThat(post("/v1/chat/completions", body).statusCode()).isEqualTo(200);
+        // the provider counted 18 tokens (11 prompt + 7 completion): that, not the estimate, stays counted
+        var key = channel("tokens").pool().find(Fingerprint.of("sk-tokens-1")).orElseThrow();
+        assertThat(channel("tokens").pool().quotaOf(key).use()).singleElement()
+                .satisfies(use -> assertThat(use.used()).isEqualTo(18));
+        assertThat(post("/v1/chat/completions", body).statusCode()).isEqualTo(200);
+        assertThat(upstream.hits("sk-tokens-1")).isEqualTo(2);
+    }
+}
