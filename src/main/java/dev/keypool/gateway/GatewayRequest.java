@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.keypool.config.Api;
 import dev.keypool.pool.ApiKey;
 
 /**
@@ -23,9 +24,10 @@ public final class GatewayRequest {
     public static final String OPEN = "open";
 
     private final String endpoint;
+    private final Api api;
     private final String model;
     private final List<Channel> chain;
-    private final UpstreamBody body;
+    private final UpstreamPayload body;
     private final boolean stream;
     private volatile boolean streamBroken;
 
@@ -43,8 +45,9 @@ public final class GatewayRequest {
     private Channel servedBy;
     private ApiKey servedKey;
 
-    public GatewayRequest(String endpoint, String model, List<Channel> chain, UpstreamBody body, boolean stream) {
+    public GatewayRequest(String endpoint, Api api, String model, List<Channel> chain, UpstreamPayload body, boolean stream) {
         this.endpoint = endpoint;
+        this.api = api;
         this.model = model;
         this.chain = chain;
         this.body = body;
@@ -72,6 +75,20 @@ public final class GatewayRequest {
 
     public String endpoint() {
         return endpoint;
+    }
+
+    public Api api() {
+        return api;
+    }
+
+    /** How the provider's events of a {@code stream: true} answer read. */
+    public StreamFormat streamFormat() {
+        return StreamFormat.of(api);
+    }
+
+    /** The Content-Type of {@link #upstreamBody()}. */
+    public String upstreamContentType() {
+        return body.contentType();
     }
 
     public String model() {
