@@ -4,7 +4,7 @@
 //   node bench/fake-upstream.js --port 9101 [--latency-ms 0] [--host 127.0.0.1]
 //
 // API (what the gateway calls):
-//   POST /v1/chat/completions, POST /v1/embeddings (also without the /v1 prefix)
+//   POST /v1/chat/completions, POST /v1/embeddings, POST /v1/responses (also without the /v1 prefix)
 //       -> after --latency-ms (a timer, never blocking), a small chat.completion JSON with `usage`,
 //          or, while failing, the configured status with an OpenAI-shaped error body.
 // Control (what the benchmark calls; not counted as calls):
@@ -91,6 +91,9 @@ function provider(req, res, kind) {
     if (!failing && kind === 'chat' && /"stream"\s*:\s*true/.test(raw)) {
       return setTimeout(() => stream(res, modelOf(raw), /"include_usage"\s*:\s*true/.test(raw)), latencyMs);
     }
+    if (!failing && kind === 'responses' && /"stream"\s*:\s*true/.test(raw)) {
+      return setTimeout(() => responsesStream(res, modelOf(raw)), latencyMs);
+    }
     const answer = () => {
       inFlight--;
       if (res.destroyed) return;
@@ -99,7 +102,7 @@ function provider(req, res, kind) {
           type: 'server_error', code: String(failing) } }));
       } else {
         ok++;
-        send(res, 200, kind === 'embeddings' ? EMBED(modelOf(raw)) : CHAT(modelOf(raw)));
+        send(res, 200, kind === 'embeddings' ? EMBED(modelOf(raw)) : kind === 'responses' ? RESPONSE(modelOf(raw), 'bench answer') : CHAT(modelOf(raw)));
       }
     };
     if (latencyMs > 0) setTimeout(answer, latencyMs); else answer();
@@ -127,6 +130,34 @@ function stream(res, model, includeUsage) {
     inFlight--;
     ok++;
     res.end('data: [DONE]\n\n');
+  };
+  tick();
+}
+
+// the Responses API (POST /v1/responses): a response object; streamed as typed events (event: + data:), the same
+// number of text deltas at the same interval as a chat stream, ending with response.completed (no [DONE])
+function RESPONSE(model, text) {
+  return JSON.stringify({ id: 'resp_bench', object: 'response', created_at: Math.floor(Date.now() / 1000),
+    status: 'completed', model: model || 'bench-model', output: [{ type: 'message', id: 'msg_bench', status: 'completed',
+      role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+    usage: { input_tokens: 9, output_tokens: streamEvents, total_tokens: 9 + streamEvents } });
+}
+
+function responsesStream(res, model) {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  const event = (type, data) => 'event: ' + type + '\ndata: ' + JSON.stringify(Object.assign({ type }, data)) + '\n\n';
+  let sent = 0;
+  const tick = () => {
+    if (res.destroyed) { inFlight--; return; }
+    if (sent < streamEvents) {
+      res.write(event('response.output_text.delta', { sequence_number: sent + 1, item_id: 'msg_bench', output_index: 0,
+        content_index: 0, delta: 'tok' + sent + ' ' }));
+      sent++;
+      return setTimeout(tick, streamIntervalMs);
+    }
+    inFlight--;
+    ok++;
+    res.end(event('response.completed', { sequence_number: sent + 1, response: JSON.parse(RESPONSE(model, 'bench answer')) }));
   };
   tick();
 }
@@ -176,6 +207,9 @@ const server = http.createServer({ keepAliveTimeout: 120000, requestTimeout: 0, 
     if (p === '/health') { req.resume(); return send(res, 200, '"ok"'); }
     if (req.method === 'POST' && (p === '/v1/chat/completions' || p === '/chat/completions')) {
       return provider(req, res, 'chat');
+    }
+    if (req.method === 'POST' && (p === '/v1/responses' || p === '/responses')) {
+      return provider(req, res, 'responses');
     }
     if (req.method === 'POST' && (p === '/v1/embeddings' || p === '/embeddings')) {
       return provider(req, res, 'embeddings');

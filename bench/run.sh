@@ -68,6 +68,7 @@ GW=http://127.0.0.1:$GW_PORT
 PRIMARY=http://127.0.0.1:$PRIMARY_PORT
 BACKUP=http://127.0.0.1:$BACKUP_PORT
 CHAT=/v1/chat/completions
+RESPONSES=/v1/responses
 
 die() { echo "run.sh: $*" >&2; exit 1; }
 say() { echo "$*" | tee -a "$OUT/summary.txt"; }
@@ -343,6 +344,17 @@ streams_part() {
     console.log("direct:  "+d.ok+"/"+(d.ok+d.broken)+" complete, TTFB p50 "+d.ttfbP50Ms+" ms, p99 "+d.ttfbP99Ms+" ms");
     console.log("gateway: "+g.ok+"/"+(g.ok+g.broken)+" complete, TTFB p50 "+g.ttfbP50Ms+" ms, p99 "+g.ttfbP99Ms+" ms");
     console.log("added TTFB: p50 "+a50+" ms, p99 "+a99+" ms (target p99 <= 5 ms: "+(a99<=5?"met":"MISSED")+")");' "$direct" "$gw" \
+    | tee -a "$OUT/summary.txt"
+  say "== streams: the same for the Responses API (POST /v1/responses, typed events until response.completed) =="
+  node "$BENCH_DIR/streams.js" --api responses --url "$GW$RESPONSES" --streams "$n" --rounds "$rounds" --stagger-ms 1000 > /dev/null
+  direct=$(node "$BENCH_DIR/streams.js" --api responses --url "$PRIMARY$RESPONSES" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
+  gw=$(node "$BENCH_DIR/streams.js" --api responses --url "$GW$RESPONSES" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
+  echo "$direct" > "$OUT/streams-responses-ttfb-direct.txt"; echo "$gw" > "$OUT/streams-responses-ttfb.txt"
+  node -e 'const d=JSON.parse(process.argv[1]), g=JSON.parse(process.argv[2]);
+    const a50=(g.ttfbP50Ms-d.ttfbP50Ms).toFixed(2), a99=(g.ttfbP99Ms-d.ttfbP99Ms).toFixed(2);
+    console.log("direct:  "+d.ok+"/"+(d.ok+d.broken)+" complete, first event p50 "+d.ttfbP50Ms+" ms, p99 "+d.ttfbP99Ms+" ms");
+    console.log("gateway: "+g.ok+"/"+(g.ok+g.broken)+" complete, first event p50 "+g.ttfbP50Ms+" ms, p99 "+g.ttfbP99Ms+" ms");
+    console.log("added time to first event (responses): p50 "+a50+" ms, p99 "+a99+" ms (target p99 <= 5 ms: "+(a99<=5?"met":"MISSED")+")");' "$direct" "$gw" \
     | tee -a "$OUT/summary.txt"
   say "== streams: $hold concurrent streams through the gateway, 50 events 100 ms apart (5 s each) =="
   fake_ctl "$PRIMARY" "stream?events=50&interval=100"

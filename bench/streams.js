@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // KeyPool benchmark: concurrent streaming chat completions (stream: true).
 //
-//   node bench/streams.js --url http://127.0.0.1:18080/v1/chat/completions --streams 64 [--rounds 5]
+//   node bench/streams.js --url http://127.0.0.1:18080/v1/chat/completions --streams 64 [--rounds 5] [--api chat|responses]
 //        [--rss-pid PID --rss-at-ms 2500]
 //
 // Runs --streams clients at once, each opening --rounds SSE requests one after the other (one socket each;
 // with --stagger-ms each client first waits a random 0..stagger ms, so that stream starts spread out as in
 // steady traffic instead of arriving in one burst), and measures for each stream the time to its first
-// `data:` event and the number of events up to `data: [DONE]`.
+// event and the number of events up to `data: [DONE]` (chat) or `event: response.completed` (--api responses).
 // With --rss-pid, reads VmRSS of that process --rss-at-ms after the (last) round started, i.e. while the
 // streams are open. Prints one JSON line: {streams, rounds, ok, broken, ttfbP50Ms, ttfbP99Ms, events{min,max}, rssMiB}.
 'use strict';
@@ -28,7 +28,10 @@ const rssAtMs = parseInt(arg('rss-at-ms', '2500'), 10);
 const timeoutMs = parseInt(arg('timeout-ms', '60000'), 10);
 const staggerMs = parseInt(arg('stagger-ms', '0'), 10);
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-const body = JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+// --api responses: the Responses API (typed events, `event:` then `data:`, ending with response.completed)
+const api = arg('api', 'chat');
+const body = JSON.stringify(api === 'responses' ? { model: 'bench-model', stream: true, input: 'hi' }
+  : { model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hi' }] });
 
 function one() {
   return new Promise(resolve => {
@@ -43,10 +46,10 @@ function one() {
         while ((cut = buffer.indexOf('\n\n')) >= 0) {
           const event = buffer.slice(0, cut);
           buffer = buffer.slice(cut + 2);
-          if (!event.startsWith('data:')) continue;
+          if (!event.startsWith('data:') && !event.startsWith('event:')) continue;
           if (ttfb === null) ttfb = Number(process.hrtime.bigint() - start) / 1e6;
           events++;
-          if (event.trim() === 'data: [DONE]') done = true;
+          if (event.trim() === 'data: [DONE]' || event.startsWith('event: response.completed\n')) done = true;
         }
       });
       res.on('end', () => resolve({ status: res.statusCode, ttfb, events, done }));

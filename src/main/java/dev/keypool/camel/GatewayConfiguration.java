@@ -156,7 +156,7 @@ public class GatewayConfiguration implements CamelConfiguration {
     private static MicrometerRoutePolicyFactory routeTimers(CamelContext context) {
         MicrometerRoutePolicyConfiguration timers = new MicrometerRoutePolicyConfiguration();
         timers.setContextEnabled(false);
-        timers.setExcludePattern("gateway-core,upstream-*");
+        timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,upstream-*");
         MicrometerRoutePolicyFactory factory = new MicrometerRoutePolicyFactory();
         factory.setCamelContext(context);
         factory.setPolicyConfiguration(timers);

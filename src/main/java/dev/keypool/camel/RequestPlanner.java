@@ -2,15 +2,20 @@ package dev.keypool.camel;
 
 import java.io.IOException;
 import java.util.Locale;
+import java.util.function.ToLongFunction;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.config.Api;
 import dev.keypool.gateway.Channels;
 import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.GatewayRequest;
+import dev.keypool.gateway.MultipartBody;
+import dev.keypool.gateway.MultipartForm;
 import dev.keypool.gateway.UpstreamBody;
+import dev.keypool.gateway.UpstreamPayload;
 import dev.keypool.quota.TokenEstimator;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.platform.http.vertx.HttpMessage;
@@ -30,8 +35,10 @@ public final class RequestPlanner {
         this.maxBodyBytes = maxBodyBytes;
     }
 
+    /** A JSON body with a {@code model}: chat, embeddings, responses and the JSON paths of keypool.passthrough-paths. */
     public void plan(Exchange exchange) {
         String endpoint = exchange.getProperty(Exchanges.ENDPOINT, String.class);
+        Api api = api(exchange);
         byte[] raw = exchange.getMessage().getBody(byte[].class);
         if (raw == null || raw.length == 0) {
             throw GatewayError.badRequest("invalid_json", "Request body is empty; expected a JSON object");
@@ -44,12 +51,12 @@ public final class RequestPlanner {
         if (model == null || !model.isTextual() || model.asText().isBlank()) {
             throw GatewayError.badRequest("missing_model", "'model' is required and must be a non-empty string");
         }
-        if ("chat/completions".equals(endpoint)) {
+        if (api == Api.CHAT) {
             JsonNode messages = json.get("messages");
             if (messages == null || !messages.isArray() || messages.isEmpty()) {
                 throw GatewayError.badRequest("missing_messages", "'messages' is required and must be a non-empty array");
             }
-        } else if (json.get("input") == null || json.get("input").isNull()) {
+        } else if (api == Api.EMBEDDINGS && (json.get("input") == null || json.get("input").isNull())) {
             throw GatewayError.badRequest("missing_input", "'input' is required");
         }
         JsonNode streamField = json.get("stream");
@@ -57,7 +64,7 @@ public final class RequestPlanner {
             throw GatewayError.badRequest("invalid_type", "Invalid type for 'stream': expected a boolean, but got "
                     + streamField.getNodeType().name().toLowerCase(Locale.ROOT) + " instead");
         }
-        boolean stream = "chat/completions".equals(endpoint) && streamField != null && streamField.asBoolean(false);
+        boolean stream = api.streams() && streamField != null && streamField.asBoolean(false);
         if (stream) {
             HttpMessage http = exchange.getIn(HttpMessage.class);
             if (http == null) {
@@ -65,11 +72,43 @@ public final class RequestPlanner {
             }
             exchange.setProperty(Exchanges.CLIENT_RESPONSE, http.getResponse());
         }
+        start(exchange, endpoint, api, model.asText(), new UpstreamBody(mapper, raw, json, api.streamUsageOnRequest()), stream,
+                upstreamModel -> tokens.estimate(upstreamModel, json, api.answers()));
+    }
+
+    /**
+     * A multipart upload with a {@code model} form field (audio transcriptions and translations): read whole from
+     * the client (the entry route leaves it unread: platform-http would keep only the parsed form), checked, and
+     * sent on byte for byte.
+     */
+    public void planMultipart(Exchange exchange) {
+        String endpoint = exchange.getProperty(Exchanges.ENDPOINT, String.class);
+        Api api = api(exchange);
+        String contentType = exchange.getMessage().getHeader(Exchange.CONTENT_TYPE, String.class);
+        byte[] raw = RequestBodies.read(exchange, maxBodyBytes);
+        MultipartForm form = MultipartForm.of(raw, contentType).orElseThrow(() -> GatewayError.badRequest(
+                "invalid_content_type", "Expected a multipart/form-data body with a boundary"));
+        MultipartForm.Field model = form.field("model").filter(m -> !m.value().isBlank()).orElseThrow(() ->
+                GatewayError.badRequest("missing_model", "'model' is required as a form field"));
+        // an upload's cost is not counted in tokens: a key's token limits see none of it
+        start(exchange, endpoint, api, model.value(), new MultipartBody(form, raw, contentType, model), false,
+                upstreamModel -> 0);
+    }
+
+    private void start(Exchange exchange, String endpoint, Api api, String model, UpstreamPayload body, boolean stream,
+                       ToLongFunction<String> tokenEstimate) {
         exchange.setProperty(Exchanges.STREAM, stream);
-        Channels.Plan plan = channels.plan(model.asText());
-        exchange.setProperty(Exchanges.REQUEST,
-                new GatewayRequest(endpoint, plan.model(), plan.chain(), new UpstreamBody(mapper, raw, json), stream,
-                        () -> tokens.estimate(plan.model(), json, !"embeddings".equals(endpoint))));
+        Channels.Plan plan = channels.plan(model, api);
+        GatewayRequest request = new GatewayRequest(endpoint, api, plan.model(), plan.chain(), body, stream,
+                () -> tokenEstimate.applyAsLong(plan.model()));
+        exchange.setProperty(Exchanges.REQUEST, request);
+        exchange.setProperty(Exchanges.UPSTREAM_CONTENT_TYPE, request.upstreamContentType());
+    }
+
+    /** The API the entry route named (kpApi). */
+    private static Api api(Exchange exchange) {
+        String name = exchange.getProperty(Exchanges.API, String.class);
+        return Api.named(name).orElseThrow(() -> new IllegalStateException("entry route set no known API: " + name));
     }
 
     private ObjectNode parse(byte[] raw) {

@@ -8,11 +8,11 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.gateway.Attempt;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.SseEventBuffer;
 import dev.keypool.gateway.StreamEvent;
+import dev.keypool.gateway.StreamFormat;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import org.apache.camel.Exchange;
@@ -97,6 +97,7 @@ public final class StreamRelay {
         private final GatewayRequest request;
         private final HttpServerResponse client;
         private final InputStream upstream;
+        private final StreamFormat format;
         private volatile boolean clientGone;
         private long promptTokens;
         private long completionTokens;
@@ -107,6 +108,7 @@ public final class StreamRelay {
             this.request = request;
             this.client = client;
             this.upstream = upstream;
+            this.format = request.streamFormat();
         }
 
         void head() {
@@ -136,8 +138,8 @@ public final class StreamRelay {
                     return Ending.BROKEN;
                 }
                 if (n < 0) {
-                    // the upstream ended without [DONE]: the client must not take this for a whole answer
-                    brokenBy = "end of stream before [DONE]";
+                    // the upstream ended without its end event: the client must not take this for a whole answer
+                    brokenBy = "end of stream before " + request.streamFormat().endName();
                     return Ending.BROKEN;
                 }
                 done = forward(events.feed(buffer, 0, n));
@@ -148,10 +150,10 @@ public final class StreamRelay {
             return Ending.COMPLETE;
         }
 
-        /** Writes whole events; returns true once [DONE] went out. */
+        /** Writes whole events; returns true once the stream's end event ([DONE], response.completed …) went out. */
         private boolean forward(List<byte[]> batch) throws InterruptedException {
             for (byte[] event : batch) {
-                StreamEvent seen = StreamEvent.read(event, mapper);
+                StreamEvent seen = format.read(event, mapper);
                 if (seen.hasUsage()) {
                     promptTokens = seen.promptTokens();
                     completionTokens = seen.completionTokens();
@@ -209,14 +211,10 @@ public final class StreamRelay {
             }
         }
 
+        /** In the stream's own format: a data: error for chat, an {@code event: error} for Responses. */
         private String errorEvent() {
-            ObjectNode root = mapper.createObjectNode();
-            root.putObject("error")
-                    .put("message", "The upstream stream of channel " + request.current().name()
-                            + " broke after " + eventsSent + " events; the answer is incomplete")
-                    .put("type", "upstream_error")
-                    .put("code", "stream_interrupted");
-            return "data: " + root + "\n\n";
+            return format.errorEvent(mapper, "The upstream stream of channel " + request.current().name()
+                    + " broke after " + eventsSent + " events; the answer is incomplete", eventsSent);
         }
     }
 

@@ -19,14 +19,24 @@ public final class UpstreamResponses {
         this.mapper = mapper;
     }
 
-    /** Last step of upstream-attempt: the body stays as the provider sent it; its usage is counted on the key. */
+    /**
+     * Last step of upstream-attempt: the body stays as the provider sent it (JSON, or binary such as speech audio);
+     * the usage of a JSON answer is counted on the key: {@code prompt_tokens}/{@code completion_tokens} (chat,
+     * completions, embeddings) or {@code input_tokens}/{@code output_tokens} (responses, images).
+     */
     public void recordSuccess(Exchange exchange) {
         Message message = exchange.getMessage();
         byte[] body = message.getBody(byte[].class);
         message.setBody(body);
-        JsonNode usage = usage(body);
-        Exchanges.request(exchange).attempt()
-                .succeeded(usage.path("prompt_tokens").asLong(0), usage.path("completion_tokens").asLong(0));
+        JsonNode usage = isJson(message.getHeader(Exchange.CONTENT_TYPE, String.class)) ? usage(body) : mapper.missingNode();
+        Exchanges.request(exchange).attempt().succeeded(
+                usage.path("prompt_tokens").asLong(usage.path("input_tokens").asLong(0)),
+                usage.path("completion_tokens").asLong(usage.path("output_tokens").asLong(0)));
+    }
+
+    /** A provider that names no type is read as JSON, as OpenAI-compatible servers mostly answer it. */
+    private static boolean isJson(String contentType) {
+        return contentType == null || contentType.contains("json");
     }
 
     /** Continued 4xx (400, 404, 413, 422 …): the client gets the provider's status and body as they are. */

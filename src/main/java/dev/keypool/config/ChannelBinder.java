@@ -6,6 +6,7 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,7 @@ final class ChannelBinder {
     }
 
     private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
-            "maxRetries", "cooldown", "disableAfter", "quotaZone", "keys", "fallback", "breaker");
+            "maxRetries", "cooldown", "disableAfter", "quotaZone", "keys", "fallback", "breaker", "apis");
 
     private static final String DEFAULT_STRATEGY = RoundRobinStrategy.NAME;
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
@@ -52,7 +53,8 @@ final class ChannelBinder {
         List<KeyConfig> keyList = keys.bind(node.field("keys"));
         List<ChannelReferences.Ref> fallback = ChannelReferences.read(node.field("fallback"));
         ChannelConfig channel = new ChannelConfig(name, baseUrl, models, modelMap, strategy, timeout, maxRetries,
-                cooldown, disableAfter, quotaZone, keyList, ChannelReferences.names(fallback), breaker.bind(node.field("breaker")));
+                cooldown, disableAfter, quotaZone, keyList, ChannelReferences.names(fallback),
+                breaker.bind(node.field("breaker")), apis(node.field("apis")));
         return Optional.of(new BoundChannel(channel, fallback));
     }
 
@@ -96,6 +98,19 @@ final class ChannelBinder {
         Map<String, String> renames = new LinkedHashMap<>();
         node.entries().forEach((model, upstream) -> upstream.requiredText().ifPresent(u -> renames.put(model, u)));
         return renames;
+    }
+
+    /** Absent: the default APIs; else a non-empty list of known API names. */
+    private static Set<Api> apis(ConfigNode node) {
+        if (node.isAbsent()) {
+            return Api.DEFAULT;
+        }
+        Set<Api> apis = EnumSet.noneOf(Api.class);
+        for (ConfigNode item : node.nonEmptyList()) {
+            item.requiredText().ifPresent(name -> Api.named(name).ifPresentOrElse(apis::add,
+                    () -> item.problem("unknown API " + Problems.quote(name) + " (use " + Api.names() + ")")));
+        }
+        return apis;
     }
 
     private static Optional<String> strategy(ConfigNode node) {

@@ -4,13 +4,15 @@ import java.time.Duration;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import dev.keypool.breaker.BreakerSettings;
 
 /** One upstream provider endpoint with its pool of keys, selection strategy, fallback chain and breaker. */
 public record ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
                             String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
-                            ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker) {
+                            ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker,
+                            Set<Api> apis) {
 
     /** In {@code models} means "serves every model". */
     public static final String ANY_MODEL = "*";
@@ -23,6 +25,12 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
         modelMap = Copies.map(modelMap);
         keys = Copies.list(keys);
         fallback = Copies.list(fallback);
+        apis = apis == null ? Api.DEFAULT : Set.copyOf(apis);
+    }
+
+    /** Whether requests of this API may come here ({@code apis}, default chat, embeddings, completions). */
+    public boolean servesApi(Api api) {
+        return apis.contains(api);
     }
 
     /** The longest a connection to the provider may take to open: the whole timeout, at most 10 seconds. */

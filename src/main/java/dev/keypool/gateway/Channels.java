@@ -1,11 +1,14 @@
 package dev.keypool.gateway;
 
 import java.util.Collection;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+
+import dev.keypool.config.Api;
 
 /** All channels in configuration order, and the model routing of SPEC §2. */
 public final class Channels {
@@ -15,12 +18,17 @@ public final class Channels {
     }
 
     private final Map<String, Channel> byName = new LinkedHashMap<>();
-    /** Each channel's chain, worked out once: a request only looks it up. */
-    private final Map<String, List<Channel>> chains = new HashMap<>();
+    /** Each channel's chain per API (only channels serving it), worked out once: a request only looks it up. */
+    private final Map<Api, Map<String, List<Channel>>> chains = new EnumMap<>(Api.class);
 
     public Channels(Collection<Channel> channels) {
         channels.forEach(c -> byName.put(c.name(), c));
-        byName.values().forEach(c -> chains.put(c.name(), chainOf(c)));
+        for (Api api : Api.values()) {
+            Map<String, List<Channel>> byPrimary = new HashMap<>();
+            byName.values().forEach(c -> byPrimary.put(c.name(),
+                    chainOf(c).stream().filter(member -> member.config().servesApi(api)).toList()));
+            chains.put(api, byPrimary);
+        }
     }
 
     public Collection<Channel> all() {
@@ -34,27 +42,29 @@ public final class Channels {
     /**
      * The primary channel is the first that serves the model, or the one named by a {@code channel/model}
      * prefix; the chain is the primary and its own fallback list, one level deep and without repeats, so
-     * cycles in the configuration cannot loop.
+     * cycles in the configuration cannot loop. Only channels that serve the request's API count, as primary and
+     * in the chain.
      */
-    public Plan plan(String requestedModel) {
+    public Plan plan(String requestedModel, Api api) {
         String model = requestedModel;
         Channel primary = null;
         int slash = requestedModel.indexOf('/');
         if (slash > 0 && byName.containsKey(requestedModel.substring(0, slash))) {
-            primary = byName.get(requestedModel.substring(0, slash));
+            Channel pinned = byName.get(requestedModel.substring(0, slash));
+            primary = pinned.config().servesApi(api) ? pinned : null;
             model = requestedModel.substring(slash + 1);
         } else {
             for (Channel c : byName.values()) {
-                if (c.config().servesModel(requestedModel)) {
+                if (c.config().servesApi(api) && c.config().servesModel(requestedModel)) {
                     primary = c;
                     break;
                 }
             }
         }
         if (primary == null) {
-            throw GatewayError.modelNotFound(requestedModel);
+            throw GatewayError.modelNotFound(requestedModel, api);
         }
-        return new Plan(model, chains.get(primary.name()));
+        return new Plan(model, chains.get(api).get(primary.name()));
     }
 
     /** The primary and its own fallback list, one level deep and without repeats. */

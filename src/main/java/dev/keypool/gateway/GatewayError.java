@@ -1,5 +1,7 @@
 package dev.keypool.gateway;
 
+import dev.keypool.config.Api;
+
 /**
  * An error the gateway itself answers, OpenAI-shaped: {@code {"error":{"message","type","code"}}}.
  * Messages are written by us and never carry a key or a client token.
@@ -23,9 +25,10 @@ public final class GatewayError extends RuntimeException {
         return new GatewayError(400, "invalid_request_error", code, message, null);
     }
 
-    public static GatewayError modelNotFound(String model) {
+    public static GatewayError modelNotFound(String model, Api api) {
         return new GatewayError(404, "invalid_request_error", "model_not_found",
-                "The model '" + model + "' is not served by any channel of this gateway", null);
+                "The model '" + model + "' is not served by any channel of this gateway"
+                        + (api == Api.CHAT ? "" : " for the " + api.configName() + " API"), null);
     }
 
     public static GatewayError tooLarge(long size, long limit) {

@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
+import dev.keypool.config.Api;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 
@@ -30,9 +31,10 @@ public final class GatewayRequest {
     public static final String FAILED = "failed";
 
     private final String endpoint;
+    private final Api api;
     private final String model;
     private final List<Channel> chain;
-    private final UpstreamBody body;
+    private final UpstreamPayload body;
     private final boolean stream;
     private final LongSupplier tokenEstimate;
     private long estimatedTokens = -1;
@@ -52,10 +54,11 @@ public final class GatewayRequest {
     private Channel servedBy;
     private ApiKey servedKey;
 
-    public GatewayRequest(String endpoint, String model, List<Channel> chain, UpstreamBody body, boolean stream,
-                          LongSupplier tokenEstimate) {
+    public GatewayRequest(String endpoint, Api api, String model, List<Channel> chain, UpstreamPayload body,
+                          boolean stream, LongSupplier tokenEstimate) {
         this.tokenEstimate = tokenEstimate;
         this.endpoint = endpoint;
+        this.api = api;
         this.model = model;
         this.chain = chain;
         this.body = body;
@@ -83,6 +86,20 @@ public final class GatewayRequest {
 
     public String endpoint() {
         return endpoint;
+    }
+
+    public Api api() {
+        return api;
+    }
+
+    /** How the provider's events of a {@code stream: true} answer read. */
+    public StreamFormat streamFormat() {
+        return StreamFormat.of(api);
+    }
+
+    /** The Content-Type of {@link #upstreamBody()}. */
+    public String upstreamContentType() {
+        return body.contentType();
     }
 
     public String model() {

@@ -6,10 +6,10 @@ import java.nio.charset.StandardCharsets;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-/** What one SSE event of an OpenAI chat stream says, as far as accounting needs to know. */
+/** What one SSE event of a stream says, as far as accounting needs to know (read by {@link StreamFormat}). */
 public record StreamEvent(boolean done, boolean usageOnly, long promptTokens, long completionTokens, boolean hasUsage) {
 
-    private static final StreamEvent OTHER = new StreamEvent(false, false, 0, 0, false);
+    static final StreamEvent OTHER = new StreamEvent(false, false, 0, 0, false);
 
     public static StreamEvent read(byte[] event, ObjectMapper mapper) {
         String text = new String(event, StandardCharsets.UTF_8).strip();

@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * The client's JSON body as sent upstream: unchanged bytes when the channel serves the model under the
  * client's name, otherwise a copy with {@code model} renamed (modelMap, channel/model prefix, fallback).
  */
-public final class UpstreamBody {
+public final class UpstreamBody implements UpstreamPayload {
 
     private final ObjectMapper mapper;
     private final byte[] original;
@@ -20,11 +20,14 @@ public final class UpstreamBody {
     private final boolean usageAddedByGateway;
     private final Map<String, byte[]> renamed = new ConcurrentHashMap<>();
 
-    public UpstreamBody(ObjectMapper mapper, byte[] original, ObjectNode json) {
+    /**
+     * {@code askStreamUsage}: the API reports a stream's usage only when asked (chat, legacy completions); a stream
+     * without stream_options then gets include_usage, so its tokens can be counted (SPEC: accounting).
+     */
+    public UpstreamBody(ObjectMapper mapper, byte[] original, ObjectNode json, boolean askStreamUsage) {
         this.mapper = mapper;
         this.clientModel = json.path("model").asText();
-        // a stream without stream_options gets include_usage, so its tokens can be counted (SPEC: accounting)
-        this.usageAddedByGateway = json.path("stream").asBoolean(false) && !json.has("stream_options");
+        this.usageAddedByGateway = askStreamUsage && json.path("stream").asBoolean(false) && !json.has("stream_options");
         if (usageAddedByGateway) {
             this.json = json.deepCopy();
             this.json.putObject("stream_options").put("include_usage", true);
@@ -35,10 +38,17 @@ public final class UpstreamBody {
         }
     }
 
+    @Override
+    public String contentType() {
+        return "application/json";
+    }
+
+    @Override
     public boolean usageAddedByGateway() {
         return usageAddedByGateway;
     }
 
+    @Override
     public byte[] forModel(String upstreamModel) {
         if (upstreamModel.equals(clientModel)) {
             return original;

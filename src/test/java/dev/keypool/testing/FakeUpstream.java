@@ -23,9 +23,12 @@ import io.vertx.core.http.HttpServerRequest;
  */
 public final class FakeUpstream implements AutoCloseable {
 
-    /** One received request. */
-    public record Received(String key, String path, MultiMap headers, String body) {
+    /** One received request; {@code bytes} exactly as they arrived (multipart uploads, binary). */
+    public record Received(String key, String path, MultiMap headers, String body, byte[] bytes) {
     }
+
+    /** What /audio/speech answers: bytes that are not text (every byte value), as audio/mpeg. */
+    public static final byte[] SPEECH = speech();
 
     private record Behaviour(int status, String retryAfter, String body, long delayMs, boolean reset, int cutAfter) {
         Behaviour(int status, String retryAfter, String body, long delayMs, boolean reset) {
@@ -191,12 +194,13 @@ public final class FakeUpstream implements AutoCloseable {
             hits.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
             if (keepRequests) {
                 received.add(new Received(key, request.path(), MultiMap.caseInsensitiveMultiMap().addAll(request.headers()),
-                        buffer.toString()));
+                        buffer.toString(), buffer.getBytes()));
             }
             Behaviour b = behaviours.getOrDefault(key, OK);
             JsonNode json = json(buffer.toString());
             if (b.status() == 200 && !b.reset() && b.delayMs() == 0 && json.path("stream").asBoolean(false)) {
-                stream(request, b, json.path("stream_options").path("include_usage").asBoolean(false));
+                stream(request, b, json.path("stream_options").path("include_usage").asBoolean(false)
+                        || request.path().endsWith("/responses"));
                 return;
             }
             long delay = b == OK ? defaultDelayMs : b.delayMs();
@@ -224,6 +228,8 @@ public final class FakeUpstream implements AutoCloseable {
                 .putHeader("Content-Type", "text/event-stream");
         int count = streamEvents;
         long id = ids.incrementAndGet();
+        StreamShape format = request.path().endsWith("/responses") ? StreamShape.RESPONSES
+                : request.path().endsWith("/chat/completions") ? StreamShape.CHAT : StreamShape.COMPLETIONS;
         int[] sent = {0};
         boolean[] finished = {false};
         response.closeHandler(v -> {
@@ -244,6 +250,11 @@ public final class FakeUpstream implements AutoCloseable {
             }
             if (sent[0] < count) {
                 String role = sent[0] == 0 ? "\"role\":\"assistant\"," : "";
+                if (format != StreamShape.CHAT) {
+                    response.write(format.event(id, sent[0], count));
+                    sent[0]++;
+                    return;
+                }
                 response.write("data: {\"id\":\"chatcmpl-stream-" + id + "\",\"object\":\"chat.completion.chunk\","
                         + "\"created\":1700000000,\"model\":\"fake-model\",\"choices\":[{\"index\":0,\"delta\":{" + role
                         + "\"content\":\"tok" + sent[0] + " \"},\"finish_reason\":" + (sent[0] == count - 1 ? "\"stop\"" : "null")
@@ -252,6 +263,12 @@ public final class FakeUpstream implements AutoCloseable {
                 return;
             }
             vertx.cancelTimer(timer);
+            if (format != StreamShape.CHAT) {
+                finished[0] = true;
+                streamsCompleted.incrementAndGet();
+                response.end(format.last(id, count, includeUsage));
+                return;
+            }
             if (includeUsage) {
                 response.write("data: {\"id\":\"chatcmpl-stream-" + id + "\",\"object\":\"chat.completion.chunk\","
                         + "\"created\":1700000000,\"model\":\"fake-model\",\"choices\":[],"
@@ -271,19 +288,52 @@ public final class FakeUpstream implements AutoCloseable {
             request.connection().close();
             return;
         }
-        var response = request.response().setStatusCode(b.status()).putHeader("Content-Type", "application/json")
+        boolean speech = b.status() == 200 && b.body() == null && request.path().endsWith("/audio/speech");
+        var response = request.response().setStatusCode(b.status())
+                .putHeader("Content-Type", speech ? "audio/mpeg" : "application/json")
                 .putHeader("X-Upstream-Secret-Header", "upstream-internal");
+        if (speech) {
+            response.end(io.vertx.core.buffer.Buffer.buffer(SPEECH));
+            return;
+        }
         if (b.retryAfter() != null) {
             response.putHeader("Retry-After", b.retryAfter());
         }
         String body = b.body() != null ? b.body()
-                : b.status() == 200 ? success(request.path())
+                : b.status() == 200 ? success(request.path(), key)
                 : "{\"error\":{\"message\":\"upstream said " + b.status() + "\",\"type\":\"upstream\",\"code\":\"" + b.status() + "\"}}";
         response.end(body);
     }
 
-    private String success(String path) {
+    private String success(String path, String key) {
         long id = ids.incrementAndGet();
+        if (path.endsWith("/responses")) {
+            return responseObject(id, "fake answer " + id, true);
+        }
+        if (path.endsWith("/completions") && !path.endsWith("/chat/completions")) {
+            return "{\"id\":\"cmpl-fake-" + id + "\",\"object\":\"text_completion\",\"created\":1700000000,"
+                    + "\"model\":\"fake-model\",\"choices\":[{\"text\":\"fake completion " + id + "\",\"index\":0,"
+                    + "\"logprobs\":null,\"finish_reason\":\"stop\"}],"
+                    + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":4,\"total_tokens\":7}}";
+        }
+        if (path.endsWith("/moderations")) {
+            return "{\"id\":\"modr-fake-" + id + "\",\"model\":\"fake-moderation\",\"results\":[{\"flagged\":false,"
+                    + "\"categories\":{\"violence\":false},\"category_scores\":{\"violence\":0.01}}]}";
+        }
+        if (path.endsWith("/images/generations")) {
+            return "{\"created\":1700000000,\"data\":[{\"url\":\"https://images.example/fake-" + id + ".png\"}]}";
+        }
+        if (path.endsWith("/rerank")) {
+            return "{\"id\":\"rerank-fake-" + id + "\",\"results\":[{\"index\":1,\"relevance_score\":0.9},"
+                    + "{\"index\":0,\"relevance_score\":0.1}],\"usage\":{\"prompt_tokens\":6,\"total_tokens\":6}}";
+        }
+        if (path.endsWith("/audio/transcriptions") || path.endsWith("/audio/translations")) {
+            // echoes what it received, for the test to compare with what the client sent
+            Received r = received.stream().filter(x -> x.path().equals(path) && x.key().equals(key))
+                    .reduce((first, second) -> second).orElse(null);
+            int size = r == null ? -1 : r.bytes().length;
+            return "{\"text\":\"transcribed " + size + " bytes by " + key.replace("\"", "") + "\"}";
+        }
         if (path.endsWith("/embeddings")) {
             return "{\"object\":\"list\",\"data\":[{\"object\":\"embedding\",\"index\":0,\"embedding\":[0.1,0.2,0.3]}],"
                     + "\"model\":\"fake-embed\",\"usage\":{\"prompt_tokens\":5,\"total_tokens\":5}}";
@@ -292,6 +342,79 @@ public final class FakeUpstream implements AutoCloseable {
                 + "\"model\":\"fake-model\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
                 + "\"content\":\"fake answer " + id + "\"},\"finish_reason\":\"stop\"}],"
                 + "\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":7,\"total_tokens\":18}}";
+    }
+
+    /** A whole Responses API object (what the SDKs expect), with its usage when {@code withUsage}. */
+    static String responseObject(long id, String text, boolean withUsage) {
+        return "{\"id\":\"resp_fake_" + id + "\",\"object\":\"response\",\"created_at\":1700000000,"
+                + "\"status\":\"completed\",\"error\":null,\"incomplete_details\":null,\"instructions\":null,"
+                + "\"metadata\":{},\"model\":\"fake-model\",\"output\":[{\"type\":\"message\",\"id\":\"msg_" + id + "\","
+                + "\"status\":\"completed\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\","
+                + "\"text\":\"" + text + "\",\"annotations\":[]}]}],\"parallel_tool_calls\":true,\"temperature\":1.0,"
+                + "\"tool_choice\":\"auto\",\"tools\":[],\"top_p\":1.0"
+                + (withUsage ? ",\"usage\":{\"input_tokens\":11,\"input_tokens_details\":{\"cached_tokens\":0},"
+                        + "\"output_tokens\":7,\"output_tokens_details\":{\"reasoning_tokens\":0},\"total_tokens\":18}" : "")
+                + "}";
+    }
+
+    /** How a stream reads, by the path it was asked on. */
+    private enum StreamShape {
+        CHAT,
+        /** Legacy completions: text_completion chunks, then [DONE]. */
+        COMPLETIONS {
+            @Override
+            String event(long id, int n, int count) {
+                return "data: {\"id\":\"cmpl-stream-" + id + "\",\"object\":\"text_completion\",\"created\":1700000000,"
+                        + "\"model\":\"fake-model\",\"choices\":[{\"text\":\"tok" + n + " \",\"index\":0,\"logprobs\":null,"
+                        + "\"finish_reason\":" + (n == count - 1 ? "\"stop\"" : "null") + "}]}\n\n";
+            }
+
+            @Override
+            String last(long id, int count, boolean usage) {
+                return (usage ? "data: {\"id\":\"cmpl-stream-" + id + "\",\"object\":\"text_completion\",\"created\":1700000000,"
+                        + "\"model\":\"fake-model\",\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":" + count
+                        + ",\"total_tokens\":" + (3 + count) + "}}\n\n" : "") + "data: [DONE]\n\n";
+            }
+        },
+        /** Responses: typed events, output_text deltas, ends with response.completed carrying the usage. */
+        RESPONSES {
+            @Override
+            String event(long id, int n, int count) {
+                String created = n == 0 ? "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,"
+                        + "\"response\":" + responseObject(id, "", false).replace("\"status\":\"completed\"", "\"status\":\"in_progress\"")
+                        + "}\n\n" : "";
+                return created + "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\","
+                        + "\"sequence_number\":" + (n + 1) + ",\"item_id\":\"msg_" + id + "\",\"output_index\":0,"
+                        + "\"content_index\":0,\"delta\":\"tok" + n + " \",\"logprobs\":[]}\n\n";
+            }
+
+            @Override
+            String last(long id, int count, boolean usage) {
+                StringBuilder text = new StringBuilder();
+                for (int i = 0; i < count; i++) {
+                    text.append("tok").append(i).append(' ');
+                }
+                return "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":" + (count + 1)
+                        + ",\"response\":" + responseObject(id, text.toString(), true).replace("\"output_tokens\":7", "\"output_tokens\":" + count)
+                        + "}\n\n";
+            }
+        };
+
+        String event(long id, int n, int count) {
+            throw new UnsupportedOperationException();
+        }
+
+        String last(long id, int count, boolean usage) {
+            throw new UnsupportedOperationException();
+        }
+    }
+
+    private static byte[] speech() {
+        byte[] bytes = new byte[3000];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) (i * 7);
+        }
+        return bytes;
     }
 
     @Override

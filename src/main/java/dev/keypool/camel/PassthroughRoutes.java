@@ -1,0 +1,25 @@
+package dev.keypool.camel;
+
+import dev.keypool.gateway.PassthroughPaths;
+import org.apache.camel.builder.RouteBuilder;
+
+/**
+ * One thin entry route per path of {@code keypool.passthrough-paths}, from the routeTemplates in
+ * routes/passthrough.camel.yaml: platform-http takes one path per consumer, and the list is configuration, so the
+ * instances are made here (as {@link ChannelRoutes} does for channels). Each names its endpoint and API and hands
+ * the request to one of the two generic pipelines, gateway-core (JSON) or multipart-core.
+ */
+public class PassthroughRoutes extends RouteBuilder {
+
+    @Override
+    public void configure() {
+        String setting = getContext().getPropertiesComponent().resolveProperty("keypool.passthrough-paths").orElse("");
+        for (PassthroughPaths.Entry entry : PassthroughPaths.parse(setting)) {
+            templatedRoute(entry.shape() == PassthroughPaths.Shape.MULTIPART ? "keypool-multipart-path" : "keypool-json-path")
+                    .routeId("api-" + entry.id())
+                    .prefixId(entry.id() + "-")
+                    .parameter("path", entry.path())
+                    .parameter("api", entry.api().configName());
+        }
+    }
+}

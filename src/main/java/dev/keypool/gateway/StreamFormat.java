@@ -1,0 +1,114 @@
+package dev.keypool.gateway;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.config.Api;
+
+/**
+ * The two kinds of event stream the OpenAI APIs answer, as far as the relay must tell them apart: what ends a
+ * whole stream and where its usage is, and how the gateway says that a stream broke after its first event.
+ */
+public enum StreamFormat {
+
+    /** Chat and legacy completions: {@code data:} events, usage in a chunk with {@code usage}, ends with {@code data: [DONE]}. */
+    CHAT {
+        @Override
+        public StreamEvent read(byte[] event, ObjectMapper mapper) {
+            return StreamEvent.read(event, mapper);
+        }
+
+        @Override
+        public String endName() {
+            return "[DONE]";
+        }
+
+        @Override
+        public String errorEvent(ObjectMapper mapper, String message, int eventsSent) {
+            ObjectNode root = mapper.createObjectNode();
+            root.putObject("error").put("message", message).put("type", "upstream_error").put("code", STREAM_INTERRUPTED);
+            return "data: " + root + "\n\n";
+        }
+    },
+
+    /**
+     * Responses: typed events ({@code event: response.output_text.delta} then {@code data:}); the stream ends with
+     * {@code response.completed}, {@code response.failed} or {@code response.incomplete} (no [DONE]), whose
+     * {@code response.usage} has {@code input_tokens} and {@code output_tokens}.
+     */
+    RESPONSES {
+        @Override
+        public StreamEvent read(byte[] event, ObjectMapper mapper) {
+            String text = new String(event, StandardCharsets.UTF_8);
+            String type = null;
+            for (String terminal : TERMINAL_EVENTS) {
+                if (text.contains(terminal)) {
+                    type = terminal;
+                    break;
+                }
+            }
+            if (type == null) {
+                return StreamEvent.OTHER;   // deltas and the like: no need to parse them
+            }
+            JsonNode data = data(text, mapper);
+            if (data == null || !type.equals(data.path("type").asText())) {
+                return StreamEvent.OTHER;   // the name was in a delta's text, not the event's type
+            }
+            JsonNode usage = data.path("response").path("usage");
+            return new StreamEvent(true, false, usage.path("input_tokens").asLong(0),
+                    usage.path("output_tokens").asLong(0), usage.isObject());
+        }
+
+        @Override
+        public String endName() {
+            return "response.completed";
+        }
+
+        /** As OpenAI's ResponseErrorEvent: {@code event: error}, data {@code {"type":"error","code","message","param","sequence_number"}}. */
+        @Override
+        public String errorEvent(ObjectMapper mapper, String message, int eventsSent) {
+            ObjectNode data = mapper.createObjectNode().put("type", "error").put("code", STREAM_INTERRUPTED)
+                    .put("message", message).putNull("param").put("sequence_number", eventsSent);
+            return "event: error\ndata: " + data + "\n\n";
+        }
+    };
+
+    /** The code of the error event the gateway adds when a provider's stream breaks after its first event. */
+    public static final String STREAM_INTERRUPTED = "stream_interrupted";
+
+    private static final String[] TERMINAL_EVENTS = {"response.completed", "response.failed", "response.incomplete"};
+
+    public static StreamFormat of(Api api) {
+        return api == Api.RESPONSES ? RESPONSES : CHAT;
+    }
+
+    /** What one whole event (with its blank line) says; {@link StreamEvent#done()} for the event that ends the stream. */
+    public abstract StreamEvent read(byte[] event, ObjectMapper mapper);
+
+    /** The end event's name, for messages. */
+    public abstract String endName();
+
+    /** The event that tells the client the stream broke and the answer is incomplete. */
+    public abstract String errorEvent(ObjectMapper mapper, String message, int eventsSent);
+
+    /** The JSON of an event's {@code data:} lines (joined by newlines, as SSE does), or null. */
+    private static JsonNode data(String event, ObjectMapper mapper) {
+        StringBuilder data = new StringBuilder();
+        for (String line : event.split("\r?\n")) {
+            if (line.startsWith("data:")) {
+                if (data.length() > 0) {
+                    data.append('\n');
+                }
+                data.append(line.substring(line.startsWith("data: ") ? 6 : 5));
+            }
+        }
+        try {
+            return data.length() == 0 ? null : mapper.readTree(data.toString());
+        } catch (IOException notJson) {
+            return null;
+        }
+    }
+}
