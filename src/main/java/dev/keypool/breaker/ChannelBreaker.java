@@ -3,6 +3,8 @@ package dev.keypool.breaker;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Map;
@@ -22,8 +24,9 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
  * consults to match.
  *
  * <p>Thread-safe: request threads report concurrently; every transition happens under the instance lock, so it
- * happens, and is logged, exactly once. {@code hasActiveKey} is called outside that lock, because the key pool
- * may report to us while holding its own lock and the two locks must never be taken in opposite orders.
+ * happens, and is logged, exactly once. What is outside this class is called without that lock: {@code hasActiveKey}
+ * (the key pool may evaluate key states and tell its own listeners) and the state listener, which hears the
+ * transitions in order after they are made.
  */
 public final class ChannelBreaker {
 
@@ -41,6 +44,8 @@ public final class ChannelBreaker {
     private final Resilience4jGate gate;
     private final BreakerLog log;
     private final StateListener listener;
+    /** Held while telling the listener, so that it hears the transitions one at a time and in order. */
+    private final Object publishing = new Object();
 
     // guarded by this
     private BreakerState state = BreakerState.CLOSED;
@@ -48,6 +53,7 @@ public final class ChannelBreaker {
     private boolean forcedOpen;             // operator's OPEN holds until the operator closes it
     private String trippedBy;
     private HalfOpenTrial trial;            // set while HALF_OPEN
+    private final Deque<BreakerStateChange> unpublished = new ArrayDeque<>();
 
     public ChannelBreaker(String channel, BreakerSettings settings, BooleanSupplier hasActiveKey, Clock clock,
                           StateListener listener) {
@@ -80,6 +86,7 @@ public final class ChannelBreaker {
      */
     public BreakerState state() {
         applyTime();
+        publish();
         synchronized (this) {
             return state;
         }
@@ -88,45 +95,58 @@ public final class ChannelBreaker {
     /** When an OPEN breaker will next try HALF_OPEN; empty when not OPEN, or forced open by an operator. */
     public Optional<Instant> nextAttemptAt() {
         applyTime();
+        publish();
         synchronized (this) {
             return Optional.ofNullable(state == BreakerState.OPEN ? nextAttemptAt : null);
         }
     }
 
     /** The visit was served (client errors passed back count too). */
-    public synchronized void onSuccess(Duration upstreamLatency) {
-        switch (state) {
-            case CLOSED -> detector.visit(false, upstreamLatency.toMillis()).ifPresent(this::trip);
-            case HALF_OPEN -> probeSucceeded();
-            case OPEN -> { } // a straggler admitted before the trip: the breaker already judged the channel
+    public void onSuccess(Duration upstreamLatency) {
+        synchronized (this) {
+            switch (state) {
+                case CLOSED -> detector.visit(false, upstreamLatency.toMillis()).ifPresent(this::trip);
+                case HALF_OPEN -> probeSucceeded();
+                case OPEN -> { } // a straggler admitted before the trip: the breaker already judged the channel
+            }
         }
+        publish();
     }
 
     /** Every attempt of the visit failed (5xx, timeouts, connection errors). */
-    public synchronized void onFailure(Duration upstreamLatency) {
-        switch (state) {
-            case CLOSED -> detector.visit(true, upstreamLatency.toMillis()).ifPresent(this::trip);
-            case HALF_OPEN -> probeFailed();
-            case OPEN -> { }
+    public void onFailure(Duration upstreamLatency) {
+        synchronized (this) {
+            switch (state) {
+                case CLOSED -> detector.visit(true, upstreamLatency.toMillis()).ifPresent(this::trip);
+                case HALF_OPEN -> probeFailed();
+                case OPEN -> { }
+            }
         }
+        publish();
     }
 
     /** The visit found no usable key; a probe that finds none has failed as a probe. */
-    public synchronized void onPoolExhausted() {
-        switch (state) {
-            case CLOSED -> detector.poolExhausted().ifPresent(this::trip);
-            case HALF_OPEN -> probeFailed();
-            case OPEN -> { }
+    public void onPoolExhausted() {
+        synchronized (this) {
+            switch (state) {
+                case CLOSED -> detector.poolExhausted().ifPresent(this::trip);
+                case HALF_OPEN -> probeFailed();
+                case OPEN -> { }
+            }
         }
+        publish();
     }
 
-    /** One failed attempt on a key, reported by the pool, so consecutive_fail can trip in the middle of a request. */
-    public synchronized void onKeyFailure(String keyFingerprint, int consecutiveFailuresOfThatKey) {
-        Optional<Trip> trip = detector.keyFailure(keyFingerprint, consecutiveFailuresOfThatKey);
-        // only a CLOSED breaker trips; in HALF_OPEN the visit's own outcome is what counts as the probe result
-        if (state == BreakerState.CLOSED) {
-            trip.ifPresent(this::trip);
+    /** One failed attempt on a key, so that consecutive_fail can trip in the middle of a request. */
+    public void onKeyFailure(String keyFingerprint, int consecutiveFailuresOfThatKey) {
+        synchronized (this) {
+            Optional<Trip> trip = detector.keyFailure(keyFingerprint, consecutiveFailuresOfThatKey);
+            // only a CLOSED breaker trips; in HALF_OPEN the visit's own outcome is what counts as the probe result
+            if (state == BreakerState.CLOSED) {
+                trip.ifPresent(this::trip);
+            }
         }
+        publish();
     }
 
     /** Optional: a key served a request, so its failure streak is over (keeps maxKeyConsecutiveFailures current). */
@@ -136,6 +156,7 @@ public final class ChannelBreaker {
 
     public BreakerFigures figures() {
         applyTime();
+        publish();
         synchronized (this) {
             SlidingWindow.Snapshot errors = detector.errorSnapshot();
             boolean halfOpen = state == BreakerState.HALF_OPEN;
@@ -150,20 +171,26 @@ public final class ChannelBreaker {
      * Operator action: OPEN until {@link #forceClosed()}. Unlike a trip it does not recover by itself, since an
      * operator who takes a channel out of service expects it to stay out.
      */
-    public synchronized void forceOpen(String reason) {
-        if (forcedOpen) {
-            return;
+    public void forceOpen(String reason) {
+        synchronized (this) {
+            if (forcedOpen) {
+                return;
+            }
+            String why = reason == null || reason.isBlank() ? "no reason given" : reason.strip();
+            forcedOpen = true;
+            open("operator: " + why, null, log.forcedOpen(why));
         }
-        String why = reason == null || reason.isBlank() ? "no reason given" : reason.strip();
-        forcedOpen = true;
-        open("operator: " + why, null, log.forcedOpen(why));
+        publish();
     }
 
     /** Operator action: CLOSED with fresh windows, whatever the state was. */
-    public synchronized void forceClosed() {
-        if (state != BreakerState.CLOSED) {
-            close(log.forcedClosed());
+    public void forceClosed() {
+        synchronized (this) {
+            if (state != BreakerState.CLOSED) {
+                close(log.forcedClosed());
+            }
         }
+        publish();
     }
 
     private void applyTime() {
@@ -235,8 +262,7 @@ public final class ChannelBreaker {
 
     /**
      * The one place the state changes, as resilience4j's CircuitBreakerStateMachine does it: checked against the
-     * allowed moves, mirrored on the r4j gate, logged once and published once. The callers set the fields that
-     * go with the new state first, so that a listener reading the figures sees them.
+     * allowed moves, mirrored on the r4j gate, logged once, and queued to be published once the lock is released.
      */
     private void transition(BreakerState target, String line) {
         BreakerState from = state;
@@ -246,6 +272,25 @@ public final class ChannelBreaker {
         state = target;
         gate.moveTo(target);
         log.transition(target, line);
-        listener.stateChanged(new BreakerStateChange(clock.instant(), channel, from, target, line));
+        unpublished.add(new BreakerStateChange(clock.instant(), channel, from, target, line));
+    }
+
+    /**
+     * Tells the listener of the transitions made so far, in the order they were made, without holding the state
+     * lock: a listener may read the breaker (or block) without stalling the requests that report to it.
+     */
+    private void publish() {
+        synchronized (publishing) {
+            while (true) {
+                BreakerStateChange next;
+                synchronized (this) {
+                    next = unpublished.poll();
+                }
+                if (next == null) {
+                    return;
+                }
+                listener.stateChanged(next);
+            }
+        }
     }
 }

@@ -58,7 +58,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         }
         ObjectMapper mapper = new ObjectMapper();
         registry.bind("vertxOptions", vertxOptions(Integer.parseInt(required(properties, "keypool.worker-threads"))));
-        if (properties.resolveProperty("camel.metrics.enabled").map(Boolean::parseBoolean).orElse(false)) {
+        if (Boolean.parseBoolean(required(properties, "camel.metrics.enabled"))) {
             context.addRoutePolicyFactory(routeTimers(context));
         }
 

@@ -11,10 +11,11 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * Answers the requests no route takes, OpenAI-shaped as every other error: 404 for a path nobody serves, 405
- * with {@code Allow} for a path served under other methods. Without it Vert.x answers those with an HTML page
- * (404) or an empty body (405). It is the last route of platform-http's router, so it sees only what every
- * route before it declined, whenever that route was added (routes reloaded later included).
+ * Answers what no route answers, OpenAI-shaped as every other error: 404 for a path nobody serves, 405 with
+ * {@code Allow} for a path served under other methods, and the failures Vert.x raises itself before a route runs
+ * (413 for a body over {@code camel.server.max-body-size}, 400 for a body it cannot read, 500). Without it Vert.x
+ * answers those with an HTML page (404) or an empty body. It is the last route of platform-http's router, so it
+ * sees only what every route before it declined, whenever that route was added (routes reloaded later included).
  */
 final class UnmatchedRequests {
 
@@ -29,7 +30,26 @@ final class UnmatchedRequests {
 
     static void install(Router router, GatewayResponses responses) {
         UnmatchedRequests unmatched = new UnmatchedRequests(router, responses);
-        unmatched.self = router.route().last().handler(unmatched::answer);
+        unmatched.self = router.route().last().handler(unmatched::answer).failureHandler(unmatched::failed);
+    }
+
+    /** A request that failed inside Vert.x or platform-http, before or outside a route's own error handling. */
+    private void failed(RoutingContext context) {
+        if (context.response().headWritten()) {
+            context.response().close();   // an answer is under way: nothing else can be said on this connection
+            return;
+        }
+        int status = context.statusCode() >= 400 ? context.statusCode() : 500;
+        GatewayError error = switch (status) {
+            case 413 -> new GatewayError(413, "invalid_request_error", "request_too_large",
+                    "Request body is over the size limit of this gateway", null);
+            case 400 -> GatewayError.badRequest("invalid_request", "The request could not be read");
+            default -> new GatewayError(status, status < 500 ? "invalid_request_error" : "server_error",
+                    status < 500 ? "invalid_request" : "internal_error",
+                    status < 500 ? "The request was refused (" + status + ")" : "Internal gateway error", null);
+        };
+        context.response().setStatusCode(error.status()).putHeader("Content-Type", "application/json")
+                .end(Buffer.buffer(responses.errorBody(error)));
     }
 
     private void answer(RoutingContext context) {

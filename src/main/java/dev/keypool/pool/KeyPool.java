@@ -237,8 +237,9 @@ public final class KeyPool {
         owned.counters().rateLimited(millis(latency));
         Instant now = clock.instant();
         Instant deadline = now.plus(coolingTime(retryAfter));
-        transition(owned, current -> current.coolUntil(deadline), after -> after.state() == KeyState.COOLING
-                ? "cooling " + Duration.between(now, after.coolingUntil()).toSeconds() + "s after 429" : null);
+        // a DISABLED key stays DISABLED (no change, no line); otherwise it cools until the later deadline
+        transition(owned, current -> current.coolUntil(deadline),
+                after -> "cooling " + Duration.between(now, after.coolingUntil()).toSeconds() + "s after 429");
     }
 
     /**
@@ -325,7 +326,7 @@ public final class KeyPool {
      * The one way a key's state changes: applied atomically; when it changed anything, one log line (WARN for
      * DISABLED, else INFO) and one event, written by the caller whose change it was.
      *
-     * @param message what happened, given the availability now in place; null for a change not worth a line
+     * @param message what happened, given the availability now in place
      * @return the availability now in place
      */
     private KeyAvailability transition(ApiKey key, UnaryOperator<KeyAvailability> change,
@@ -334,17 +335,14 @@ public final class KeyPool {
         if (!done.changed()) {
             return done.after();
         }
-        String text = message.apply(done.after());
-        if (text != null) {
-            String line = "Key " + key.fingerprint() + "(" + channel + ") " + text;
-            if (done.after().state() == KeyState.DISABLED) {
-                LOG.warn(line);
-            } else {
-                LOG.info(line);
-            }
-            listener.stateChanged(new KeyStateChange(clock.instant(), channel, key.fingerprint(),
-                    done.before().state(), done.after().state(), line));
+        String line = "Key " + key.fingerprint() + "(" + channel + ") " + message.apply(done.after());
+        if (done.after().state() == KeyState.DISABLED) {
+            LOG.warn(line);
+        } else {
+            LOG.info(line);
         }
+        listener.stateChanged(new KeyStateChange(clock.instant(), channel, key.fingerprint(),
+                done.before().state(), done.after().state(), line));
         return done.after();
     }
 

@@ -15,6 +15,7 @@ import java.util.stream.Stream;
 import dev.keypool.breaker.BreakerState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.apache.logging.log4j.Level;
+import org.apache.camel.builder.TemplatedRouteBuilder;
 import org.apache.camel.support.RouteWatcherReloadStrategy;
 import org.junit.jupiter.api.Test;
 
@@ -114,6 +115,28 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
         channel("main").breaker().forceClosed();
         HttpResponse<String> after = chat("m");
         assertThat(after.statusCode()).isEqualTo(200);
+        assertThat(after.headers().firstValue("X-KeyPool-Channel")).contains("main");
+        assertThat(upstream.hits("sk-main-1")).isEqualTo(1);
+    }
+
+    /**
+     * The one way a channel route is made anew at runtime today is through Camel's route API (a restart aside):
+     * the new route's circuitBreaker uses the bound instance, so the OPEN state holds. A breaker made inline by
+     * the route would start CLOSED here.
+     */
+    @Test
+    void should_keep_an_open_breaker_open_when_the_channel_route_is_made_anew() throws Exception {
+        CircuitBreaker bound = openMainBreaker();
+
+        context.getRouteController().stopRoute("channel-main");
+        context.removeRoute("channel-main");
+        TemplatedRouteBuilder.builder(context, "keypool-channel")
+                .routeId("channel-main").prefixId("main-").parameter("channel", "main").add();
+
+        assertOpenAndBound(bound);
+        assertServedByBackupOnly(chat("main/m"));
+        channel("main").breaker().forceClosed();
+        HttpResponse<String> after = chat("m");
         assertThat(after.headers().firstValue("X-KeyPool-Channel")).contains("main");
         assertThat(upstream.hits("sk-main-1")).isEqualTo(1);
     }
