@@ -22,6 +22,8 @@ final class Exchanges {
      * {@code ${exchangeProperty.kpRequest.stream}} would call the getter by reflection on every request).
      */
     static final String STREAM = "kpStream";
+    /** Whether the fallback walk goes round its chain again, after waiting for quota room (CapacityWait). */
+    static final String WALK = "kpWalk";
     /** The {@link GatewayRequest} of this exchange. */
     static final String REQUEST = "kpRequest";
     /** The current channel's provider URL for this request, read by toD in upstream-attempt. */

@@ -20,6 +20,7 @@ import dev.keypool.gateway.InFlightLimit;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.SelectionStrategy;
+import dev.keypool.quota.CapacityQueue;
 import dev.keypool.quota.TokenEstimator;
 import io.vertx.core.VertxOptions;
 import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyConfiguration;
@@ -103,6 +104,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
         registry.bind("streamRelay", new StreamRelay(mapper));
+        registry.bind("capacityWait", new CapacityWait(new CapacityQueue(config.queue().maxSize(), clock),
+                config.queue().maxWait(), clock));
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock);
         registry.bind("gatewayResponses", gatewayResponses);
         addStartupListener(context, new StartupListener() {
@@ -156,7 +159,7 @@ public class GatewayConfiguration implements CamelConfiguration {
     private static MicrometerRoutePolicyFactory routeTimers(CamelContext context) {
         MicrometerRoutePolicyConfiguration timers = new MicrometerRoutePolicyConfiguration();
         timers.setContextEnabled(false);
-        timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,upstream-*");
+        timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,upstream-*,capacity-tick");
         MicrometerRoutePolicyFactory factory = new MicrometerRoutePolicyFactory();
         factory.setCamelContext(context);
         factory.setPolicyConfiguration(timers);

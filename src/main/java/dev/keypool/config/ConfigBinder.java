@@ -7,7 +7,7 @@ import java.util.Set;
 /** The top level of {@code keypool.yaml}, and the checks that need the whole file: channel references. */
 final class ConfigBinder {
 
-    private static final Set<String> FIELDS = Set.of("channels", "tenants", "admin");
+    private static final Set<String> FIELDS = Set.of("channels", "tenants", "admin", "queue");
 
     private final ChannelBinder channelBinder = new ChannelBinder();
     private final TenantBinder tenantBinder = new TenantBinder();
@@ -29,7 +29,17 @@ final class ConfigBinder {
         return new GatewayConfig(
                 bound.stream().map(ChannelBinder.BoundChannel::config).toList(),
                 tenantBinder.bind(root.field("tenants"), channelNames.seen()),
-                admin(root.field("admin")));
+                admin(root.field("admin")),
+                queue(root.field("queue")));
+    }
+
+    /** Left out, the SPEC's example values; each field left out, its value from them. */
+    private static QueueConfig queue(ConfigNode node) {
+        if (node.isAbsent() || !node.checkMapping(Set.of("maxWait", "maxSize"))) {
+            return QueueConfig.DEFAULT;
+        }
+        return new QueueConfig(node.field("maxWait").duration().orElse(QueueConfig.DEFAULT.maxWait()),
+                node.field("maxSize").integer(1).orElse(QueueConfig.DEFAULT.maxSize()));
     }
 
     /** No {@code admin} block means the admin API is off; a block without a usable token is a mistake. */

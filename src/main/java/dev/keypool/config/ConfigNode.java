@@ -159,6 +159,15 @@ final class ConfigNode {
     }
 
     Optional<Duration> positiveDuration() {
+        return duration(false);
+    }
+
+    /** A duration that may be 0 ("never"). */
+    Optional<Duration> duration() {
+        return duration(true);
+    }
+
+    private Optional<Duration> duration(boolean zeroAllowed) {
         return scalar("a duration (e.g. 500ms, 30s, 5m)").flatMap(text -> {
             Duration duration;
             try {
@@ -167,7 +176,7 @@ final class ConfigNode {
                 problem(invalid.getMessage());
                 return Optional.empty();
             }
-            if (duration.isZero()) {
+            if (duration.isZero() && !zeroAllowed) {
                 problem("must be > 0");
                 return Optional.empty();
             }

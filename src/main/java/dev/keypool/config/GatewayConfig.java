@@ -7,7 +7,8 @@ import java.util.Optional;
  * The whole of {@code keypool.yaml}, validated: channels in configuration order (the first channel serving a
  * model is its primary), tenants (empty = the gateway is open) and the admin settings (null = admin API off).
  */
-public record GatewayConfig(List<ChannelConfig> channels, List<TenantConfig> tenants, AdminConfig admin) {
+public record GatewayConfig(List<ChannelConfig> channels, List<TenantConfig> tenants, AdminConfig admin,
+                            QueueConfig queue) {
 
     public GatewayConfig {
         channels = Copies.list(channels);

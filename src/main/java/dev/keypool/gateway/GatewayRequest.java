@@ -1,6 +1,7 @@
 package dev.keypool.gateway;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +52,7 @@ public final class GatewayRequest {
     private boolean lastFailureKeyLevel;
     private final Map<String, String> whyNotServed = new LinkedHashMap<>();
 
+    private Instant waitDeadline;
     private Channel servedBy;
     private ApiKey servedKey;
 
@@ -150,6 +152,25 @@ public final class GatewayRequest {
     /** Channels that did not serve, in the order tried, with why. */
     public Map<String, String> whyNotServed() {
         return whyNotServed;
+    }
+
+    /** When this request stops waiting for quota room: {@code maxWait} after it first began to wait. */
+    public Instant waitDeadline(Instant now, Duration maxWait) {
+        if (waitDeadline == null) {
+            waitDeadline = now.plus(maxWait);
+        }
+        return waitDeadline;
+    }
+
+    /** Back to the start of the chain, after waiting for room: every channel and key may be tried again. */
+    public void walkAgain() {
+        level = -1;
+        current = null;
+        triedKeys.clear();
+        attemptsInChannel = 0;
+        lastFailure = null;
+        lastFailureKeyLevel = false;
+        whyNotServed.clear();
     }
 
     /** Moves to the next channel of the chain, or returns null at its end. */

@@ -99,7 +99,7 @@ class SecretsNeverPrintedTest {
         ChannelConfig channel = new ChannelConfig("zhipu", "https://example.com", List.of("*"), Map.of(), "round-robin",
                 java.time.Duration.ofSeconds(60), 3, java.time.Duration.ofSeconds(60), 5, java.time.ZoneOffset.UTC,
                 List.of(key), List.of(), BreakerSettings.defaults(), Api.DEFAULT);
-        GatewayConfig config = new GatewayConfig(List.of(channel), List.of(tenant), admin);
+        GatewayConfig config = new GatewayConfig(List.of(channel), List.of(tenant), admin, QueueConfig.DEFAULT);
 
         assertThat(key).hasToString("KeyConfig[label=team-pro, weight=5]");
         assertThat(tenant.toString()).doesNotContain(SECRET).contains("team-a");

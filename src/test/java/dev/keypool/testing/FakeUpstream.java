@@ -1,5 +1,9 @@
 package dev.keypool.testing;
 
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,6 +46,8 @@ public final class FakeUpstream implements AutoCloseable {
     private final Vertx vertx = Vertx.vertx();
     private final HttpServer server;
     private final Map<String, Behaviour> behaviours = new ConcurrentHashMap<>();
+    private final Map<String, RpmLimit> rpmLimits = new ConcurrentHashMap<>();
+    private final AtomicInteger refusedByLimit = new AtomicInteger();
     private final Map<String, AtomicInteger> hits = new ConcurrentHashMap<>();
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private final AtomicLong ids = new AtomicLong();
@@ -187,6 +193,41 @@ public final class FakeUpstream implements AutoCloseable {
         received.clear();
     }
 
+    /**
+     * Enforces {@code rpm} requests per exact sliding 60 s on {@code key}, on {@code clock}, as a real provider
+     * would: a call past it is answered 429 (counted by {@link #refusedByLimit()}).
+     */
+    public FakeUpstream limitRpm(String key, int rpm, Clock clock) {
+        rpmLimits.put(key, new RpmLimit(rpm, clock, new ArrayDeque<>()));
+        return this;
+    }
+
+    /** Calls answered 429 because they were over a limit set with {@link #limitRpm}. */
+    public int refusedByLimit() {
+        return refusedByLimit.get();
+    }
+
+    private record RpmLimit(int rpm, Clock clock, Deque<Instant> calls) {
+    }
+
+    private boolean overRpm(String key) {
+        RpmLimit limit = rpmLimits.get(key);
+        if (limit == null) {
+            return false;
+        }
+        synchronized (limit) {
+            Instant now = limit.clock().instant();
+            while (!limit.calls().isEmpty() && !limit.calls().peekFirst().isAfter(now.minusSeconds(60))) {
+                limit.calls().pollFirst();
+            }
+            if (limit.calls().size() >= limit.rpm()) {
+                return true;
+            }
+            limit.calls().addLast(now);
+            return false;
+        }
+    }
+
     private void handle(HttpServerRequest request) {
         request.body().onSuccess(buffer -> {
             String auth = request.getHeader("Authorization");
@@ -195,6 +236,12 @@ public final class FakeUpstream implements AutoCloseable {
             if (keepRequests) {
                 received.add(new Received(key, request.path(), MultiMap.caseInsensitiveMultiMap().addAll(request.headers()),
                         buffer.toString(), buffer.getBytes()));
+            }
+            if (overRpm(key)) {
+                refusedByLimit.incrementAndGet();
+                request.response().setStatusCode(429).putHeader("Content-Type", "application/json")
+                        .end("{\"error\":{\"message\":\"rate limit of the fake provider\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}");
+                return;
             }
             Behaviour b = behaviours.getOrDefault(key, OK);
             JsonNode json = json(buffer.toString());

@@ -1,0 +1,77 @@
+package dev.keypool.camel;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+import dev.keypool.breaker.BreakerState;
+import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.GatewayRequest;
+import dev.keypool.quota.CapacityQueue;
+import org.apache.camel.Exchange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The wait of the fallback walk (SPEC §6): a request that every channel of its chain held back for quotas or
+ * cooling waits in line for room when that room comes within {@code queue.maxWait}, then walks its chain again;
+ * otherwise it is answered 429 {@code quota_exhausted} by {@link GatewayResponses}. The waiting is done by
+ * {@link CapacityQueue}, on the request's own (virtual) thread.
+ */
+public final class CapacityWait {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CapacityWait.class);
+
+    private final CapacityQueue queue;
+    private final Duration maxWait;
+    private final Clock clock;
+
+    public CapacityWait(CapacityQueue queue, Duration maxWait, Clock clock) {
+        this.queue = queue;
+        this.maxWait = maxWait;
+        this.clock = clock;
+    }
+
+    /** Last step of each round of the walk: sets kpWalk to whether the request walks its chain again. */
+    public void waitForRoom(Exchange exchange) throws InterruptedException {
+        GatewayRequest request = Exchanges.request(exchange);
+        exchange.setProperty(Exchanges.WALK, false);
+        if (request.isServed() || !request.heldBackByQuota() || Exchanges.clientGone(exchange) || maxWait.isZero()) {
+            return;
+        }
+        Instant deadline = request.waitDeadline(clock.instant(), maxWait);
+        Optional<Instant> room = soonestRoom(request);
+        if (room.isEmpty() || room.get().isAfter(deadline)) {
+            return;   // no room in time: 429 with Retry-After to the soonest room
+        }
+        long started = System.nanoTime();
+        CapacityQueue.Outcome outcome = queue.await(() -> soonestRoom(request).filter(at -> !at.isAfter(clock.instant()))
+                .isPresent(), deadline);
+        LOG.debug("Request for model '{}' waited {} ms for quota room: {} ({} waiting)", request.model(),
+                (System.nanoTime() - started) / 1_000_000, outcome, queue.waiting());
+        if (outcome == CapacityQueue.Outcome.ROOM) {
+            request.walkAgain();
+            exchange.setProperty(Exchanges.WALK, true);
+        }
+    }
+
+    /** Timer of the line: room may have come. */
+    public void wake() {
+        queue.wake();
+    }
+
+    public CapacityQueue queue() {
+        return queue;
+    }
+
+    /** The soonest moment a channel of the chain that is not OPEN has a key with room for this request. */
+    private Optional<Instant> soonestRoom(GatewayRequest request) {
+        return request.chain().stream()
+                .filter(channel -> channel.breaker().state() != BreakerState.OPEN)
+                .map(Channel::pool)
+                .map(pool -> pool.capacityAt(request.estimatedTokens()))
+                .flatMap(Optional::stream)
+                .min(Instant::compareTo);
+    }
+}

@@ -1,0 +1,96 @@
+package dev.keypool.quota;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The line of requests waiting for quota room (SPEC §6 "waiting for capacity"): first come, first served; the
+ * first in line goes as soon as its room is there, the others wait behind it. Bounded by {@code maxSize}. A waiter
+ * parks its thread (a virtual thread costs no platform thread while it waits) and leaves at once when it is
+ * interrupted (its client hung up). Deadlines are in the gateway's clock; the line re-checks whenever
+ * {@link #wake()} is called, which the gateway does on a short timer, so it works with any clock.
+ */
+public final class CapacityQueue {
+
+    /** Why a wait ended. */
+    public enum Outcome { ROOM, TIMED_OUT, FULL }
+
+    private final int maxSize;
+    private final Clock clock;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private final Deque<Object> line = new ArrayDeque<>();
+
+    public CapacityQueue(int maxSize, Clock clock) {
+        if (maxSize < 1) {
+            throw new IllegalArgumentException("maxSize must be at least 1, was " + maxSize);
+        }
+        this.maxSize = maxSize;
+        this.clock = clock;
+    }
+
+    /**
+     * Waits in line until, first in line, {@code hasRoom} says yes; or until {@code deadline} has passed.
+     *
+     * @throws InterruptedException when the waiting thread is interrupted; it has then left the line
+     */
+    public Outcome await(BooleanSupplier hasRoom, Instant deadline) throws InterruptedException {
+        Object me = new Object();
+        lock.lock();
+        try {
+            if (line.size() >= maxSize) {
+                return Outcome.FULL;
+            }
+            line.addLast(me);
+            try {
+                while (true) {
+                    if (line.peekFirst() == me && hasRoom.getAsBoolean()) {
+                        return Outcome.ROOM;
+                    }
+                    if (!clock.instant().isBefore(deadline)) {
+                        return Outcome.TIMED_OUT;
+                    }
+                    // woken by wake(); the timeout only guards against a gateway that stopped calling it
+                    changed.await(1, TimeUnit.SECONDS);
+                }
+            } finally {
+                line.remove(me);
+                changed.signalAll();   // the next in line may go now
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Room may have come (time passed, a key cooled down, a call gave tokens back): the line looks again. */
+    public void wake() {
+        lock.lock();
+        try {
+            if (!line.isEmpty()) {
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Requests waiting now. */
+    public int waiting() {
+        lock.lock();
+        try {
+            return line.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public int maxSize() {
+        return maxSize;
+    }
+}

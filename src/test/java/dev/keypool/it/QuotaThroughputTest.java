@@ -1,0 +1,76 @@
+package dev.keypool.it;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A provider that enforces 60 requests per minute on each of four keys, exactly, on the same clock as the
+ * gateway: 600 requests over two simulated minutes are all answered at once (maxWait 0), the provider never has
+ * to refuse one, and the gateway lets through exactly what the keys allow together.
+ */
+class QuotaThroughputTest extends GatewayTestSupport {
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: alpha
+                    baseUrl: UPSTREAM
+                    models: [gpt-test]
+                    keys:
+                      - key: sk-q-1
+                        rpm: 60
+                      - key: sk-q-2
+                        rpm: 60
+                      - key: sk-q-3
+                        rpm: 60
+                      - key: sk-q-4
+                        rpm: 60
+                queue:
+                  maxWait: 0s
+                """;
+    }
+
+    @Test
+    void should_use_the_keys_up_to_their_combined_limit_without_a_single_provider_429() throws Exception {
+        upstream.keepRequests(false);
+        for (int k = 1; k <= 4; k++) {
+            upstream.limitRpm("sk-q-" + k, 60, clock);
+        }
+        Instant start = Instant.parse("2026-11-30T10:00:00.500Z");
+        int accepted = 0;
+        int refused = 0;
+        String firstRetryAfter = null;
+
+        for (int second = 0; second < 120; second++) {
+            clock.set(start.plusSeconds(second));
+            for (int i = 0; i < 5; i++) {
+                HttpResponse<String> r = chat("gpt-test");
+                if (r.statusCode() == 200) {
+                    accepted++;
+                } else {
+                    assertThat(r.statusCode()).as(r.body()).isEqualTo(429);
+                    assertThat(r.body()).contains("\"code\":\"quota_exhausted\"");
+                    int retryAfter = Integer.parseInt(r.headers().firstValue("Retry-After").orElseThrow());
+                    assertThat(retryAfter).isBetween(1, 61);
+                    if (firstRetryAfter == null) {
+                        firstRetryAfter = second + ":" + retryAfter;
+                    }
+                    refused++;
+                }
+            }
+        }
+
+        assertThat(upstream.refusedByLimit()).isZero();
+        assertThat(accepted).isEqualTo(480);
+        assertThat(refused).isEqualTo(120);
+        assertThat(upstream.totalHits()).isEqualTo(480);
+        // the 241st request comes at 10:00:48.5; the first calls leave the window at 10:01:01: 12.5 s, said as 13
+        assertThat(firstRetryAfter).isEqualTo("48:13");
+    }
+}

@@ -1,0 +1,108 @@
+package dev.keypool.it;
+
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+
+import dev.keypool.camel.CapacityWait;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** A request held back by quotas waits in line for room that comes within queue.maxWait, and then goes. */
+class QuotaWaitTest extends GatewayTestSupport {
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: alpha
+                    baseUrl: UPSTREAM
+                    models: [gpt-test]
+                    keys:
+                      - key: sk-w-1
+                        rpm: 1
+                  - name: beta
+                    baseUrl: UPSTREAM
+                    models: [gpt-day]
+                    keys:
+                      - key: sk-d-1
+                        rpd: 1
+                queue:
+                  maxWait: 90s
+                  maxSize: 5
+                """;
+    }
+
+    private CapacityWait capacityWait() {
+        return context.getRegistry().lookupByNameAndType("capacityWait", CapacityWait.class);
+    }
+
+    @Test
+    void should_wait_for_room_and_then_send_the_request() throws Exception {
+        clock.set(Instant.parse("2026-11-30T10:00:00.500Z"));
+        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+
+        CompletableFuture<HttpResponse<String>> second = CompletableFuture.supplyAsync(() -> {
+            try {
+                return chat("gpt-test");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> capacityWait().queue().waiting() == 1);
+        clock.advance(Duration.ofSeconds(30));
+        assertThat(second).isNotDone();
+        assertThat(upstream.hits("sk-w-1")).isEqualTo(1);
+
+        clock.advance(Duration.ofSeconds(31));   // 10:01:01.5: the first call has left the window
+
+        HttpResponse<String> answered = second.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(answered.statusCode()).isEqualTo(200);
+        assertThat(upstream.hits("sk-w-1")).isEqualTo(2);
+        assertThat(capacityWait().queue().waiting()).isZero();
+    }
+
+    @Test
+    void should_answer_at_once_when_room_comes_later_than_max_wait() throws Exception {
+        clock.set(Instant.parse("2026-11-30T23:00:00Z"));
+        assertThat(chat("gpt-day").statusCode()).isEqualTo(200);
+
+        HttpResponse<String> r = chat("gpt-day");
+
+        // the day's one request is used: room at midnight UTC, an hour away, far past maxWait
+        assertThat(r.statusCode()).isEqualTo(429);
+        assertThat(r.body()).contains("\"code\":\"quota_exhausted\"");
+        assertThat(r.headers().firstValue("Retry-After")).contains("3600");
+        assertThat(capacityWait().queue().waiting()).isZero();
+        assertThat(upstream.hits("sk-d-1")).isEqualTo(1);
+    }
+
+    @Test
+    void should_free_its_place_in_line_when_the_client_hangs_up() throws Exception {
+        assumeTrue(Runtime.version().feature() >= 21, "a waiting request is ended on client hang-up on virtual threads");
+        clock.set(Instant.parse("2026-11-30T10:00:00.500Z"));
+        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+
+        try (Socket client = new Socket("127.0.0.1", port)) {
+            String body = chatBody("gpt-test");
+            OutputStream out = client.getOutputStream();
+            out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body)
+                    .getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            await().atMost(Duration.ofSeconds(10)).until(() -> capacityWait().queue().waiting() == 1);
+        }
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> capacityWait().queue().waiting() == 0);
+        clock.advance(Duration.ofSeconds(61));
+        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+        assertThat(upstream.hits("sk-w-1")).isEqualTo(2);   // the hung-up request never went out
+    }
+}
