@@ -1,19 +1,29 @@
 package dev.keypool.pool;
 
 import java.util.Collections;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.function.ToDoubleFunction;
+import java.util.stream.Stream;
 
 /** How a pool chooses among its usable keys. Implementations are thread-safe. */
 public interface SelectionStrategy {
 
-    /** The four strategy names, for config validation. */
-    Set<String> NAMES = Collections.unmodifiableSet(new LinkedHashSet<>(List.of(
-            RoundRobinStrategy.NAME, WeightedRandomStrategy.NAME, LeastInFlightStrategy.NAME, LatencyWeightedStrategy.NAME)));
+    /** The strategies a channel may name, in the SPEC's order, each made anew per pool (they keep state). */
+    Map<String, Supplier<SelectionStrategy>> BY_NAME = Collections.unmodifiableMap(Stream.<Map.Entry<String, Supplier<SelectionStrategy>>>of(
+            Map.entry(RoundRobinStrategy.NAME, RoundRobinStrategy::new),
+            Map.entry(WeightedRandomStrategy.NAME, WeightedRandomStrategy::new),
+            Map.entry(LeastInFlightStrategy.NAME, LeastInFlightStrategy::new),
+            Map.entry(LatencyWeightedStrategy.NAME, LatencyWeightedStrategy::new))
+            .collect(LinkedHashMap::new, (map, e) -> map.put(e.getKey(), e.getValue()), Map::putAll));
+
+    /** The strategy names, for config validation. */
+    Set<String> NAMES = BY_NAME.keySet();
 
     /**
      * Picks one of {@code keys} for which {@code eligible} is true, or empty; keys are in configuration order.
@@ -28,16 +38,10 @@ public interface SelectionStrategy {
      * @throws IllegalArgumentException for any other name
      */
     static SelectionStrategy named(String name) {
-        if (name == null) {
-            throw new IllegalArgumentException("Selection strategy name missing, expected one of " + NAMES);
+        Supplier<SelectionStrategy> strategy = name == null ? null : BY_NAME.get(name);
+        if (strategy == null) {
+            throw new IllegalArgumentException("Unknown selection strategy '" + name + "', expected one of " + NAMES);
         }
-        return switch (name) {
-            case RoundRobinStrategy.NAME -> new RoundRobinStrategy();
-            case WeightedRandomStrategy.NAME -> new WeightedRandomStrategy();
-            case LeastInFlightStrategy.NAME -> new LeastInFlightStrategy();
-            case LatencyWeightedStrategy.NAME -> new LatencyWeightedStrategy();
-            default -> throw new IllegalArgumentException(
-                    "Unknown selection strategy '" + name + "', expected one of " + NAMES);
-        };
+        return strategy.get();
     }
 }
