@@ -40,12 +40,12 @@ public final class GatewayError extends RuntimeException {
         return new GatewayError(503, "service_unavailable_error", "no_channel_available", message, retryAfterSeconds);
     }
 
-    /** More requests in flight than keypool.max-in-flight: refused at once, the client may retry in a second. */
-    /** SPEC §4: every key of the chain at quota or cooling, and no room soon enough. */
+    /** SPEC §4: the keys of the chain have no quota room for the request, and none comes within queue.maxWait. */
     public static GatewayError quotaExhausted(String message, long retryAfterSeconds) {
         return new GatewayError(429, "rate_limit_error", "quota_exhausted", message, retryAfterSeconds);
     }
 
+    /** More requests in flight than keypool.max-in-flight: refused at once, the client may retry in a second. */
     public static GatewayError overloaded(int maxInFlight) {
         return new GatewayError(503, "service_unavailable_error", "overloaded",
                 "The gateway is holding its maximum of " + maxInFlight + " requests; retry shortly", 1L);
