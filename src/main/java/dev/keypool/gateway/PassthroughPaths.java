@@ -26,8 +26,9 @@ public final class PassthroughPaths {
         }
     }
 
-    /** Served by their own routes in routes/gateway.camel.yaml. */
-    private static final Set<String> BUILT_IN = Set.of("chat/completions", "embeddings", "responses", "models");
+    /** Served by their own routes in routes/gateway.camel.yaml and routes/messages.camel.yaml. */
+    private static final Set<String> BUILT_IN = Set.of("chat/completions", "embeddings", "responses", "models",
+            "messages", "messages/count_tokens");
     private static final String PATH = "[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*";
 
     private PassthroughPaths() {
