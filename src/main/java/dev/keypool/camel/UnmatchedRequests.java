@@ -3,6 +3,7 @@ package dev.keypool.camel;
 import java.util.Set;
 import java.util.TreeSet;
 
+import dev.keypool.config.Api;
 import dev.keypool.gateway.GatewayError;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
@@ -11,7 +12,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * Answers the requests no route takes, OpenAI-shaped as every other error: 404 for a path nobody serves, 405
+ * Answers the requests no route takes, shaped as every other error (Anthropic's under /v1/messages, else OpenAI's): 404 for a path nobody serves, 405
  * with {@code Allow} for a path served under other methods. Without it Vert.x answers those with an HTML page
  * (404) or an empty body (405). It is the last route of platform-http's router, so it sees only what every
  * route before it declined, whenever that route was added (routes reloaded later included).
@@ -45,7 +46,9 @@ final class UnmatchedRequests {
         if (!allowed.isEmpty()) {
             response.putHeader("Allow", String.join(", ", allowed));
         }
-        response.end(Buffer.buffer(responses.errorBody(error)));
+        // a wrong method or path under /v1/messages is answered as Anthropic would
+        Api api = path.equals("/v1/messages") || path.startsWith("/v1/messages/") ? Api.MESSAGES : null;
+        response.end(Buffer.buffer(responses.errorBody(error, api)));
     }
 
     /** The methods the other routes serve {@code path} under; empty when none serves it. */
