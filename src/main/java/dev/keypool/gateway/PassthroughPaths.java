@@ -56,6 +56,9 @@ public final class PassthroughPaths {
             } else if (rest.length < 1 || rest.length > 2 || Api.named(rest[0]).isEmpty()
                     || (rest.length == 2 && !rest[1].equals("multipart"))) {
                 problems.add("'" + item + "': expected path=api or path=api multipart, api one of " + Api.names());
+            } else if (Api.named(rest[0]).orElseThrow().anthropic()) {
+                // its entry routes keep the anthropic-* headers and answer errors in Anthropic's shape
+                problems.add("'" + item + "': the messages API is served by routes/messages.camel.yaml only");
             } else {
                 entries.add(new Entry(path, Api.named(rest[0]).orElseThrow(),
                         rest.length == 2 ? Shape.MULTIPART : Shape.JSON));
