@@ -55,7 +55,7 @@ class AnthropicMessagesTest extends GatewayTestSupport {
                 .header("Content-Type", "application/json")
                 .header("x-api-key", "client-token-should-not-leak")
                 .header("anthropic-version", "2023-06-01")
-                .header("anthropic-beta", "output-128k-2025-02-19")
+                .header("anthropic-beta", "output-128k-2025-02-19,files-api-2025-04-14")
                 .header("X-Custom", "stays-here")
                 .timeout(Duration.ofSeconds(30))
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
@@ -71,7 +71,7 @@ class AnthropicMessagesTest extends GatewayTestSupport {
         FakeUpstream.Received received = upstream.received().get(0);
         assertThat(received.path()).isEqualTo("/v1/messages");
         assertThat(received.headers().get("anthropic-version")).isEqualTo("2023-06-01");
-        assertThat(received.headers().get("anthropic-beta")).isEqualTo("output-128k-2025-02-19");
+        assertThat(received.headers().getAll("anthropic-beta")).containsExactly("output-128k-2025-02-19,files-api-2025-04-14");
         assertThat(received.headers().get("Authorization")).startsWith("Bearer sk-ant-");
         assertThat(received.headers().contains("x-api-key")).isFalse();
         assertThat(received.headers().contains("X-Custom")).isFalse();
