@@ -10,6 +10,7 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.config.Api;
 import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.GatewayRequest;
 import org.apache.camel.Exchange;
@@ -17,7 +18,7 @@ import org.apache.camel.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The last step of the gateway: the served answer with the X-KeyPool-* headers, or an OpenAI-shaped error. */
+/** The last step of the gateway: the served answer with the X-KeyPool-* headers, or an error in the shape of its API. */
 public final class GatewayResponses {
 
     private static final Logger LOG = LoggerFactory.getLogger(GatewayResponses.class);
@@ -54,12 +55,16 @@ public final class GatewayResponses {
         }
     }
 
-    /** onException of gateway-errors: every error the gateway produces itself, OpenAI-shaped. */
+    /**
+     * onException of gateway-errors: every error the gateway produces itself, in the shape of the request's API
+     * (kpApi, set first by each entry route): Anthropic's on /v1/messages, OpenAI's everywhere else.
+     */
     public void error(Exchange exchange) {
         Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         GatewayError error = cause instanceof GatewayError ge ? ge : internal(cause);
         Message message = exchange.getMessage();
-        Exchanges.answer(message, error.status(), "application/json", errorBody(error));
+        Api api = Api.named(exchange.getProperty(Exchanges.API, "", String.class)).orElse(null);
+        Exchanges.answer(message, error.status(), "application/json", errorBody(error, api));
         if (error.retryAfterSeconds() != null) {
             message.setHeader("Retry-After", error.retryAfterSeconds());
         }
@@ -67,6 +72,11 @@ public final class GatewayResponses {
         if (request != null) {
             message.setHeader(GatewayRequest.ATTEMPTS_HEADER, request.totalAttempts());
         }
+    }
+
+    /** The error in the shape of {@code api} (null when not known: OpenAI's). */
+    byte[] errorBody(GatewayError error, Api api) {
+        return api != null && api.anthropic() ? anthropicErrorBody(error) : errorBody(error);
     }
 
     /** {@code {"error":{"message","type","code"}}}, as OpenAI answers errors. */
@@ -81,6 +91,33 @@ public final class GatewayResponses {
         } catch (Exception impossible) {
             throw new IllegalStateException(impossible);
         }
+    }
+
+    /**
+     * {@code {"type":"error","error":{"type","message"}}}, as Anthropic answers errors: the type follows the status
+     * (Anthropic's clients read the status; KeyPool's own code, such as {@code quota_exhausted}, has no field there).
+     */
+    private byte[] anthropicErrorBody(GatewayError error) {
+        ObjectNode root = mapper.createObjectNode().put("type", "error");
+        root.putObject("error").put("type", anthropicType(error.status())).put("message", error.getMessage());
+        try {
+            return mapper.writeValueAsBytes(root);
+        } catch (Exception impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+
+    /** Anthropic's error type for a status: 503 (no channel, or the gateway full) is overloaded_error, as its 529. */
+    static String anthropicType(int status) {
+        return switch (status) {
+            case 400, 405, 413, 422 -> "invalid_request_error";
+            case 401 -> "authentication_error";
+            case 403 -> "permission_error";
+            case 404 -> "not_found_error";
+            case 429 -> "rate_limit_error";
+            case 503, 529 -> "overloaded_error";
+            default -> "api_error";
+        };
     }
 
     private static GatewayError internal(Throwable cause) {

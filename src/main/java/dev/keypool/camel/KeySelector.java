@@ -1,5 +1,6 @@
 package dev.keypool.camel;
 
+import dev.keypool.auth.ProviderAuth;
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.ChannelAtQuotaException;
@@ -27,7 +28,9 @@ public final class KeySelector {
                 .orElseThrow(() -> pool.hasUsableKey(request.triedKeys())
                         ? new ChannelAtQuotaException(pool.channel()) : new NoUsableKeyException(pool.channel()));
         request.startAttempt(lease);
-        exchange.getMessage().setHeader("Authorization", lease.key().authorizationHeader());
+        // Authorization: Bearer <key>, or x-api-key: <key> (auth: x-api-key in keypool.yaml)
+        ProviderAuth auth = request.current().config().auth();
+        exchange.getMessage().setHeader(auth.headerName(), lease.key().credential(auth));
         // every attempt sends the request anew: a failed one may have left the provider's answer in the body
         exchange.getMessage().setBody(request.upstreamBody());
     }

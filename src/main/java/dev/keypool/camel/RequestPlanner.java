@@ -23,6 +23,9 @@ import org.apache.camel.component.platform.http.vertx.HttpMessage;
 /** First step of the gateway core: rejects bad requests (400/404/413) and plans the channel chain of a good one. */
 public final class RequestPlanner {
 
+    /** Anthropic's token counting endpoint (routes/messages.camel.yaml). */
+    static final String COUNT_TOKENS = "messages/count_tokens";
+
     private final Channels channels;
     private final ObjectMapper mapper;
     private final long maxBodyBytes;
@@ -51,7 +54,7 @@ public final class RequestPlanner {
         if (model == null || !model.isTextual() || model.asText().isBlank()) {
             throw GatewayError.badRequest("missing_model", "'model' is required and must be a non-empty string");
         }
-        if (api == Api.CHAT) {
+        if (api == Api.CHAT || api == Api.MESSAGES) {
             JsonNode messages = json.get("messages");
             if (messages == null || !messages.isArray() || messages.isEmpty()) {
                 throw GatewayError.badRequest("missing_messages", "'messages' is required and must be a non-empty array");
@@ -72,8 +75,11 @@ public final class RequestPlanner {
             }
             exchange.setProperty(Exchanges.CLIENT_RESPONSE, http.getResponse());
         }
+        // counting a prompt's tokens (Anthropic's count_tokens) uses none of a key's token limits, only a request
+        ToLongFunction<String> estimate = COUNT_TOKENS.equals(endpoint) ? upstreamModel -> 0
+                : upstreamModel -> tokens.estimate(upstreamModel, json, api.answers());
         start(exchange, endpoint, api, model.asText(), new UpstreamBody(mapper, raw, json, api.streamUsageOnRequest()), stream,
-                upstreamModel -> tokens.estimate(upstreamModel, json, api.answers()));
+                estimate);
     }
 
     /**

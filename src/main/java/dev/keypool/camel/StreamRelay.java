@@ -13,6 +13,7 @@ import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.SseEventBuffer;
 import dev.keypool.gateway.StreamEvent;
 import dev.keypool.gateway.StreamFormat;
+import dev.keypool.gateway.TokenUsage;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import org.apache.camel.Exchange;
@@ -150,13 +151,18 @@ public final class StreamRelay {
             return Ending.COMPLETE;
         }
 
-        /** Writes whole events; returns true once the stream's end event ([DONE], response.completed …) went out. */
+        /** Writes whole events; returns true once the stream's end event ([DONE], response.completed, message_stop …) went out. */
         private boolean forward(List<byte[]> batch) throws InterruptedException {
             for (byte[] event : batch) {
                 StreamEvent seen = format.read(event, mapper);
                 if (seen.hasUsage()) {
-                    promptTokens = seen.promptTokens();
-                    completionTokens = seen.completionTokens();
+                    // Anthropic reports the prompt in message_start and the answer in message_delta: keep each side
+                    if (seen.promptTokens() != TokenUsage.ABSENT) {
+                        promptTokens = seen.promptTokens();
+                    }
+                    if (seen.completionTokens() != TokenUsage.ABSENT) {
+                        completionTokens = seen.completionTokens();
+                    }
                 }
                 if (seen.usageOnly() && request.usageAddedByGateway()) {
                     continue;   // the client did not ask for the usage chunk: it was for our accounting
@@ -211,7 +217,7 @@ public final class StreamRelay {
             }
         }
 
-        /** In the stream's own format: a data: error for chat, an {@code event: error} for Responses. */
+        /** In the stream's own format: a data: error for chat, an {@code event: error} for Responses and Messages. */
         private String errorEvent() {
             return format.errorEvent(mapper, "The upstream stream of channel " + request.current().name()
                     + " broke after " + eventsSent + " events; the answer is incomplete", eventsSent);

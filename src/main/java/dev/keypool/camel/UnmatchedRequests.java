@@ -3,6 +3,7 @@ package dev.keypool.camel;
 import java.util.Set;
 import java.util.TreeSet;
 
+import dev.keypool.config.Api;
 import dev.keypool.gateway.GatewayError;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
@@ -11,11 +12,12 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * Answers what no route answers, OpenAI-shaped as every other error: 404 for a path nobody serves, 405 with
- * {@code Allow} for a path served under other methods, and the failures Vert.x raises itself before a route runs
- * (413 for a body over {@code camel.server.max-body-size}, 400 for a body it cannot read, 500). Without it Vert.x
- * answers those with an HTML page (404) or an empty body. It is the last route of platform-http's router, so it
- * sees only what every route before it declined, whenever that route was added (routes reloaded later included).
+ * Answers what no route answers, shaped as every other error (Anthropic's under /v1/messages, else OpenAI's): 404
+ * for a path nobody serves, 405 with {@code Allow} for a path served under other methods, and the failures Vert.x
+ * raises itself before a route runs (413 for a body over {@code camel.server.max-body-size}, 400 for a body it cannot
+ * read, 500). Without it Vert.x answers those with an HTML page (404) or an empty body. It is the last route of
+ * platform-http's router, so it sees only what every route before it declined, whenever that route was added
+ * (routes reloaded later included).
  */
 final class UnmatchedRequests {
 
@@ -49,7 +51,7 @@ final class UnmatchedRequests {
                     status < 500 ? "The request was refused (" + status + ")" : "Internal gateway error", null);
         };
         context.response().setStatusCode(error.status()).putHeader("Content-Type", "application/json")
-                .end(Buffer.buffer(responses.errorBody(error)));
+                .end(Buffer.buffer(responses.errorBody(error, apiOf(context.normalizedPath()))));
     }
 
     private void answer(RoutingContext context) {
@@ -65,7 +67,12 @@ final class UnmatchedRequests {
         if (!allowed.isEmpty()) {
             response.putHeader("Allow", String.join(", ", allowed));
         }
-        response.end(Buffer.buffer(responses.errorBody(error)));
+        response.end(Buffer.buffer(responses.errorBody(error, apiOf(path))));
+    }
+
+    /** A request under /v1/messages is answered as Anthropic would; any other as OpenAI would. */
+    private static Api apiOf(String path) {
+        return path.equals("/v1/messages") || path.startsWith("/v1/messages/") ? Api.MESSAGES : null;
     }
 
     /** The methods the other routes serve {@code path} under; empty when none serves it. */

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.gateway.TokenUsage;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.http.base.HttpOperationFailedException;
@@ -22,16 +23,16 @@ public final class UpstreamResponses {
     /**
      * Last step of upstream-attempt: the body stays as the provider sent it (JSON, or binary such as speech audio);
      * the usage of a JSON answer is counted on the key: {@code prompt_tokens}/{@code completion_tokens} (chat,
-     * completions, embeddings) or {@code input_tokens}/{@code output_tokens} (responses, images).
+     * completions, embeddings) or {@code input_tokens}/{@code output_tokens} (responses, images, messages: with
+     * Anthropic's cache fields, {@link TokenUsage}).
      */
     public void recordSuccess(Exchange exchange) {
         Message message = exchange.getMessage();
         byte[] body = message.getBody(byte[].class);
         message.setBody(body);
         JsonNode usage = isJson(message.getHeader(Exchange.CONTENT_TYPE, String.class)) ? usage(body) : mapper.missingNode();
-        Exchanges.request(exchange).attempt().succeeded(
-                usage.path("prompt_tokens").asLong(usage.path("input_tokens").asLong(0)),
-                usage.path("completion_tokens").asLong(usage.path("output_tokens").asLong(0)));
+        TokenUsage tokens = TokenUsage.of(usage);
+        Exchanges.request(exchange).attempt().succeeded(tokens.prompt(), tokens.completion());
     }
 
     /** A provider that names no type is read as JSON, as OpenAI-compatible servers mostly answer it. */

@@ -7,9 +7,12 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/** The OpenAI APIs a channel may serve ({@code apis:} in keypool.yaml); a request goes only to channels serving its API. */
+/**
+ * The APIs a channel may serve ({@code apis:} in keypool.yaml): the OpenAI ones, and Anthropic's Messages API
+ * ({@code /v1/messages}, {@code /v1/messages/count_tokens}). A request goes only to channels serving its API.
+ */
 public enum Api {
-    CHAT, RESPONSES, EMBEDDINGS, COMPLETIONS, MODERATIONS, IMAGES, AUDIO, RERANK;
+    CHAT, RESPONSES, EMBEDDINGS, COMPLETIONS, MODERATIONS, IMAGES, AUDIO, RERANK, MESSAGES;
 
     /** What a channel serves when its {@code apis} is not set (SPEC §14). */
     public static final Set<Api> DEFAULT = Set.copyOf(EnumSet.of(CHAT, EMBEDDINGS, COMPLETIONS));
@@ -30,12 +33,17 @@ public enum Api {
 
     /** Whether {@code "stream": true} makes the provider answer Server-Sent Events that KeyPool relays. */
     public boolean streams() {
-        return this == CHAT || this == COMPLETIONS || this == RESPONSES;
+        return this == CHAT || this == COMPLETIONS || this == RESPONSES || this == MESSAGES;
     }
 
-    /** Whether the provider writes an answer of tokens (chat, completions, responses), not only reads them. */
+    /** Whether the provider writes an answer of tokens (chat, completions, responses, messages), not only reads them. */
     public boolean answers() {
-        return this == CHAT || this == COMPLETIONS || this == RESPONSES;
+        return this == CHAT || this == COMPLETIONS || this == RESPONSES || this == MESSAGES;
+    }
+
+    /** Anthropic's API: its own error shape, its own stream events, and its version headers forwarded. */
+    public boolean anthropic() {
+        return this == MESSAGES;
     }
 
     /** Whether a stream carries its usage only when asked with {@code stream_options.include_usage} (chat, completions). */

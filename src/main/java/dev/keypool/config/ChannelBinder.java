@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import dev.keypool.auth.ProviderAuth;
 import dev.keypool.pool.RoundRobinStrategy;
 import dev.keypool.pool.SelectionStrategy;
 
@@ -24,7 +25,7 @@ final class ChannelBinder {
     }
 
     private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
-            "maxRetries", "cooldown", "disableAfter", "quotaZone", "keys", "fallback", "breaker", "apis");
+            "maxRetries", "cooldown", "disableAfter", "quotaZone", "keys", "fallback", "breaker", "apis", "auth");
 
     private static final String DEFAULT_STRATEGY = RoundRobinStrategy.NAME;
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
@@ -54,7 +55,7 @@ final class ChannelBinder {
         List<ChannelReferences.Ref> fallback = ChannelReferences.read(node.field("fallback"));
         ChannelConfig channel = new ChannelConfig(name, baseUrl, models, modelMap, strategy, timeout, maxRetries,
                 cooldown, disableAfter, quotaZone, keyList, ChannelReferences.names(fallback),
-                breaker.bind(node.field("breaker")), apis(node.field("apis")));
+                breaker.bind(node.field("breaker")), apis(node.field("apis")), auth(node.field("auth")));
         return Optional.of(new BoundChannel(channel, fallback));
     }
 
@@ -111,6 +112,17 @@ final class ChannelBinder {
                     () -> item.problem("unknown API " + Problems.quote(name) + " (use " + Api.names() + ")")));
         }
         return apis;
+    }
+
+    /** How the provider takes a key: bearer (default) or x-api-key. */
+    private static ProviderAuth auth(ConfigNode node) {
+        return node.text().flatMap(name -> {
+            Optional<ProviderAuth> auth = ProviderAuth.named(name);
+            if (auth.isEmpty()) {
+                node.problem("unknown auth " + Problems.quote(name) + " (use " + ProviderAuth.names() + ")");
+            }
+            return auth;
+        }).orElse(ProviderAuth.BEARER);
     }
 
     private static Optional<String> strategy(ConfigNode node) {

@@ -6,13 +6,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import dev.keypool.auth.ProviderAuth;
 import dev.keypool.breaker.BreakerSettings;
 
 /** One upstream provider endpoint with its pool of keys, selection strategy, fallback chain and breaker. */
 public record ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
                             String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
                             ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker,
-                            Set<Api> apis) {
+                            Set<Api> apis, ProviderAuth auth) {
 
     /** In {@code models} means "serves every model". */
     public static final String ANY_MODEL = "*";
@@ -26,6 +27,7 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
         keys = Copies.list(keys);
         fallback = Copies.list(fallback);
         apis = apis == null ? Api.DEFAULT : Set.copyOf(apis);
+        auth = auth == null ? ProviderAuth.BEARER : auth;
     }
 
     /** Whether requests of this API may come here ({@code apis}, default chat, embeddings, completions). */

@@ -26,8 +26,9 @@ public final class PassthroughPaths {
         }
     }
 
-    /** Served by their own routes in routes/gateway.camel.yaml. */
-    private static final Set<String> BUILT_IN = Set.of("chat/completions", "embeddings", "responses", "models");
+    /** Served by their own routes in routes/gateway.camel.yaml and routes/messages.camel.yaml. */
+    private static final Set<String> BUILT_IN = Set.of("chat/completions", "embeddings", "responses", "models",
+            "messages", "messages/count_tokens");
     private static final String PATH = "[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*";
 
     private PassthroughPaths() {
@@ -55,6 +56,9 @@ public final class PassthroughPaths {
             } else if (rest.length < 1 || rest.length > 2 || Api.named(rest[0]).isEmpty()
                     || (rest.length == 2 && !rest[1].equals("multipart"))) {
                 problems.add("'" + item + "': expected path=api or path=api multipart, api one of " + Api.names());
+            } else if (Api.named(rest[0]).orElseThrow().anthropic()) {
+                // its entry routes keep the anthropic-* headers and answer errors in Anthropic's shape
+                problems.add("'" + item + "': the messages API is served by routes/messages.camel.yaml only");
             } else {
                 entries.add(new Entry(path, Api.named(rest[0]).orElseThrow(),
                         rest.length == 2 ? Shape.MULTIPART : Shape.JSON));

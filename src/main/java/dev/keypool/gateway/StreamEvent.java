@@ -6,10 +6,19 @@ import java.nio.charset.StandardCharsets;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-/** What one SSE event of a stream says, as far as accounting needs to know (read by {@link StreamFormat}). */
+/**
+ * What one SSE event of a stream says, as far as accounting needs to know (read by {@link StreamFormat}). With
+ * {@code hasUsage}, a side of the usage the event does not report is {@link TokenUsage#ABSENT}.
+ */
 public record StreamEvent(boolean done, boolean usageOnly, long promptTokens, long completionTokens, boolean hasUsage) {
 
     static final StreamEvent OTHER = new StreamEvent(false, false, 0, 0, false);
+
+    /** An event that reports the tokens of {@code usage} ({@link TokenUsage}). */
+    static StreamEvent withUsage(boolean done, boolean usageOnly, JsonNode usage) {
+        TokenUsage tokens = TokenUsage.of(usage);
+        return new StreamEvent(done, usageOnly, tokens.promptTokens(), tokens.completionTokens(), true);
+    }
 
     public static StreamEvent read(byte[] event, ObjectMapper mapper) {
         String text = new String(event, StandardCharsets.UTF_8).strip();
@@ -30,8 +39,7 @@ public record StreamEvent(boolean done, boolean usageOnly, long promptTokens, lo
                 return OTHER;
             }
             boolean usageOnly = chunk.path("choices").isArray() && chunk.path("choices").isEmpty();
-            return new StreamEvent(false, usageOnly, usage.path("prompt_tokens").asLong(0),
-                    usage.path("completion_tokens").asLong(0), true);
+            return withUsage(false, usageOnly, usage);
         } catch (IOException notJson) {
             return OTHER;
         }

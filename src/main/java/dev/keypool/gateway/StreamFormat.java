@@ -9,8 +9,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.config.Api;
 
 /**
- * The two kinds of event stream the OpenAI APIs answer, as far as the relay must tell them apart: what ends a
- * whole stream and where its usage is, and how the gateway says that a stream broke after its first event.
+ * The kinds of event stream the APIs answer (OpenAI chat and Responses, Anthropic's Messages), as far as the relay
+ * must tell them apart: what ends a whole stream and where its usage is, and how the gateway says that a stream
+ * broke after its first event.
  */
 public enum StreamFormat {
 
@@ -58,8 +59,7 @@ public enum StreamFormat {
                 return StreamEvent.OTHER;   // the name was in a delta's text, not the event's type
             }
             JsonNode usage = data.path("response").path("usage");
-            return new StreamEvent(true, false, usage.path("input_tokens").asLong(0),
-                    usage.path("output_tokens").asLong(0), usage.isObject());
+            return usage.isObject() ? StreamEvent.withUsage(true, false, usage) : new StreamEvent(true, false, 0, 0, false);
         }
 
         @Override
@@ -74,6 +74,47 @@ public enum StreamFormat {
                     .put("message", message).putNull("param").put("sequence_number", eventsSent);
             return "event: error\ndata: " + data + "\n\n";
         }
+    },
+
+    /**
+     * Anthropic's Messages: typed events ({@code event: content_block_delta} then {@code data:}); {@code message_start}
+     * carries the prompt's usage ({@code message.usage}: input and cache tokens), {@code message_delta} the answer's
+     * ({@code usage.output_tokens}, cumulative), and the stream ends with {@code message_stop}. Deltas and pings pass
+     * through unparsed.
+     */
+    MESSAGES {
+        @Override
+        public StreamEvent read(byte[] event, ObjectMapper mapper) {
+            String text = new String(event, StandardCharsets.UTF_8);
+            String type = eventName(text);
+            if (type == null && text.contains("\"message_")) {
+                JsonNode data = data(text, mapper);   // a provider that names its events only in the data
+                type = data == null ? null : data.path("type").asText(null);
+            }
+            if ("message_stop".equals(type)) {
+                return new StreamEvent(true, false, 0, 0, false);
+            }
+            if (!"message_start".equals(type) && !"message_delta".equals(type)) {
+                return StreamEvent.OTHER;
+            }
+            JsonNode data = data(text, mapper);
+            JsonNode usage = data == null ? null
+                    : "message_start".equals(type) ? data.path("message").path("usage") : data.path("usage");
+            return usage != null && usage.isObject() ? StreamEvent.withUsage(false, false, usage) : StreamEvent.OTHER;
+        }
+
+        @Override
+        public String endName() {
+            return "message_stop";
+        }
+
+        /** As Anthropic ends a stream that failed: {@code event: error}, data {@code {"type":"error","error":{"type","message"}}}. */
+        @Override
+        public String errorEvent(ObjectMapper mapper, String message, int eventsSent) {
+            ObjectNode data = mapper.createObjectNode().put("type", "error");
+            data.putObject("error").put("type", "api_error").put("message", message);
+            return "event: error\ndata: " + data + "\n\n";
+        }
     };
 
     /** The code of the error event the gateway adds when a provider's stream breaks after its first event. */
@@ -82,7 +123,7 @@ public enum StreamFormat {
     private static final String[] TERMINAL_EVENTS = {"response.completed", "response.failed", "response.incomplete"};
 
     public static StreamFormat of(Api api) {
-        return api == Api.RESPONSES ? RESPONSES : CHAT;
+        return api == Api.RESPONSES ? RESPONSES : api == Api.MESSAGES ? MESSAGES : CHAT;
     }
 
     /** What one whole event (with its blank line) says; {@link StreamEvent#done()} for the event that ends the stream. */
@@ -93,6 +134,16 @@ public enum StreamFormat {
 
     /** The event that tells the client the stream broke and the answer is incomplete. */
     public abstract String errorEvent(ObjectMapper mapper, String message, int eventsSent);
+
+    /** The value of an event's {@code event:} line, or null when it has none. */
+    private static String eventName(String event) {
+        int start = event.startsWith("event:") ? 0 : event.indexOf("\nevent:") + 1;
+        if (start == 0 && !event.startsWith("event:")) {
+            return null;
+        }
+        int end = event.indexOf('\n', start);
+        return event.substring(start + "event:".length(), end < 0 ? event.length() : end).strip();
+    }
 
     /** The JSON of an event's {@code data:} lines (joined by newlines, as SSE does), or null. */
     private static JsonNode data(String event, ObjectMapper mapper) {

@@ -8,12 +8,12 @@ import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.UnaryOperator;
 
-import dev.keypool.auth.Bearer;
+import dev.keypool.auth.ProviderAuth;
 import dev.keypool.quota.QuotaLimits;
 
 /**
  * One upstream API key: its secret, its state and its counters. The secret leaves the object only through
- * {@link #authorizationHeader()}; everything printable names the key by its {@link Fingerprint}.
+ * {@link #credential(ProviderAuth)}; everything printable names the key by its {@link Fingerprint}.
  * State changes are made by the {@link KeyPool} the key belongs to.
  */
 public final class ApiKey {
@@ -74,9 +74,12 @@ public final class ApiKey {
         return limits;
     }
 
-    /** {@code "Bearer " + secret}: the only way the secret leaves this object. */
-    public String authorizationHeader() {
-        return Bearer.header(secret);
+    /**
+     * The value of the header {@code auth} names ({@code "Bearer " + secret}, or the bare secret for
+     * {@code x-api-key}): the only way the secret leaves this object.
+     */
+    public String credential(ProviderAuth auth) {
+        return auth.headerValue(secret);
     }
 
     /**

@@ -7,7 +7,8 @@ import com.knuddels.jtokkit.api.EncodingRegistry;
 import com.knuddels.jtokkit.api.EncodingType;
 
 /**
- * What a request will cost in tokens, before it is sent (SPEC §6): its prompt counted with jtokkit in the
+ * What a request will cost in tokens, before it is sent (SPEC §6): its prompt ({@code messages}, {@code input},
+ * {@code prompt}, {@code instructions}, Anthropic's {@code system}) counted with jtokkit in the
  * encoding of the model's family ({@code o200k_base} for models jtokkit does not know), plus the answer it may
  * get: {@code max_completion_tokens}, {@code max_tokens} or {@code max_output_tokens}, else a quarter of the prompt
  * and at least 256. Thread-safe.
@@ -28,7 +29,7 @@ public final class TokenEstimator {
     public long estimate(String model, JsonNode body, boolean answers) {
         Encoding encoding = registry.getEncodingForModel(model).orElse(fallback);
         long prompt = 0;
-        for (String field : new String[] {"messages", "input", "prompt", "instructions"}) {
+        for (String field : new String[] {"messages", "input", "prompt", "instructions", "system"}) {
             prompt += count(body.path(field), encoding);
         }
         prompt += PER_MESSAGE * (long) body.path("messages").size();

@@ -25,7 +25,7 @@ class ApisValidationTest {
     void should_report_an_unknown_api_and_an_empty_list_with_their_paths() {
         assertThat(problemsOf(channel("[chat, respones]")))
                 .containsExactly("channels[0].apis[1]: unknown API 'respones' (use chat, responses, embeddings, "
-                        + "completions, moderations, images, audio, rerank)");
+                        + "completions, moderations, images, audio, rerank, messages)");
         assertThat(problemsOf(channel("[]"))).containsExactly("channels[0].apis: must not be empty");
         assertThat(problemsOf(channel("responses"))).containsExactly("channels[0].apis: must be a list");
     }

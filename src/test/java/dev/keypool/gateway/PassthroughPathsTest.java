@@ -23,13 +23,15 @@ class PassthroughPathsTest {
     @Test
     void should_name_every_bad_entry() {
         assertThatThrownBy(() -> PassthroughPaths.parse("rerank, x=videos, responses=responses, a b=chat, "
-                + "moderations=moderations, moderations=moderations, y=audio form"))
+                + "moderations=moderations, moderations=moderations, y=audio form, messages=messages, v1/complete=messages"))
                 .hasMessage("Invalid keypool.passthrough-paths: "
-                        + "'rerank': expected path=api or path=api multipart, api one of chat, responses, embeddings, completions, moderations, images, audio, rerank; "
-                        + "'x=videos': expected path=api or path=api multipart, api one of chat, responses, embeddings, completions, moderations, images, audio, rerank; "
+                        + "'rerank': expected path=api or path=api multipart, api one of chat, responses, embeddings, completions, moderations, images, audio, rerank, messages; "
+                        + "'x=videos': expected path=api or path=api multipart, api one of chat, responses, embeddings, completions, moderations, images, audio, rerank, messages; "
                         + "'responses=responses': /v1/responses has its own route; "
                         + "'a b=chat': the path must be like audio/speech (what follows /v1/); "
                         + "'moderations=moderations': /v1/moderations is listed twice; "
-                        + "'y=audio form': expected path=api or path=api multipart, api one of chat, responses, embeddings, completions, moderations, images, audio, rerank");
+                        + "'y=audio form': expected path=api or path=api multipart, api one of chat, responses, embeddings, completions, moderations, images, audio, rerank, messages; "
+                        + "'messages=messages': /v1/messages has its own route; "
+                        + "'v1/complete=messages': the messages API is served by routes/messages.camel.yaml only");
     }
 }

@@ -40,6 +40,34 @@ class StreamFormatTest {
         assertThat(StreamFormat.of(Api.COMPLETIONS)).isEqualTo(StreamFormat.CHAT);
     }
 
+    @Test
+    void should_read_an_anthropic_stream_usage_from_message_start_and_message_delta_and_end_at_message_stop() {
+        StreamEvent start = StreamFormat.MESSAGES.read(bytes("event: message_start\ndata: {\"type\":\"message_start\","
+                + "\"message\":{\"id\":\"msg_1\",\"usage\":{\"input_tokens\":10,\"cache_creation_input_tokens\":4,"
+                + "\"cache_read_input_tokens\":6,\"output_tokens\":1}}}\n\n"), JSON);
+        assertThat(start).isEqualTo(new StreamEvent(false, false, 20, 1, true));
+        StreamEvent delta = StreamFormat.MESSAGES.read(bytes("event: message_delta\ndata: {\"type\":\"message_delta\","
+                + "\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":15}}\n\n"), JSON);
+        // message_delta reports only the answer: the prompt side stays as message_start said
+        assertThat(delta).isEqualTo(new StreamEvent(false, false, TokenUsage.ABSENT, 15, true));
+        assertThat(StreamFormat.MESSAGES.read(bytes("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"), JSON).done())
+                .isTrue();
+        // a delta whose text names the end, a ping, and chat's [DONE] end nothing
+        assertThat(StreamFormat.MESSAGES.read(bytes("event: content_block_delta\ndata: {\"type\":\"content_block_delta\","
+                + "\"delta\":{\"type\":\"text_delta\",\"text\":\"message_stop\"}}\n\n"), JSON)).isEqualTo(StreamEvent.OTHER);
+        assertThat(StreamFormat.MESSAGES.read(bytes("event: ping\ndata: {\"type\": \"ping\"}\n\n"), JSON).done()).isFalse();
+        assertThat(StreamFormat.MESSAGES.read(bytes("data: [DONE]\n\n"), JSON).done()).isFalse();
+        // a provider that names its events only in the data
+        assertThat(StreamFormat.MESSAGES.read(bytes("data: {\"type\":\"message_stop\"}\n\n"), JSON).done()).isTrue();
+    }
+
+    @Test
+    void should_write_anthropics_error_event() {
+        assertThat(StreamFormat.MESSAGES.errorEvent(JSON, "broke", 4)).isEqualTo("event: error\ndata: {\"type\":\"error\","
+                + "\"error\":{\"type\":\"api_error\",\"message\":\"broke\"}}\n\n");
+        assertThat(StreamFormat.of(Api.MESSAGES)).isEqualTo(StreamFormat.MESSAGES);
+    }
+
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }

@@ -62,8 +62,14 @@ class OverloadTest extends GatewayTestSupport {
             assertThat(error.path("type").asText()).isEqualTo("service_unavailable_error");
             assertThat(error.path("message").asText()).contains(String.valueOf(MAX_IN_FLIGHT));
         }
+        // on Anthropic's path the same refusal in Anthropic's shape
+        HttpResponse<String> messages = post("/v1/messages", "{\"model\":\"any\",\"max_tokens\":1,\"messages\":[]}");
+        assertThat(messages.statusCode()).isEqualTo(503);
+        assertThat(messages.headers().firstValue("Retry-After")).hasValue("1");
+        assertThat(new ObjectMapper().readTree(messages.body()).path("error").path("type").asText()).isEqualTo("overloaded_error");
+
         assertThat(upstream.totalHits()).isEqualTo(MAX_IN_FLIGHT);   // the refused ones never went upstream
-        assertThat(admission().limit().refused()).isEqualTo(2);
+        assertThat(admission().limit().refused()).isEqualTo(3);
 
         upstream.releaseAnswers();
         assertThat(holding).allSatisfy(f -> assertThat(f.join().statusCode()).isEqualTo(200));

@@ -1,5 +1,6 @@
 package dev.keypool.pool;
 
+import dev.keypool.auth.ProviderAuth;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,8 +35,9 @@ class ApiKeyTest {
     }
 
     @Test
-    void should_give_secret_only_as_bearer_header() {
-        assertThat(new ApiKey(SECRET, null, 1).authorizationHeader()).isEqualTo("Bearer " + SECRET);
+    void should_give_secret_only_as_the_header_value_of_its_channels_auth() {
+        assertThat(new ApiKey(SECRET, null, 1).credential(ProviderAuth.BEARER)).isEqualTo("Bearer " + SECRET);
+        assertThat(new ApiKey(SECRET, null, 1).credential(ProviderAuth.X_API_KEY)).isEqualTo(SECRET);
     }
 
     @Test

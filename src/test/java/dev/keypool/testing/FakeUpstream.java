@@ -22,8 +22,9 @@ import io.vertx.core.http.HttpServerRequest;
 
 /**
  * A fake OpenAI-compatible provider on loopback (Vert.x, non-blocking, so thousands of slow answers cost no
- * threads). Each API key can be told how to answer: OK, a status with an optional Retry-After, slowly, or by
- * resetting the connection. It counts the calls each key received and keeps what it was sent.
+ * threads), which also speaks Anthropic's Messages API under /messages (answers, event streams, count_tokens). Each
+ * API key, sent as Bearer or as x-api-key, can be told how to answer: OK, a status with an optional Retry-After,
+ * slowly, or by resetting the connection. It counts the calls each key received and keeps what it was sent.
  */
 public final class FakeUpstream implements AutoCloseable {
 
@@ -231,7 +232,8 @@ public final class FakeUpstream implements AutoCloseable {
     private void handle(HttpServerRequest request) {
         request.body().onSuccess(buffer -> {
             String auth = request.getHeader("Authorization");
-            String key = auth != null && auth.startsWith("Bearer ") ? auth.substring(7) : "";
+            String key = auth != null && auth.startsWith("Bearer ") ? auth.substring(7)
+                    : request.getHeader("x-api-key") != null ? request.getHeader("x-api-key") : "";
             hits.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
             if (keepRequests) {
                 received.add(new Received(key, request.path(), MultiMap.caseInsensitiveMultiMap().addAll(request.headers()),
@@ -276,6 +278,7 @@ public final class FakeUpstream implements AutoCloseable {
         int count = streamEvents;
         long id = ids.incrementAndGet();
         StreamShape format = request.path().endsWith("/responses") ? StreamShape.RESPONSES
+                : request.path().endsWith("/messages") ? StreamShape.MESSAGES
                 : request.path().endsWith("/chat/completions") ? StreamShape.CHAT : StreamShape.COMPLETIONS;
         int[] sent = {0};
         boolean[] finished = {false};
@@ -346,8 +349,11 @@ public final class FakeUpstream implements AutoCloseable {
         if (b.retryAfter() != null) {
             response.putHeader("Retry-After", b.retryAfter());
         }
+        boolean anthropic = request.path().contains("/messages");
         String body = b.body() != null ? b.body()
                 : b.status() == 200 ? success(request.path(), key)
+                : anthropic ? "{\"type\":\"error\",\"error\":{\"type\":\"" + (b.status() == 529 ? "overloaded_error" : "api_error")
+                        + "\",\"message\":\"upstream said " + b.status() + "\"}}"
                 : "{\"error\":{\"message\":\"upstream said " + b.status() + "\",\"type\":\"upstream\",\"code\":\"" + b.status() + "\"}}";
         response.end(body);
     }
@@ -356,6 +362,12 @@ public final class FakeUpstream implements AutoCloseable {
         long id = ids.incrementAndGet();
         if (path.endsWith("/responses")) {
             return responseObject(id, "fake answer " + id, true);
+        }
+        if (path.endsWith("/messages")) {
+            return anthropicMessage(id, "fake answer " + id, 7);
+        }
+        if (path.endsWith("/messages/count_tokens")) {
+            return "{\"input_tokens\":" + ANTHROPIC_COUNTED_TOKENS + "}";
         }
         if (path.endsWith("/completions") && !path.endsWith("/chat/completions")) {
             return "{\"id\":\"cmpl-fake-" + id + "\",\"object\":\"text_completion\",\"created\":1700000000,"
@@ -389,6 +401,21 @@ public final class FakeUpstream implements AutoCloseable {
                 + "\"model\":\"fake-model\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
                 + "\"content\":\"fake answer " + id + "\"},\"finish_reason\":\"stop\"}],"
                 + "\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":7,\"total_tokens\":18}}";
+    }
+
+    /** What /messages/count_tokens answers. */
+    public static final int ANTHROPIC_COUNTED_TOKENS = 42;
+
+    /**
+     * An Anthropic Messages answer; its usage has 11 input tokens, 2 written to and 3 read from the prompt cache,
+     * and {@code outputTokens} (the stream's message_start carries the same input side).
+     */
+    static String anthropicMessage(long id, String text, int outputTokens) {
+        return "{\"id\":\"msg_fake_" + id + "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"fake-claude\","
+                + "\"content\":[" + (text == null ? "" : "{\"type\":\"text\",\"text\":\"" + text + "\"}") + "],"
+                + "\"stop_reason\":" + (text == null ? "null" : "\"end_turn\"") + ",\"stop_sequence\":null,"
+                + "\"usage\":{\"input_tokens\":11,\"cache_creation_input_tokens\":2,\"cache_read_input_tokens\":3,"
+                + "\"output_tokens\":" + outputTokens + "}}";
     }
 
     /** A whole Responses API object (what the SDKs expect), with its usage when {@code withUsage}. */
@@ -444,6 +471,28 @@ public final class FakeUpstream implements AutoCloseable {
                 return "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":" + (count + 1)
                         + ",\"response\":" + responseObject(id, text.toString(), true).replace("\"output_tokens\":7", "\"output_tokens\":" + count)
                         + "}\n\n";
+            }
+        },
+
+        /** Anthropic's Messages: message_start, a text block of deltas (and a ping), message_delta with the usage, message_stop. */
+        MESSAGES {
+            @Override
+            String event(long id, int n, int count) {
+                String start = n > 0 ? "" : "event: message_start\ndata: {\"type\":\"message_start\",\"message\":"
+                        + anthropicMessage(id, null, 1) + "}\n\n"
+                        + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+                        + "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+                        + "event: ping\ndata: {\"type\": \"ping\"}\n\n";
+                return start + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+                        + "\"delta\":{\"type\":\"text_delta\",\"text\":\"tok" + n + " \"}}\n\n";
+            }
+
+            @Override
+            String last(long id, int count, boolean usage) {
+                return "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+                        + "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\","
+                        + "\"stop_sequence\":null},\"usage\":{\"output_tokens\":" + count + "}}\n\n"
+                        + "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
             }
         };
 
