@@ -38,7 +38,8 @@ public final class StreamRelay {
     private static final Logger LOG = LoggerFactory.getLogger(StreamRelay.class);
     private static final long DRAIN_WAIT_SECONDS = 30;
 
-    private enum Ending { COMPLETE, BROKEN, CLIENT_GONE }
+    /** How a relayed stream ended: whole; cut; by the provider's own failure event (relayed as it came); client gone. */
+    private enum Ending { COMPLETE, BROKEN, UPSTREAM_FAILED, CLIENT_GONE }
 
     private final ObjectMapper mapper;
 
@@ -86,6 +87,7 @@ public final class StreamRelay {
         switch (ending) {
             case COMPLETE -> attempt.succeeded(relay.promptTokens, relay.completionTokens);
             case BROKEN -> attempt.streamBroke("stream broken (" + relay.brokenBy + ")");
+            case UPSTREAM_FAILED -> attempt.streamBroke("stream ended by a provider error event");
             case CLIENT_GONE -> attempt.clientGone();
         }
         relay.finish(ending);
@@ -104,6 +106,7 @@ public final class StreamRelay {
         private long completionTokens;
         private int eventsSent;
         private String brokenBy;
+        private boolean upstreamFailed;
 
         Relay(GatewayRequest request, HttpServerResponse client, InputStream upstream) {
             this.request = request;
@@ -148,7 +151,7 @@ public final class StreamRelay {
                     return Ending.CLIENT_GONE;
                 }
             }
-            return Ending.COMPLETE;
+            return upstreamFailed ? Ending.UPSTREAM_FAILED : Ending.COMPLETE;
         }
 
         /** Writes whole events; returns true once the stream's end event ([DONE], response.completed, message_stop …) went out. */
@@ -170,6 +173,7 @@ public final class StreamRelay {
                 write(Buffer.buffer(event));
                 eventsSent++;
                 if (seen.done()) {
+                    upstreamFailed = seen.failed();
                     return true;
                 }
             }

@@ -2,6 +2,7 @@ package dev.keypool.gateway;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -44,22 +45,20 @@ public enum StreamFormat {
         @Override
         public StreamEvent read(byte[] event, ObjectMapper mapper) {
             String text = new String(event, StandardCharsets.UTF_8);
-            String type = null;
-            for (String terminal : TERMINAL_EVENTS) {
-                if (text.contains(terminal)) {
-                    type = terminal;
-                    break;
-                }
+            // the type is the event: line, never a search of the text: an answer may well mention "response.completed"
+            String type = eventName(text);
+            JsonNode data = null;
+            if (type == null && (text.contains("\"response.") || text.contains("\"error\""))) {
+                data = data(text, mapper);   // a provider that names its events only in the data
+                type = data == null ? null : data.path("type").asText(null);
             }
-            if (type == null) {
+            if (type == null || !(type.equals("error") || TERMINAL_EVENTS.contains(type))) {
                 return StreamEvent.OTHER;   // deltas and the like: no need to parse them
             }
-            JsonNode data = data(text, mapper);
-            if (data == null || !type.equals(data.path("type").asText())) {
-                return StreamEvent.OTHER;   // the name was in a delta's text, not the event's type
-            }
-            JsonNode usage = data.path("response").path("usage");
-            return usage.isObject() ? StreamEvent.withUsage(true, false, usage) : new StreamEvent(true, false, 0, 0, false);
+            boolean failed = type.equals("error") || type.equals("response.failed");
+            data = data != null ? data : data(text, mapper);
+            JsonNode usage = data == null ? null : data.path("response").path("usage");
+            return usage != null && usage.isObject() ? StreamEvent.withUsage(true, false, usage, failed) : StreamEvent.end(failed);
         }
 
         @Override
@@ -91,8 +90,8 @@ public enum StreamFormat {
                 JsonNode data = data(text, mapper);   // a provider that names its events only in the data
                 type = data == null ? null : data.path("type").asText(null);
             }
-            if ("message_stop".equals(type)) {
-                return new StreamEvent(true, false, 0, 0, false);
+            if ("message_stop".equals(type) || "error".equals(type)) {
+                return StreamEvent.end("error".equals(type));
             }
             if (!"message_start".equals(type) && !"message_delta".equals(type)) {
                 return StreamEvent.OTHER;
@@ -120,7 +119,7 @@ public enum StreamFormat {
     /** The code of the error event the gateway adds when a provider's stream breaks after its first event. */
     public static final String STREAM_INTERRUPTED = "stream_interrupted";
 
-    private static final String[] TERMINAL_EVENTS = {"response.completed", "response.failed", "response.incomplete"};
+    private static final Set<String> TERMINAL_EVENTS = Set.of("response.completed", "response.failed", "response.incomplete");
 
     public static StreamFormat of(Api api) {
         return api == Api.RESPONSES ? RESPONSES : api == Api.MESSAGES ? MESSAGES : CHAT;

@@ -16,10 +16,37 @@ class StreamFormatTest {
     void should_end_a_responses_stream_at_its_terminal_events_with_their_usage() {
         StreamEvent completed = StreamFormat.RESPONSES.read(bytes("event: response.completed\ndata: {\"type\":\"response.completed\","
                 + "\"sequence_number\":9,\"response\":{\"usage\":{\"input_tokens\":12,\"output_tokens\":30}}}\n\n"), JSON);
-        assertThat(completed).isEqualTo(new StreamEvent(true, false, 12, 30, true));
+        assertThat(completed).isEqualTo(new StreamEvent(true, false, 12, 30, true, false));
         assertThat(StreamFormat.RESPONSES.read(bytes("event: response.incomplete\ndata: {\"type\":\"response.incomplete\","
                 + "\"response\":{}}\n\n"), JSON).done()).isTrue();
         assertThat(StreamFormat.RESPONSES.read(bytes("data: {\"type\":\"response.failed\",\"response\":{}}\n\n"), JSON).done()).isTrue();
+    }
+
+    @Test
+    void should_end_an_incomplete_response_whose_text_mentions_another_end_event() {
+        StreamEvent incomplete = StreamFormat.RESPONSES.read(bytes("event: response.incomplete\ndata: {\"type\":"
+                + "\"response.incomplete\",\"response\":{\"output\":[{\"content\":[{\"text\":\"a stream ends with "
+                + "response.completed\"}]}],\"usage\":{\"input_tokens\":5,\"output_tokens\":7}}}\n\n"), JSON);
+
+        assertThat(incomplete).isEqualTo(new StreamEvent(true, false, 5, 7, true, false));
+    }
+
+    @Test
+    void should_say_that_a_provider_ended_its_stream_with_a_failure() {
+        StreamEvent failed = StreamFormat.RESPONSES.read(bytes("event: response.failed\ndata: {\"type\":\"response.failed\","
+                + "\"response\":{\"usage\":{\"input_tokens\":5,\"output_tokens\":0}}}\n\n"), JSON);
+        StreamEvent responsesError = StreamFormat.RESPONSES.read(bytes("event: error\ndata: {\"type\":\"error\","
+                + "\"code\":\"server_error\",\"message\":\"boom\"}\n\n"), JSON);
+        StreamEvent messagesError = StreamFormat.MESSAGES.read(bytes("event: error\ndata: {\"type\":\"error\","
+                + "\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n"), JSON);
+
+        assertThat(failed).isEqualTo(new StreamEvent(true, false, 5, 0, true, true));
+        assertThat(responsesError.done()).isTrue();
+        assertThat(responsesError.failed()).isTrue();
+        assertThat(messagesError.done()).isTrue();
+        assertThat(messagesError.failed()).isTrue();
+        assertThat(StreamFormat.MESSAGES.read(bytes("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"), JSON).failed())
+                .isFalse();
     }
 
     @Test
@@ -45,11 +72,11 @@ class StreamFormatTest {
         StreamEvent start = StreamFormat.MESSAGES.read(bytes("event: message_start\ndata: {\"type\":\"message_start\","
                 + "\"message\":{\"id\":\"msg_1\",\"usage\":{\"input_tokens\":10,\"cache_creation_input_tokens\":4,"
                 + "\"cache_read_input_tokens\":6,\"output_tokens\":1}}}\n\n"), JSON);
-        assertThat(start).isEqualTo(new StreamEvent(false, false, 20, 1, true));
+        assertThat(start).isEqualTo(new StreamEvent(false, false, 20, 1, true, false));
         StreamEvent delta = StreamFormat.MESSAGES.read(bytes("event: message_delta\ndata: {\"type\":\"message_delta\","
                 + "\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":15}}\n\n"), JSON);
         // message_delta reports only the answer: the prompt side stays as message_start said
-        assertThat(delta).isEqualTo(new StreamEvent(false, false, TokenUsage.ABSENT, 15, true));
+        assertThat(delta).isEqualTo(new StreamEvent(false, false, TokenUsage.ABSENT, 15, true, false));
         assertThat(StreamFormat.MESSAGES.read(bytes("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"), JSON).done())
                 .isTrue();
         // a delta whose text names the end, a ping, and chat's [DONE] end nothing
