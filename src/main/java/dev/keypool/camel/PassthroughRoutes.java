@@ -13,7 +13,10 @@ public class PassthroughRoutes extends RouteBuilder {
 
     @Override
     public void configure() {
-        String setting = getContext().getPropertiesComponent().resolveProperty("keypool.passthrough-paths").orElse("");
+        // the list application.properties ships: without it the seven paths would be gone without a word
+        String setting = getContext().getPropertiesComponent().resolveProperty("keypool.passthrough-paths")
+                .orElseThrow(() -> new IllegalStateException(
+                        "Setting keypool.passthrough-paths is missing: start KeyPool with its application.properties"));
         for (PassthroughPaths.Entry entry : PassthroughPaths.parse(setting)) {
             templatedRoute(entry.shape() == PassthroughPaths.Shape.MULTIPART ? "keypool-multipart-path" : "keypool-json-path")
                     .routeId("api-" + entry.id())
