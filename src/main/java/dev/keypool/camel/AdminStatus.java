@@ -11,9 +11,11 @@ import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyStats;
+import dev.keypool.quota.KeyQuota;
 import org.apache.camel.Exchange;
 
-/** GET /admin/status: every channel's breaker with its trigger figures and fallback chain, every key's state and counters (fingerprints only). */
+/** GET /admin/status: every channel's breaker with its trigger figures and fallback chain, every key's state, health,
+ * effective weight, quota use and counters (fingerprints only). */
 public final class AdminStatus {
 
     private final Channels channels;
@@ -68,6 +70,8 @@ public final class AdminStatus {
         node.put("label", key.label());
         node.put("weight", key.weight());
         node.put("state", channel.pool().stateOf(key).name());
+        node.put("health", channel.pool().healthOf(key).displayName());
+        node.put("effectiveWeight", channel.pool().effectiveWeight(key));
         node.put("coolingUntil", text(channel.pool().coolingUntil(key).orElse(null)));
         node.put("inFlight", s.inFlight());
         node.put("callCount", s.callCount());
@@ -81,6 +85,16 @@ public final class AdminStatus {
         node.put("maxLatencyMs", s.maxLatencyMs());
         node.put("windowCalls", s.windowCalls());
         node.put("windowFailures", s.windowFailures());
+        ArrayNode quota = node.putArray("quota");
+        for (KeyQuota.Use use : channel.pool().quotaOf(key).use()) {
+            ObjectNode window = quota.addObject();
+            window.put("window", use.window().configName());
+            window.put("used", use.used());
+            window.put("limit", use.limit());
+            if (use.resetsAt() != null) {
+                window.put("resetsAt", use.resetsAt());
+            }
+        }
         return node;
     }
 
