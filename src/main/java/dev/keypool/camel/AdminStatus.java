@@ -11,11 +11,12 @@ import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyStats;
+import dev.keypool.quota.CostLedger;
 import dev.keypool.quota.KeyQuota;
 import org.apache.camel.Exchange;
 
 /** GET /admin/status: every channel's breaker with its trigger figures and fallback chain, every key's state, health,
- * effective weight, quota use and counters (fingerprints only). */
+ * effective weight, quota use, counters and cost; each channel's cost per upstream model (fingerprints only). */
 public final class AdminStatus {
 
     private final Channels channels;
@@ -56,6 +57,12 @@ public final class AdminStatus {
         breaker.put("poolExhaustedCount", f.poolExhaustedCount());
         breaker.put("halfOpenSuccesses", f.halfOpenSuccesses());
         breaker.put("halfOpenProbes", f.halfOpenProbes());
+        node.put("costUsd", channel.costs().costUsd());
+        ArrayNode usage = node.putArray("usageByModel");
+        for (CostLedger.ModelUsage model : channel.costs().byModel()) {
+            usage.addObject().put("model", model.model()).put("promptTokens", model.promptTokens())
+                    .put("completionTokens", model.completionTokens()).put("costUsd", model.costUsd());
+        }
         ArrayNode keys = node.putArray("keys");
         for (ApiKey key : channel.pool().keys()) {
             keys.add(key(channel, key));
@@ -81,6 +88,7 @@ public final class AdminStatus {
         node.put("consecutiveFailures", s.consecutiveFailures());
         node.put("promptTokens", s.promptTokens());
         node.put("completionTokens", s.completionTokens());
+        node.put("costUsd", channel.costs().costUsd(key.fingerprint()));
         node.put("averageLatencyMs", s.averageLatencyMs());
         node.put("maxLatencyMs", s.maxLatencyMs());
         node.put("windowCalls", s.windowCalls());
