@@ -19,6 +19,8 @@ COPY --from=build /src/target/keypool.jar /app/target/keypool.jar
 COPY --from=build /src/target/lib /app/target/lib
 COPY routes /app/routes
 COPY application.properties keypool.yaml /app/
+# state.dir (quota counts that outlive a restart): writable by the service; mount a volume here to keep it across containers
+RUN mkdir /app/state && chown keypool:keypool /app/state
 USER keypool
 EXPOSE 8080
 # a fixed heap: keypool.max-in-flight is sized from it (~36 KiB per request in flight, 8,192 here) and the process stays

@@ -11,9 +11,12 @@ import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyStats;
+import dev.keypool.quota.CostLedger;
+import dev.keypool.quota.KeyQuota;
 import org.apache.camel.Exchange;
 
-/** GET /admin/status: every channel's breaker with its trigger figures and fallback chain, every key's state and counters (fingerprints only). */
+/** GET /admin/status: every channel's breaker with its trigger figures and fallback chain, every key's state, health,
+ * effective weight, quota use, counters and cost; each channel's cost per upstream model (fingerprints only). */
 public final class AdminStatus {
 
     private final Channels channels;
@@ -54,6 +57,12 @@ public final class AdminStatus {
         breaker.put("poolExhaustedCount", f.poolExhaustedCount());
         breaker.put("halfOpenSuccesses", f.halfOpenSuccesses());
         breaker.put("halfOpenProbes", f.halfOpenProbes());
+        node.put("costUsd", channel.costs().costUsd());
+        ArrayNode usage = node.putArray("usageByModel");
+        for (CostLedger.ModelUsage model : channel.costs().byModel()) {
+            usage.addObject().put("model", model.model()).put("promptTokens", model.promptTokens())
+                    .put("completionTokens", model.completionTokens()).put("costUsd", model.costUsd());
+        }
         ArrayNode keys = node.putArray("keys");
         for (ApiKey key : channel.pool().keys()) {
             keys.add(key(channel, key));
@@ -68,6 +77,8 @@ public final class AdminStatus {
         node.put("label", key.label());
         node.put("weight", key.weight());
         node.put("state", channel.pool().stateOf(key).name());
+        node.put("health", channel.pool().healthOf(key).displayName());
+        node.put("effectiveWeight", channel.pool().effectiveWeight(key));
         node.put("coolingUntil", text(channel.pool().coolingUntil(key).orElse(null)));
         node.put("inFlight", s.inFlight());
         node.put("callCount", s.callCount());
@@ -77,10 +88,21 @@ public final class AdminStatus {
         node.put("consecutiveFailures", s.consecutiveFailures());
         node.put("promptTokens", s.promptTokens());
         node.put("completionTokens", s.completionTokens());
+        node.put("costUsd", channel.costs().costUsd(key.fingerprint()));
         node.put("averageLatencyMs", s.averageLatencyMs());
         node.put("maxLatencyMs", s.maxLatencyMs());
         node.put("windowCalls", s.windowCalls());
         node.put("windowFailures", s.windowFailures());
+        ArrayNode quota = node.putArray("quota");
+        for (KeyQuota.Use use : channel.pool().quotaOf(key).use()) {
+            ObjectNode window = quota.addObject();
+            window.put("window", use.window().configName());
+            window.put("used", use.used());
+            window.put("limit", use.limit());
+            if (use.resetsAt() != null) {
+                window.put("resetsAt", use.resetsAt());
+            }
+        }
         return node;
     }
 

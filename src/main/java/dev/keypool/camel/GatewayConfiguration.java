@@ -21,6 +21,7 @@ import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.SelectionStrategy;
 import dev.keypool.quota.CapacityQueue;
+import dev.keypool.quota.QuotaStateFile;
 import dev.keypool.quota.TokenEstimator;
 import io.vertx.core.VertxOptions;
 import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyConfiguration;
@@ -125,6 +126,10 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("demoUpstream", new DemoUpstream(mapper));
         registry.bind("adminGuard", new AdminGuard(config.admin() == null ? null : config.admin().token()));
         registry.bind("adminStatus", new AdminStatus(all, mapper));
+        // read back now, before any route takes traffic; written by the quota-state timer route and when the context stops
+        QuotaStateKeeper quotaState = new QuotaStateKeeper(all, new QuotaStateFile(Path.of(required(properties, "state.dir"))));
+        registry.bind("quotaState", quotaState);
+        addService(context, quotaState);
 
         LOG.info("KeyPool configuration {}: {} channels", file, channels.size());
         if (config.tenants().isEmpty()) {
@@ -159,11 +164,19 @@ public class GatewayConfiguration implements CamelConfiguration {
     private static MicrometerRoutePolicyFactory routeTimers(CamelContext context) {
         MicrometerRoutePolicyConfiguration timers = new MicrometerRoutePolicyConfiguration();
         timers.setContextEnabled(false);
-        timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,upstream-*,capacity-tick");
+        timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,upstream-*,capacity-tick,quota-state");
         MicrometerRoutePolicyFactory factory = new MicrometerRoutePolicyFactory();
         factory.setCamelContext(context);
         factory.setPolicyConfiguration(timers);
         return factory;
+    }
+
+    private static void addService(CamelContext context, Object service) {
+        try {
+            context.addService(service, true, true);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start " + service.getClass().getSimpleName(), e);
+        }
     }
 
     private static void addStartupListener(CamelContext context, StartupListener listener) {

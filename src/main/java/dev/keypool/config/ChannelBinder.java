@@ -16,6 +16,7 @@ import java.util.Set;
 import dev.keypool.auth.ProviderAuth;
 import dev.keypool.pool.RoundRobinStrategy;
 import dev.keypool.pool.SelectionStrategy;
+import dev.keypool.quota.ModelPrice;
 
 /** One entry of {@code channels}. Its fallback names are handed back unchecked: not every channel is known yet. */
 final class ChannelBinder {
@@ -25,7 +26,8 @@ final class ChannelBinder {
     }
 
     private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
-            "maxRetries", "cooldown", "disableAfter", "quotaZone", "keys", "fallback", "breaker", "apis", "auth");
+            "maxRetries", "cooldown", "disableAfter", "quotaZone", "pricing", "keys", "fallback", "breaker", "apis", "auth");
+    private static final Set<String> PRICE_FIELDS = Set.of("input", "output");
 
     private static final String DEFAULT_STRATEGY = RoundRobinStrategy.NAME;
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
@@ -51,11 +53,12 @@ final class ChannelBinder {
         Duration cooldown = node.field("cooldown").positiveDuration().orElse(DEFAULT_COOLDOWN);
         int disableAfter = node.field("disableAfter").integer(1).orElse(DEFAULT_DISABLE_AFTER);
         ZoneId quotaZone = zone(node.field("quotaZone")).orElse(ZoneOffset.UTC);
+        Map<String, ModelPrice> pricing = pricing(node.field("pricing"));
         List<KeyConfig> keyList = keys.bind(node.field("keys"));
         List<ChannelReferences.Ref> fallback = ChannelReferences.read(node.field("fallback"));
         ChannelConfig channel = new ChannelConfig(name, baseUrl, models, modelMap, strategy, timeout, maxRetries,
                 cooldown, disableAfter, quotaZone, keyList, ChannelReferences.names(fallback),
-                breaker.bind(node.field("breaker")), apis(node.field("apis")), auth(node.field("auth")));
+                breaker.bind(node.field("breaker")), apis(node.field("apis")), auth(node.field("auth")), pricing);
         return Optional.of(new BoundChannel(channel, fallback));
     }
 
@@ -88,6 +91,36 @@ final class ChannelBinder {
                 node.problem("unknown time zone " + Problems.quote(text) + " (use an id such as UTC or Asia/Shanghai)");
                 return Optional.empty();
             }
+        });
+    }
+
+    /** USD per million tokens by upstream model name: {@code glm-4-flash: {input: 0.10, output: 0.10}}, both required. */
+    private static Map<String, ModelPrice> pricing(ConfigNode node) {
+        Map<String, ModelPrice> prices = new LinkedHashMap<>();
+        node.entries().forEach((model, price) -> {
+            if (!price.checkMapping(PRICE_FIELDS)) {
+                return;
+            }
+            Optional<Double> input = usdPerMillion(price.field("input"));
+            Optional<Double> output = usdPerMillion(price.field("output"));
+            if (input.isPresent() && output.isPresent()) {
+                prices.put(model, new ModelPrice(input.get(), output.get()));
+            }
+        });
+        return prices;
+    }
+
+    private static Optional<Double> usdPerMillion(ConfigNode node) {
+        if (node.isAbsent()) {
+            node.problem("is required (USD per 1M tokens)");
+            return Optional.empty();
+        }
+        return node.decimal().filter(usd -> {
+            if (usd >= 0) {
+                return true;
+            }
+            node.problem("must be >= 0");
+            return false;
         });
     }
 

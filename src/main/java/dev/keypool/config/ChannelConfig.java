@@ -8,12 +8,16 @@ import java.util.Set;
 
 import dev.keypool.auth.ProviderAuth;
 import dev.keypool.breaker.BreakerSettings;
+import dev.keypool.quota.ModelPrice;
 
-/** One upstream provider endpoint with its pool of keys, selection strategy, fallback chain and breaker. */
+/**
+ * One upstream provider endpoint with its pool of keys, selection strategy, fallback chain and breaker;
+ * {@code pricing} by upstream model name.
+ */
 public record ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
                             String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
                             ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker,
-                            Set<Api> apis, ProviderAuth auth) {
+                            Set<Api> apis, ProviderAuth auth, Map<String, ModelPrice> pricing) {
 
     /** In {@code models} means "serves every model". */
     public static final String ANY_MODEL = "*";
@@ -28,6 +32,7 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
         fallback = Copies.list(fallback);
         apis = apis == null ? Api.DEFAULT : Set.copyOf(apis);
         auth = auth == null ? ProviderAuth.BEARER : auth;
+        pricing = Copies.map(pricing);
     }
 
     /** Whether requests of this API may come here ({@code apis}, default chat, embeddings, completions). */

@@ -9,7 +9,8 @@ import dev.keypool.pool.KeyPool;
 
 /**
  * One upstream call of a request, on one key of one channel. It ends once, and how it ended is recorded here and
- * nowhere else: on the key (its pool and its quota reservation), on the channel's breaker and on the request. The plain answer, the
+ * nowhere else: on the key (its pool and its quota reservation), on the channel's breaker and cost ledger, and on the
+ * request. The plain answer, the
  * stream relay and every error handler of the upstream call go through it.
  */
 public final class Attempt {
@@ -53,6 +54,7 @@ public final class Attempt {
             long used = promptTokens + completionTokens;
             channel.pool().settle(lease, used > 0 ? OptionalLong.of(used) : OptionalLong.empty(), false);
             channel.pool().recordSuccess(key, request.lastLatency(), promptTokens, completionTokens);
+            channel.costs().record(key.fingerprint(), channel.upstreamModel(request.model()), promptTokens, completionTokens);
             channel.breaker().onKeySuccess(key.fingerprint());
             request.served(channel, key);
         }

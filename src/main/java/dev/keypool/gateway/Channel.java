@@ -5,9 +5,15 @@ import java.util.List;
 import dev.keypool.breaker.ChannelBreaker;
 import dev.keypool.config.ChannelConfig;
 import dev.keypool.pool.KeyPool;
+import dev.keypool.quota.CostLedger;
 
-/** One provider endpoint: its configuration, its key pool and its breaker. */
-public record Channel(ChannelConfig config, KeyPool pool, ChannelBreaker breaker) {
+/** One provider endpoint: its configuration, its key pool, its breaker and what its answered calls cost. */
+public record Channel(ChannelConfig config, KeyPool pool, ChannelBreaker breaker, CostLedger costs) {
+
+    /** With a cost ledger priced by the configuration's {@code pricing}. */
+    public Channel(ChannelConfig config, KeyPool pool, ChannelBreaker breaker) {
+        this(config, pool, breaker, new CostLedger(config.pricing()));
+    }
 
     public String name() {
         return config.name();

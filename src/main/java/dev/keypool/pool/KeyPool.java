@@ -208,6 +208,14 @@ public final class KeyPool {
         return quota.limited() ? key.weight() * quota.weightFactor() : key.weight();
     }
 
+    /** The key's health now: unhealthy while COOLING or DISABLED, degraded while a quota window is at 90 % or more. */
+    public KeyHealth healthOf(ApiKey key) {
+        if (stateOf(key) != KeyState.ACTIVE) {
+            return KeyHealth.UNHEALTHY;
+        }
+        return quotas.get(key).degraded() ? KeyHealth.DEGRADED : KeyHealth.HEALTHY;
+    }
+
     /** Whether {@link #acquire} would find a key right now; changes nothing but expired cooling states. */
     public boolean hasUsableKey(Set<String> excludedFingerprints) {
         Set<String> excluded = orNone(excludedFingerprints);

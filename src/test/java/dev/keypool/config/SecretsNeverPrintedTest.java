@@ -98,7 +98,8 @@ class SecretsNeverPrintedTest {
         AdminConfig admin = new AdminConfig(SECRET);
         ChannelConfig channel = new ChannelConfig("zhipu", "https://example.com", List.of("*"), Map.of(), "round-robin",
                 java.time.Duration.ofSeconds(60), 3, java.time.Duration.ofSeconds(60), 5, java.time.ZoneOffset.UTC,
-                List.of(key), List.of(), BreakerSettings.defaults(), Api.DEFAULT, dev.keypool.auth.ProviderAuth.BEARER);
+                List.of(key), List.of(), BreakerSettings.defaults(), Api.DEFAULT, dev.keypool.auth.ProviderAuth.BEARER,
+                Map.of());
         GatewayConfig config = new GatewayConfig(List.of(channel), List.of(tenant), admin, QueueConfig.DEFAULT);
 
         assertThat(key).hasToString("KeyConfig[label=team-pro, weight=5]");

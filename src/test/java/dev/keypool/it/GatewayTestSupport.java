@@ -74,6 +74,8 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
             p.put("camel.server.port", String.valueOf(port));
             p.put("camel.management.port", String.valueOf(port));
             p.put("keypool.retry-backoff-ms", "1");
+            // each test its own quota state: none left over from another test or run
+            p.put("state.dir", Files.createTempDirectory("keypool-state-").toString());
             return p;
         } catch (IOException e) {
             throw new IllegalStateException(e);
@@ -122,7 +124,7 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
         return "{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
     }
 
-    private static int freePort() {
+    static int freePort() {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         } catch (IOException e) {
