@@ -1,7 +1,13 @@
 #!/usr/bin/env node
 // KeyPool benchmark: a fake OpenAI-compatible provider (Node, no dependencies).
 //
-//   node bench/fake-upstream.js --port 9101 [--latency-ms 0] [--host 127.0.0.1]
+//   node bench/fake-upstream.js --port 9101 [--latency-ms 0] [--host 127.0.0.1] [--rpm 0]
+//
+// --rpm N (or FAKE_RPM=N, or POST /control/rpm?limit=N at run time; 0 = off, the default) makes it enforce N
+// requests per minute per key, as a provider does: the key is the Bearer token of the call, the window an exact
+// sliding 60 s (a call counts while it arrived less than 60,000 ms ago, monotonic clock); a call past it is
+// answered 429 (OpenAI-shaped rate_limit_exceeded, Retry-After = seconds until the oldest leaves) and counted,
+// and does not count against the window itself.
 //
 // API (what the gateway calls):
 //   POST /v1/chat/completions, POST /v1/embeddings, POST /v1/responses (also without the /v1 prefix)
@@ -12,11 +18,14 @@
 //   POST /control/heal                back to answering 200
 //   POST /control/latency?ms=N        change the latency at run time
 //   POST /control/stream?events=N&interval=MS   shape of "stream": true answers (SSE chunks, then [DONE])
-//   POST /control/reset               zero the counters and forget the timestamps
+//   POST /control/rpm?limit=N         per-key requests per minute enforced from now on (0 = off; windows restart)
+//   POST /control/reset               zero the counters and forget the timestamps (and the rpm windows)
 //   GET  /control/stats               {"total", "connections", "failing", "whileFailing", "ok", "inFlight",
 //                                      "maxInFlight", "latencyMs", "status", "arrivals": [ms since epoch, ...],
 //                                      "arrivalIds": [the `user` field of each call's body, or null, ...]}
-//                                     ?arrivals=0 leaves the timestamp array out
+//                                     ?arrivals=0 leaves the timestamp array out; with --rpm also "rpm",
+//                                     "rateLimited" (calls answered 429) and "perKey": {token: {ok, rateLimited,
+//                                     maxInWindow}}
 //   GET  /health                      "ok"
 'use strict';
 
@@ -39,6 +48,34 @@ let streamEvents = parseInt(arg('stream-events', '50'), 10);
 let streamIntervalMs = parseInt(arg('stream-interval-ms', '100'), 10);
 
 let failStatus = 0;            // 0 = healthy
+// per-key rpm over an exact sliding 60 s window (0 = not enforced)
+let rpmLimit = parseInt(arg('rpm', process.env.FAKE_RPM || '0'), 10);
+let rateLimited = 0;
+let rpmKeys = new Map();       // token -> { times: [arrival ms, monotonic], head, ok, rateLimited, maxInWindow }
+const WINDOW_MS = 60000;
+const { performance } = require('perf_hooks');
+
+// true if the call may go on (and counts it), false if this key is past its rpm
+function admitRpm(req) {
+  if (!rpmLimit) return true;
+  const auth = req.headers['authorization'] || '';
+  const token = auth.startsWith('Bearer ') ? auth.slice(7) : auth;
+  let k = rpmKeys.get(token);
+  if (!k) { k = { times: [], head: 0, ok: 0, rateLimited: 0, maxInWindow: 0 }; rpmKeys.set(token, k); }
+  const now = performance.now();
+  while (k.head < k.times.length && k.times[k.head] <= now - WINDOW_MS) k.head++;
+  if (k.head > 4096 && k.head * 2 > k.times.length) { k.times = k.times.slice(k.head); k.head = 0; }
+  const inWindow = k.times.length - k.head;
+  if (inWindow >= rpmLimit) {
+    k.rateLimited++;
+    rateLimited++;
+    return Math.max(1, Math.ceil((k.times[k.head] + WINDOW_MS - now) / 1000));
+  }
+  k.times.push(now);
+  k.ok++;
+  if (inWindow + 1 > k.maxInWindow) k.maxInWindow = inWindow + 1;
+  return true;
+}
 let connections = 0;           // TCP connections accepted (keep-alive reuse shows as few connections)
 let total = 0, whileFailing = 0, ok = 0, inFlight = 0, maxInFlight = 0;
 let arrivals = [];
@@ -76,6 +113,12 @@ function modelOf(raw) {
 
 function provider(req, res, kind) {
   total++;
+  const admitted = admitRpm(req);
+  if (admitted !== true) {
+    req.resume();
+    return send(res, 429, JSON.stringify({ error: { message: 'Rate limit reached for requests per minute (fake, limit ' +
+      rpmLimit + ')', type: 'requests', code: 'rate_limit_exceeded' } }), { 'Retry-After': String(admitted) });
+  }
   const arrivedAt = Date.now();
   const slot = arrivals.length < maxArrivals ? arrivals.length : -1;
   if (slot >= 0) { arrivals.push(arrivedAt); arrivalIds.push(null); }
@@ -181,14 +224,24 @@ function control(req, res, url) {
     streamIntervalMs = parseInt(url.searchParams.get('interval') || String(streamIntervalMs), 10);
     return send(res, 200, JSON.stringify({ streamEvents, streamIntervalMs }));
   }
+  if (req.method === 'POST' && p === '/control/rpm') {
+    rpmLimit = parseInt(url.searchParams.get('limit') || '0', 10);
+    rpmKeys = new Map(); rateLimited = 0;
+    return send(res, 200, JSON.stringify({ rpm: rpmLimit }));
+  }
   if (req.method === 'POST' && p === '/control/reset') {
     total = whileFailing = ok = connections = 0; maxInFlight = inFlight; arrivals = []; arrivalIds = [];
+    rpmKeys = new Map(); rateLimited = 0;
     return send(res, 200, JSON.stringify({ reset: true }));
   }
   if (req.method === 'GET' && p === '/control/stats') {
     const withArrivals = url.searchParams.get('arrivals') !== '0';
     const stats = { total, connections, whileFailing, ok, inFlight, maxInFlight, latencyMs, status: failStatus || 200,
       failing: failStatus !== 0 };
+    if (rpmLimit) {
+      stats.rpm = rpmLimit; stats.rateLimited = rateLimited; stats.perKey = {};
+      for (const [token, k] of rpmKeys) stats.perKey[token] = { ok: k.ok, rateLimited: k.rateLimited, maxInWindow: k.maxInWindow };
+    }
     // built by hand: JSON.stringify of a very large array is fine too, this just avoids a copy
     let body = JSON.stringify(stats);
     if (withArrivals) {
@@ -225,6 +278,6 @@ server.timeout = 0;
 server.on('clientError', (err, socket) => { if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'); });
 
 server.listen({ port, host, backlog: 65535 }, () => {
-  console.log(`fake-upstream listening on http://${host}:${port} latency=${latencyMs}ms`);
+  console.log(`fake-upstream listening on http://${host}:${port} latency=${latencyMs}ms` + (rpmLimit ? ` rpm=${rpmLimit}/key` : ''));
 });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { server.close(); process.exit(0); });

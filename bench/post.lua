@@ -1,7 +1,8 @@
 -- wrk script: POST an OpenAI chat completion; counts non-2xx answers so run.sh can report them.
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
+-- BENCH_MODEL picks the model (and so the channel); bench/run.sh quota warms its gateway up on `warm-bench`
+wrk.body = '{"model":"' .. (os.getenv("BENCH_MODEL") or "gpt-4o-mini") .. '","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
 
 local threads = {}
 function setup(thread)
