@@ -45,6 +45,9 @@ public final class CapacityWait {
         if (room.isEmpty() || room.get().isAfter(deadline)) {
             return;   // no room in time: 429 with Retry-After to the soonest room
         }
+        if (queue.waiting() >= requestRoomBy(request, deadline)) {
+            return;   // the room coming in time is already promised to those waiting ahead: 429 now, not at the deadline
+        }
         long started = System.nanoTime();
         CapacityQueue.Outcome outcome = queue.await(() -> soonestRoom(request).filter(at -> !at.isAfter(clock.instant()))
                 .isPresent(), deadline);
@@ -63,6 +66,21 @@ public final class CapacityWait {
 
     public CapacityQueue queue() {
         return queue;
+    }
+
+    /** How many requests the chain's channels that are not OPEN can take until {@code deadline}. */
+    private static long requestRoomBy(GatewayRequest request, Instant deadline) {
+        long room = 0;
+        for (Channel channel : request.chain()) {
+            if (channel.breaker().state() != BreakerState.OPEN) {
+                long channelRoom = channel.pool().requestRoomBy(deadline);
+                if (channelRoom == Long.MAX_VALUE) {
+                    return Long.MAX_VALUE;
+                }
+                room += channelRoom;
+            }
+        }
+        return room;
     }
 
     /** The soonest moment a channel of the chain that is not OPEN has a key with room for this request. */

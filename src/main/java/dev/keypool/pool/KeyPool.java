@@ -177,6 +177,28 @@ public final class KeyPool {
     }
 
     /**
+     * How many requests this pool's keys can take from now until {@code deadline} by their request limits,
+     * {@link Long#MAX_VALUE} when a key that can serve by then has none. Disabled keys and keys cooling past the
+     * deadline take none.
+     */
+    public long requestRoomBy(Instant deadline) {
+        long room = 0;
+        for (ApiKey key : keys) {
+            KeyAvailability availability = refresh(key);
+            if (availability.state() == KeyState.DISABLED
+                    || availability.state() == KeyState.COOLING && !availability.coolingUntil().isBefore(deadline)) {
+                continue;
+            }
+            long keyRoom = quotas.get(key).requestRoomBy(deadline);
+            if (keyRoom == Long.MAX_VALUE) {
+                return Long.MAX_VALUE;
+            }
+            room += keyRoom;
+        }
+        return room;
+    }
+
+    /**
      * The earliest moment a key of this pool can take a call of {@code tokens}: now when one can, a cooling
      * deadline or the moment a quota window frees room; empty when no key ever will (all disabled, or the call is
      * larger than every key's limit).

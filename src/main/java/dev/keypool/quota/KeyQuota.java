@@ -197,6 +197,26 @@ public final class KeyQuota {
         return Optional.of(latest);
     }
 
+    /**
+     * How many more requests this key can take from now until {@code deadline} by its request windows (rpm, rpd),
+     * counting the room that frees up meanwhile; {@link Long#MAX_VALUE} when it has no request limit.
+     */
+    public synchronized long requestRoomBy(Instant deadline) {
+        Instant now = clock.instant();
+        long room = Long.MAX_VALUE;
+        for (Map.Entry<Window, Long> limit : limits.entrySet()) {
+            Window w = limit.getKey();
+            if (!w.counts(Kind.REQUESTS)) {
+                continue;
+            }
+            long stillCounted = w.calendar()
+                    ? (calendar.get(w).resetsAt(now).toInstant().isAfter(deadline) ? calendar.get(w).sum(now) : 0)
+                    : minute.get(w).sumAt(now, deadline);
+            room = Math.min(room, Math.max(0, limit.getValue() - stillCounted));
+        }
+        return room;
+    }
+
     /** Every limited window's use now. */
     public synchronized List<Use> use() {
         Instant now = clock.instant();

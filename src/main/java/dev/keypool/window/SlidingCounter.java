@@ -57,6 +57,19 @@ public final class SlidingCounter {
         return Math.max(0, total);
     }
 
+    /** What of the sum added until {@code now} will still be in the window at the later moment {@code then}. */
+    public long sumAt(Instant now, Instant then) {
+        long current = epoch(now);
+        long later = epoch(then);
+        long total = 0;
+        for (int i = 0; i < bucketEpoch.length; i++) {
+            if (inWindow(bucketEpoch[i], current) && inWindow(bucketEpoch[i], later)) {
+                total += amounts[i];
+            }
+        }
+        return Math.max(0, total);
+    }
+
     /**
      * The earliest moment the sum drops to {@code atMost} or below as old buckets leave the window (nothing new
      * added); empty when it never does, i.e. when what is in the current bucket alone is more.

@@ -57,6 +57,11 @@ class QuotaWaitTest extends GatewayTestSupport {
             }
         });
         await().atMost(Duration.ofSeconds(10)).until(() -> capacityWait().queue().waiting() == 1);
+        // the one call the key can take within maxWait is promised to the request waiting ahead: no use waiting
+        HttpResponse<String> third = chat("gpt-test");
+        assertThat(third.statusCode()).isEqualTo(429);
+        assertThat(third.body()).contains("\"code\":\"quota_exhausted\"");
+        assertThat(capacityWait().queue().waiting()).isEqualTo(1);
         clock.advance(Duration.ofSeconds(30));
         assertThat(second).isNotDone();
         assertThat(upstream.hits("sk-w-1")).isEqualTo(1);

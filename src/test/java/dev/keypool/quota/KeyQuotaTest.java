@@ -123,6 +123,20 @@ class KeyQuotaTest {
     }
 
     @Test
+    void should_count_the_requests_a_key_can_take_until_a_deadline() {
+        KeyQuota q = quota(new QuotaLimits(3L, null, 10L, null, null));
+        q.tryReserve(0, true).orElseThrow();
+        clock.advance(Duration.ofSeconds(30));
+        q.tryReserve(0, true).orElseThrow();
+        q.tryReserve(0, true).orElseThrow();
+
+        assertThat(q.requestRoomBy(clock.instant())).isZero();
+        assertThat(q.requestRoomBy(Instant.parse("2026-11-30T10:01:01Z"))).isEqualTo(1);
+        assertThat(q.requestRoomBy(Instant.parse("2026-11-30T10:01:31Z"))).isEqualTo(3);
+        assertThat(quota(QuotaLimits.NONE).requestRoomBy(clock.instant())).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
     void should_never_have_capacity_for_more_tokens_than_a_limit() {
         KeyQuota q = quota(new QuotaLimits(null, 1000L, null, null, null));
 

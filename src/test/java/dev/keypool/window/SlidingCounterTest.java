@@ -43,6 +43,18 @@ class SlidingCounterTest {
     }
 
     @Test
+    void should_tell_what_will_still_be_counted_at_a_later_moment() {
+        counter.add(start, start, 3);
+        counter.add(start.plusSeconds(20), start.plusSeconds(20), 2);
+        Instant now = start.plusSeconds(30);
+
+        assertThat(counter.sumAt(now, now)).isEqualTo(5);
+        assertThat(counter.sumAt(now, Instant.parse("2026-11-30T10:01:00.999Z"))).isEqualTo(5);
+        assertThat(counter.sumAt(now, Instant.parse("2026-11-30T10:01:01Z"))).isEqualTo(2);
+        assertThat(counter.sumAt(now, Instant.parse("2026-11-30T10:01:21Z"))).isZero();
+    }
+
+    @Test
     void should_tell_when_the_sum_drops_to_a_level() {
         counter.add(start, start, 3);
         counter.add(start.plusSeconds(20), start.plusSeconds(20), 2);
