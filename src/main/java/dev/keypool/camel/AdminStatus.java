@@ -9,6 +9,7 @@ import dev.keypool.breaker.BreakerFigures;
 import dev.keypool.breaker.BreakerTrigger;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
+import dev.keypool.quota.CapacityQueue;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyStats;
 import dev.keypool.quota.CostLedger;
@@ -20,10 +21,12 @@ import org.apache.camel.Exchange;
 public final class AdminStatus {
 
     private final Channels channels;
+    private final CapacityQueue queue;
     private final ObjectMapper mapper;
 
-    public AdminStatus(Channels channels, ObjectMapper mapper) {
+    public AdminStatus(Channels channels, CapacityQueue queue, ObjectMapper mapper) {
         this.channels = channels;
+        this.queue = queue;
         this.mapper = mapper;
     }
 
@@ -33,6 +36,9 @@ public final class AdminStatus {
         for (Channel channel : channels.all()) {
             list.add(channel(channel));
         }
+        // requests waiting for quota room (queue.maxWait), and how long the waits were
+        root.putObject("queue").put("waiting", queue.waiting()).put("maxSize", queue.maxSize())
+                .put("waits", queue.waits()).put("averageWaitMs", queue.averageWaitMs());
         Exchanges.answer(exchange.getMessage(), 200, "application/json",
                 mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
     }

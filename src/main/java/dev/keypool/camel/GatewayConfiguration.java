@@ -105,8 +105,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
         registry.bind("streamRelay", new StreamRelay(mapper));
-        registry.bind("capacityWait", new CapacityWait(new CapacityQueue(config.queue().maxSize(), clock),
-                config.queue().maxWait(), clock));
+        CapacityQueue capacityQueue = new CapacityQueue(config.queue().maxSize(), clock);
+        registry.bind("capacityWait", new CapacityWait(capacityQueue, config.queue().maxWait(), clock));
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock);
         registry.bind("gatewayResponses", gatewayResponses);
         addStartupListener(context, new StartupListener() {
@@ -125,7 +125,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("modelCatalog", new ModelCatalog(all, mapper));
         registry.bind("demoUpstream", new DemoUpstream(mapper));
         registry.bind("adminGuard", new AdminGuard(config.admin() == null ? null : config.admin().token()));
-        registry.bind("adminStatus", new AdminStatus(all, mapper));
+        registry.bind("adminStatus", new AdminStatus(all, capacityQueue, mapper));
         // read back now, before any route takes traffic; written by the quota-state timer route and when the context stops
         QuotaStateKeeper quotaState = new QuotaStateKeeper(all, new QuotaStateFile(Path.of(required(properties, "state.dir"))));
         registry.bind("quotaState", quotaState);

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
@@ -26,6 +27,8 @@ public final class CapacityQueue {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
     private final Deque<Object> line = new ArrayDeque<>();
+    private final LongAdder waits = new LongAdder();
+    private final LongAdder waitedNanos = new LongAdder();
 
     public CapacityQueue(int maxSize, Clock clock) {
         if (maxSize < 1) {
@@ -48,6 +51,7 @@ public final class CapacityQueue {
                 return Outcome.FULL;
             }
             line.addLast(me);
+            long started = System.nanoTime();
             try {
                 while (true) {
                     if (line.peekFirst() == me && hasRoom.getAsBoolean()) {
@@ -61,6 +65,8 @@ public final class CapacityQueue {
                 }
             } finally {
                 line.remove(me);
+                waits.increment();
+                waitedNanos.add(System.nanoTime() - started);
                 changed.signalAll();   // the next in line may go now
             }
         } finally {
@@ -88,6 +94,17 @@ public final class CapacityQueue {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Requests that have waited in line, however their wait ended. */
+    public long waits() {
+        return waits.sum();
+    }
+
+    /** Their mean wait in milliseconds, 0 before the first. */
+    public double averageWaitMs() {
+        long n = waits.sum();
+        return n == 0 ? 0 : waitedNanos.sum() / 1e6 / n;
     }
 
     public int maxSize() {

@@ -8,6 +8,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.camel.CapacityWait;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +36,8 @@ class QuotaWaitTest extends GatewayTestSupport {
                     keys:
                       - key: sk-d-1
                         rpd: 1
+                admin:
+                  token: admin-secret
                 queue:
                   maxWait: 90s
                   maxSize: 5
@@ -72,6 +76,11 @@ class QuotaWaitTest extends GatewayTestSupport {
         assertThat(answered.statusCode()).isEqualTo(200);
         assertThat(upstream.hits("sk-w-1")).isEqualTo(2);
         assertThat(capacityWait().queue().waiting()).isZero();
+        JsonNode queue = new ObjectMapper().readTree(getWithToken("/admin/status", "admin-secret").body()).path("queue");
+        assertThat(queue.path("waiting").asInt()).isZero();
+        assertThat(queue.path("maxSize").asInt()).isEqualTo(5);
+        assertThat(queue.path("waits").asLong()).isEqualTo(1);
+        assertThat(queue.path("averageWaitMs").asDouble()).isPositive();
     }
 
     @Test
