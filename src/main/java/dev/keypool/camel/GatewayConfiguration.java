@@ -94,7 +94,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("upstreamConnections", UpstreamConnections.pool(
                 Integer.parseInt(required(properties, "camel.component.http.connections-per-route"))));
         registry.bind("channels", all);
-        registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, new TokenEstimator()));
+        TokenEstimator tokenEstimator = new TokenEstimator();
+        registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, tokenEstimator));
         registry.bind("channelRouter", new ChannelRouter());
         registry.bind("channelOutcomes", new ChannelOutcomes());
         registry.bind("keySelector", new KeySelector());
@@ -104,7 +105,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("attemptFailed", attemptOutcomes.upstreamFailed());
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
-        registry.bind("streamRelay", new StreamRelay(mapper));
+        registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator));
         CapacityQueue capacityQueue = new CapacityQueue(config.queue().maxSize(), clock);
         registry.bind("capacityWait", new CapacityWait(capacityQueue, config.queue().maxWait(), clock));
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock);

@@ -2,7 +2,7 @@ package dev.keypool.camel;
 
 import java.io.IOException;
 import java.util.Locale;
-import java.util.function.ToLongFunction;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -16,12 +16,16 @@ import dev.keypool.gateway.MultipartBody;
 import dev.keypool.gateway.MultipartForm;
 import dev.keypool.gateway.UpstreamBody;
 import dev.keypool.gateway.UpstreamPayload;
+import dev.keypool.quota.TokenEstimate;
 import dev.keypool.quota.TokenEstimator;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.platform.http.vertx.HttpMessage;
 
 /** First step of the gateway core: rejects bad requests (400/404/413) and plans the channel chain of a good one. */
 public final class RequestPlanner {
+
+    /** What a request costs that a key's token limits do not count (uploads, count_tokens). */
+    private static final TokenEstimate NO_TOKENS = new TokenEstimate(0, 0);
 
     /** Anthropic's token counting endpoint (routes/messages.camel.yaml). */
     static final String COUNT_TOKENS = "messages/count_tokens";
@@ -76,7 +80,7 @@ public final class RequestPlanner {
             exchange.setProperty(Exchanges.CLIENT_RESPONSE, http.getResponse());
         }
         // counting a prompt's tokens (Anthropic's count_tokens) uses none of a key's token limits, only a request
-        ToLongFunction<String> estimate = COUNT_TOKENS.equals(endpoint) ? upstreamModel -> 0
+        Function<String, TokenEstimate> estimate = COUNT_TOKENS.equals(endpoint) ? upstreamModel -> NO_TOKENS
                 : upstreamModel -> tokens.estimate(upstreamModel, json, api.answers());
         start(exchange, endpoint, api, model.asText(), new UpstreamBody(mapper, raw, json, api.streamUsageOnRequest()), stream,
                 estimate);
@@ -98,15 +102,15 @@ public final class RequestPlanner {
                 GatewayError.badRequest("missing_model", "'model' is required as a form field"));
         // an upload's cost is not counted in tokens: a key's token limits see none of it
         start(exchange, endpoint, api, model.value(), new MultipartBody(form, raw, contentType, model), false,
-                upstreamModel -> 0);
+                upstreamModel -> NO_TOKENS);
     }
 
     private void start(Exchange exchange, String endpoint, Api api, String model, UpstreamPayload body, boolean stream,
-                       ToLongFunction<String> tokenEstimate) {
+                       Function<String, TokenEstimate> tokenEstimate) {
         exchange.setProperty(Exchanges.STREAM, stream);
         Channels.Plan plan = channels.plan(model, api);
         GatewayRequest request = new GatewayRequest(endpoint, api, plan.model(), plan.chain(), body, stream,
-                () -> tokenEstimate.applyAsLong(plan.model()));
+                () -> tokenEstimate.apply(plan.model()));
         exchange.setProperty(Exchanges.REQUEST, request);
         exchange.setProperty(Exchanges.UPSTREAM_CONTENT_TYPE, request.upstreamContentType());
     }

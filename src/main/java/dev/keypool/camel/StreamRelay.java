@@ -13,6 +13,7 @@ import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.SseEventBuffer;
 import dev.keypool.gateway.StreamEvent;
 import dev.keypool.gateway.StreamFormat;
+import dev.keypool.quota.TokenEstimator;
 import dev.keypool.gateway.TokenUsage;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
@@ -42,8 +43,10 @@ public final class StreamRelay {
     private enum Ending { COMPLETE, BROKEN, UPSTREAM_FAILED, CLIENT_GONE }
 
     private final ObjectMapper mapper;
+    private final TokenEstimator tokens;
 
-    public StreamRelay(ObjectMapper mapper) {
+    public StreamRelay(ObjectMapper mapper, TokenEstimator tokens) {
+        this.tokens = tokens;
         this.mapper = mapper;
     }
 
@@ -85,7 +88,15 @@ public final class StreamRelay {
         // the outcome is recorded before the client sees the end, so that anyone the client tells
         // (an operator reading /admin/status, a test) finds the stats already updated
         switch (ending) {
-            case COMPLETE -> attempt.succeeded(relay.promptTokens, relay.completionTokens);
+            case COMPLETE -> {
+                if (relay.sawUsage) {
+                    attempt.succeeded(relay.promptTokens, relay.completionTokens);
+                } else {
+                    // a provider that reports no usage in its stream: the prompt as estimated, the answer as streamed
+                    attempt.succeeded(request.estimatedPromptTokens(),
+                            tokens.count(request.current().upstreamModel(request.model()), relay.answer));
+                }
+            }
             case BROKEN -> attempt.streamBroke("stream broken (" + relay.brokenBy + ")");
             case UPSTREAM_FAILED -> attempt.streamBroke("stream ended by a provider error event");
             case CLIENT_GONE -> attempt.clientGone();
@@ -104,6 +115,9 @@ public final class StreamRelay {
         private volatile boolean clientGone;
         private long promptTokens;
         private long completionTokens;
+        private boolean sawUsage;
+        /** The answer's text, kept while no event has reported usage (chat and completions only). */
+        private final StringBuilder answer = new StringBuilder();
         private int eventsSent;
         private String brokenBy;
         private boolean upstreamFailed;
@@ -159,6 +173,7 @@ public final class StreamRelay {
             for (byte[] event : batch) {
                 StreamEvent seen = format.read(event, mapper);
                 if (seen.hasUsage()) {
+                    sawUsage = true;
                     // Anthropic reports the prompt in message_start and the answer in message_delta: keep each side
                     if (seen.promptTokens() != TokenUsage.ABSENT) {
                         promptTokens = seen.promptTokens();
@@ -172,6 +187,10 @@ public final class StreamRelay {
                 }
                 write(Buffer.buffer(event));
                 eventsSent++;
+                if (!sawUsage) {
+                    // after the write: the client's event is not held up for our accounting
+                    format.appendAnswerText(event, mapper, answer);
+                }
                 if (seen.done()) {
                     upstreamFailed = seen.failed();
                     return true;

@@ -7,11 +7,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import dev.keypool.config.Api;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
+import dev.keypool.quota.TokenEstimate;
 
 /**
  * The state of one client request on its way through the channel chain. It is stored on the exchange before
@@ -37,8 +38,8 @@ public final class GatewayRequest {
     private final List<Channel> chain;
     private final UpstreamPayload body;
     private final boolean stream;
-    private final LongSupplier tokenEstimate;
-    private long estimatedTokens = -1;
+    private final Supplier<TokenEstimate> tokenEstimate;
+    private TokenEstimate estimate;
     private volatile boolean streamBroken;
 
     private int level = -1;
@@ -57,7 +58,7 @@ public final class GatewayRequest {
     private ApiKey servedKey;
 
     public GatewayRequest(String endpoint, Api api, String model, List<Channel> chain, UpstreamPayload body,
-                          boolean stream, LongSupplier tokenEstimate) {
+                          boolean stream, Supplier<TokenEstimate> tokenEstimate) {
         this.tokenEstimate = tokenEstimate;
         this.endpoint = endpoint;
         this.api = api;
@@ -217,10 +218,19 @@ public final class GatewayRequest {
 
     /** The tokens this request may cost (prompt and answer), estimated once, when a key's quota first asks. */
     public long estimatedTokens() {
-        if (estimatedTokens < 0) {
-            estimatedTokens = tokenEstimate.getAsLong();
+        return estimate().total();
+    }
+
+    /** The prompt part of {@link #estimatedTokens()}. */
+    public long estimatedPromptTokens() {
+        return estimate().prompt();
+    }
+
+    private TokenEstimate estimate() {
+        if (estimate == null) {
+            estimate = tokenEstimate.get();
         }
-        return estimatedTokens;
+        return estimate;
     }
 
     /** The upstream call in progress, or null when none is (it has ended, or none was started). */

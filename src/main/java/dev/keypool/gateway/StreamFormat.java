@@ -28,6 +28,18 @@ public enum StreamFormat {
             return "[DONE]";
         }
 
+        /** {@code choices[].delta.content} (chat) or {@code choices[].text} (legacy completions). */
+        @Override
+        public void appendAnswerText(byte[] event, ObjectMapper mapper, StringBuilder answer) {
+            JsonNode data = data(new String(event, StandardCharsets.UTF_8), mapper);
+            if (data != null) {
+                for (JsonNode choice : data.path("choices")) {
+                    answer.append(choice.path("delta").path("content").asText(""));
+                    answer.append(choice.path("text").asText(""));
+                }
+            }
+        }
+
         @Override
         public String errorEvent(ObjectMapper mapper, String message, int eventsSent) {
             ObjectNode root = mapper.createObjectNode();
@@ -127,6 +139,14 @@ public enum StreamFormat {
 
     /** What one whole event (with its blank line) says; {@link StreamEvent#done()} for the event that ends the stream. */
     public abstract StreamEvent read(byte[] event, ObjectMapper mapper);
+
+    /**
+     * Appends the answer text an event carries, for a stream that reports no usage, so that its tokens can be
+     * counted; by default nothing, for formats whose end event always reports usage.
+     */
+    public void appendAnswerText(byte[] event, ObjectMapper mapper, StringBuilder answer) {
+        // Responses and Messages report usage in their protocol
+    }
 
     /** The end event's name, for messages. */
     public abstract String endName();

@@ -26,22 +26,31 @@ public final class TokenEstimator {
      * @param body     the request as the client sent it
      * @param answers  whether the call produces tokens (chat, completions, responses) or only reads them (embeddings)
      */
-    public long estimate(String model, JsonNode body, boolean answers) {
-        Encoding encoding = registry.getEncodingForModel(model).orElse(fallback);
+    public TokenEstimate estimate(String model, JsonNode body, boolean answers) {
+        Encoding encoding = encoding(model);
         long prompt = 0;
         for (String field : new String[] {"messages", "input", "prompt", "instructions", "system"}) {
             prompt += count(body.path(field), encoding);
         }
         prompt += PER_MESSAGE * (long) body.path("messages").size();
         if (!answers) {
-            return prompt;
+            return new TokenEstimate(prompt, 0);
         }
         for (String field : new String[] {"max_completion_tokens", "max_tokens", "max_output_tokens"}) {
             if (body.path(field).canConvertToLong() && body.path(field).asLong() > 0) {
-                return prompt + body.path(field).asLong();
+                return new TokenEstimate(prompt, body.path(field).asLong());
             }
         }
-        return prompt + Math.max(MIN_ANSWER, prompt / 4);
+        return new TokenEstimate(prompt, Math.max(MIN_ANSWER, prompt / 4));
+    }
+
+    /** The tokens of an answer's text, for a stream whose provider reported no usage. */
+    public long count(String model, CharSequence text) {
+        return text.length() == 0 ? 0 : encoding(model).countTokensOrdinary(text.toString());
+    }
+
+    private Encoding encoding(String model) {
+        return registry.getEncodingForModel(model).orElse(fallback);
     }
 
     /** Tokens of every string inside {@code node}: message contents, content parts, input arrays. */

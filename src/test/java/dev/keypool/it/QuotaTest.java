@@ -57,6 +57,24 @@ class QuotaTest extends GatewayTestSupport {
     }
 
     @Test
+    void should_count_the_streamed_text_of_a_stream_that_reports_no_usage() throws Exception {
+        // the client turned the usage chunk off: the provider's stream says nothing of its tokens
+        String body = "{\"model\":\"gpt-tokens\",\"stream\":true,\"stream_options\":{\"include_usage\":false},"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+
+        HttpResponse<String> r = post("/v1/chat/completions", body);
+
+        assertThat(r.body()).contains("data: [DONE]").doesNotContain("\"usage\"");
+        var key = channel("tokens").pool().find(Fingerprint.of("sk-tokens-1")).orElseThrow();
+        // the answer "tok0 tok1 tok2 tok3 tok4 " counted, not the 256 tokens reserved for it
+        long completion = key.stats().completionTokens();
+        assertThat(completion).isBetween(5L, 20L);
+        long used = channel("tokens").pool().quotaOf(key).use().get(0).used();
+        assertThat(used).isEqualTo(key.stats().promptTokens() + completion);
+        assertThat(used).isLessThan(256);
+    }
+
+    @Test
     void should_reserve_the_estimate_and_keep_the_real_usage() throws Exception {
         // a prompt of about 600 tokens with an answer of at most 100: the estimate fits once into 1000
         String big = "word ".repeat(600);
