@@ -57,6 +57,19 @@ class QuotaTest extends GatewayTestSupport {
     }
 
     @Test
+    void should_replace_a_streams_estimate_with_the_usage_it_reports() throws Exception {
+        String body = "{\"model\":\"gpt-tokens\",\"stream\":true,\"max_tokens\":500,"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+
+        HttpResponse<String> r = post("/v1/chat/completions", body);
+
+        assertThat(r.body()).contains("data: [DONE]");
+        var key = channel("tokens").pool().find(Fingerprint.of("sk-tokens-1")).orElseThrow();
+        // the fake's usage chunk: 11 prompt + 5 completion tokens, not the 500 reserved for the answer
+        assertThat(channel("tokens").pool().quotaOf(key).use().get(0).used()).isEqualTo(16);
+    }
+
+    @Test
     void should_count_the_streamed_text_of_a_stream_that_reports_no_usage() throws Exception {
         // the client turned the usage chunk off: the provider's stream says nothing of its tokens
         String body = "{\"model\":\"gpt-tokens\",\"stream\":true,\"stream_options\":{\"include_usage\":false},"

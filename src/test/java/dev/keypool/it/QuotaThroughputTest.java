@@ -31,6 +31,12 @@ class QuotaThroughputTest extends GatewayTestSupport {
                         rpm: 60
                       - key: sk-q-4
                         rpm: 60
+                  - name: tokens
+                    baseUrl: UPSTREAM
+                    models: [gpt-tokens]
+                    keys:
+                      - key: sk-t-1
+                        tpm: 2000
                 queue:
                   maxWait: 0s
                 """;
@@ -72,5 +78,37 @@ class QuotaThroughputTest extends GatewayTestSupport {
         assertThat(upstream.totalHits()).isEqualTo(480);
         // the 241st request comes at 10:00:48.5; the first calls leave the window at 10:01:01: 12.5 s, said as 13
         assertThat(firstRetryAfter).isEqualTo("48:13");
+    }
+
+    /**
+     * Token limits likewise: large prompts are reserved at their estimate (about 1,000 tokens each) and settled at
+     * the 18 tokens the provider reports, so a key at 2,000 tokens per minute serves many of them without the
+     * provider, which counts its own 18 per call, ever refusing one.
+     */
+    @Test
+    void should_keep_a_token_limit_with_large_prompts_without_a_provider_429() throws Exception {
+        upstream.keepRequests(false).limitTpm("sk-t-1", 2_000, clock);
+        clock.set(Instant.parse("2026-11-30T10:00:00.500Z"));
+        String prompt = "word ".repeat(800);
+        String body = "{\"model\":\"gpt-tokens\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\""
+                + prompt + "\"}]}";
+        int accepted = 0;
+        int refused = 0;
+
+        for (int i = 0; i < 150; i++) {
+            HttpResponse<String> r = post("/v1/chat/completions", body);
+            if (r.statusCode() == 200) {
+                accepted++;
+            } else {
+                assertThat(r.body()).contains("\"code\":\"quota_exhausted\"");
+                refused++;
+            }
+        }
+
+        assertThat(upstream.refusedByLimit()).isZero();
+        // 18 per call settled, and one more reservation of ~900 must still fit: (2000 - 900) / 18 = 61 calls or so
+        assertThat(accepted).isBetween(50, 111);
+        assertThat(accepted + refused).isEqualTo(150);
+        assertThat(upstream.hits("sk-t-1")).isEqualTo(accepted);
     }
 }

@@ -199,16 +199,28 @@ public final class FakeUpstream implements AutoCloseable {
      * would: a call past it is answered 429 (counted by {@link #refusedByLimit()}).
      */
     public FakeUpstream limitRpm(String key, int rpm, Clock clock) {
-        rpmLimits.put(key, new RpmLimit(rpm, clock, new ArrayDeque<>()));
+        rpmLimits.put(key, new RpmLimit(rpm, 1, clock, new ArrayDeque<>()));
         return this;
     }
 
-    /** Calls answered 429 because they were over a limit set with {@link #limitRpm}. */
+    /**
+     * Enforces {@code tpm} tokens per exact sliding 60 s on {@code key}, counted as this fake reports them: 18 for
+     * each plain chat answer (11 prompt + 7 completion).
+     */
+    public FakeUpstream limitTpm(String key, int tpm, Clock clock) {
+        rpmLimits.put(key, new RpmLimit(tpm, PLAIN_CHAT_TOKENS, clock, new ArrayDeque<>()));
+        return this;
+    }
+
+    /** Calls answered 429 because they were over a limit set with {@link #limitRpm} or {@link #limitTpm}. */
     public int refusedByLimit() {
         return refusedByLimit.get();
     }
 
-    private record RpmLimit(int rpm, Clock clock, Deque<Instant> calls) {
+    private static final int PLAIN_CHAT_TOKENS = 18;
+
+    /** At most {@code max} per minute, each call costing {@code perCall}. */
+    private record RpmLimit(int max, int perCall, Clock clock, Deque<Instant> calls) {
     }
 
     private boolean overRpm(String key) {
@@ -221,7 +233,7 @@ public final class FakeUpstream implements AutoCloseable {
             while (!limit.calls().isEmpty() && !limit.calls().peekFirst().isAfter(now.minusSeconds(60))) {
                 limit.calls().pollFirst();
             }
-            if (limit.calls().size() >= limit.rpm()) {
+            if ((limit.calls().size() + 1) * limit.perCall() > limit.max()) {
                 return true;
             }
             limit.calls().addLast(now);
