@@ -5,6 +5,9 @@ import java.util.Optional;
 /** The {@code Authorization: Bearer <token>} scheme, both ways. */
 public final class Bearer {
 
+    /** The header the scheme is sent in. */
+    public static final String HEADER = "Authorization";
+
     private static final String PREFIX = "Bearer ";
 
     private Bearer() {

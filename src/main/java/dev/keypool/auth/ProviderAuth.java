@@ -10,7 +10,7 @@ import java.util.stream.Collectors;
  */
 public enum ProviderAuth {
 
-    BEARER("bearer", "Authorization") {
+    BEARER("bearer", Bearer.HEADER) {
         @Override
         public String headerValue(String key) {
             return Bearer.header(key);

@@ -22,7 +22,7 @@ public final class AdminGuard {
             throw new GatewayError(404, "invalid_request_error", "admin_disabled",
                     "The admin API is off: set admin.token in keypool.yaml", null);
         }
-        String presented = Bearer.token(exchange.getMessage().getHeader("Authorization", String.class)).orElse("");
+        String presented = Bearer.token(exchange.getMessage().getHeader(Bearer.HEADER, String.class)).orElse("");
         if (!Sha256.matches(tokenHash, presented)) {
             throw new GatewayError(401, "authentication_error", "invalid_admin_token",
                     "Missing or wrong admin token (Authorization: Bearer <admin.token>)", null);

@@ -129,6 +129,6 @@ public final class DemoUpstream {
     }
 
     private static String bearer(Exchange exchange) {
-        return Bearer.token(exchange.getMessage().getHeader("Authorization", String.class)).orElse("");
+        return Bearer.token(exchange.getMessage().getHeader(Bearer.HEADER, String.class)).orElse("");
     }
 }
