@@ -1,14 +1,10 @@
 package dev.keypool.camel;
 
+import java.util.Set;
+
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.model.Model;
-import org.apache.camel.model.ModelLifecycleStrategy;
-import org.apache.camel.model.RouteDefinition;
-import org.apache.camel.model.RouteTemplateDefinition;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One route per configured channel, from the routeTemplate {@code keypool-channel} in routes/channel.camel.yaml.
@@ -16,15 +12,11 @@ import org.slf4j.LoggerFactory;
  * keeps node ids stable: without it Camel prefixes the template's node ids with a counter, and the breaker node
  * would get another name at every start.
  *
- * <p>The instances are made once, at startup. Camel's route reload re-reads an edited channel.camel.yaml but
- * re-creates only the routes listed in the file itself, and this one lists none: the channel routes would go on
- * running the old template without a word. So a reloaded template is reported, and applies at the next start.
+ * <p>The instances are made once, at startup: an edited template applies at the next start ({@link TemplateReloads}).
  */
 public class ChannelRoutes extends RouteBuilder {
 
     static final String TEMPLATE = "keypool-channel";
-
-    private static final Logger LOG = LoggerFactory.getLogger(ChannelRoutes.class);
 
     @Override
     public void configure() {
@@ -35,30 +27,6 @@ public class ChannelRoutes extends RouteBuilder {
                     .prefixId(channel.name() + "-")
                     .parameter("channel", channel.name());
         }
-        getContext().getCamelContextExtension().getContextPlugin(Model.class)
-                .addModelLifecycleStrategy(new ModelLifecycleStrategy() {
-                    @Override
-                    public void onAddRouteDefinition(RouteDefinition route) {
-                        // routes reload themselves
-                    }
-
-                    @Override
-                    public void onRemoveRouteDefinition(RouteDefinition route) {
-                        // nothing to report
-                    }
-
-                    @Override
-                    public void onRemoveRouteTemplateDefinition(RouteTemplateDefinition template) {
-                        // nothing to report
-                    }
-
-                    @Override
-                    public void onAddRouteTemplateDefinition(RouteTemplateDefinition template) {
-                        if (TEMPLATE.equals(template.getId()) && getContext().isStarted()) {
-                            LOG.warn("Route template {} was reloaded, but the channel routes are made from it at startup: "
-                                    + "restart KeyPool to apply the change", TEMPLATE);
-                        }
-                    }
-                });
+        TemplateReloads.report(getContext(), Set.of(TEMPLATE));
     }
 }

@@ -1,5 +1,7 @@
 package dev.keypool.camel;
 
+import java.util.Set;
+
 import dev.keypool.gateway.PassthroughPaths;
 import org.apache.camel.builder.RouteBuilder;
 
@@ -24,5 +26,6 @@ public class PassthroughRoutes extends RouteBuilder {
                     .parameter("path", entry.path())
                     .parameter("api", entry.api().configName());
         }
+        TemplateReloads.report(getContext(), Set.of("keypool-json-path", "keypool-multipart-path"));
     }
 }

@@ -104,8 +104,8 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
 
         reload("channel.camel.yaml", "uri: \"direct:channel-{{channel}}\"\n");
 
-        assertThat(logs.messages(Level.WARN)).contains("Route template keypool-channel was reloaded, but the channel "
-                + "routes are made from it at startup: restart KeyPool to apply the change");
+        assertThat(logs.messages(Level.WARN)).contains("Route template keypool-channel was reloaded, but its routes are "
+                + "made from it at startup: restart KeyPool to apply the change");
         assertOpenAndBound(bound);
         HttpResponse<String> r = chat("main/m");
         assertServedByBackupOnly(r);
@@ -139,6 +139,16 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
         HttpResponse<String> after = chat("m");
         assertThat(after.headers().firstValue("X-KeyPool-Channel")).contains("main");
         assertThat(upstream.hits("sk-main-1")).isEqualTo(1);
+    }
+
+    /** The passthrough paths are made from their templates at startup too: an edit of them is reported the same way. */
+    @Test
+    void should_report_that_edited_passthrough_templates_apply_at_the_next_start() throws Exception {
+        reload("passthrough.camel.yaml", "id: keypool-json-path\n");
+
+        assertThat(logs.messages(Level.WARN)).contains("Route template keypool-json-path was reloaded, but its routes are "
+                + "made from it at startup: restart KeyPool to apply the change");
+        assertThat(chat("m").statusCode()).isEqualTo(200);
     }
 
     private CircuitBreaker openMainBreaker() throws Exception {
