@@ -15,6 +15,9 @@ import dev.keypool.pool.KeyPool;
  */
 public final class Attempt {
 
+    /** The provider said nothing of the call's tokens. */
+    private static final OptionalLong NOT_REPORTED = OptionalLong.empty();
+
     private final GatewayRequest request;
     private final Channel channel;
     private final KeyPool.Lease lease;
@@ -50,9 +53,8 @@ public final class Attempt {
 
     /** A 2xx answer, or a stream that ended with [DONE]. */
     public void succeeded(long promptTokens, long completionTokens) {
-        if (end()) {
-            long used = promptTokens + completionTokens;
-            channel.pool().settle(lease, used > 0 ? OptionalLong.of(used) : OptionalLong.empty(), false);
+        long used = promptTokens + completionTokens;
+        if (end(used > 0 ? OptionalLong.of(used) : NOT_REPORTED, false)) {
             channel.pool().recordSuccess(key, request.lastLatency(), promptTokens, completionTokens);
             channel.costs().record(key.fingerprint(), channel.upstreamModel(request.model()), promptTokens, completionTokens);
             channel.breaker().onKeySuccess(key.fingerprint());
@@ -62,8 +64,7 @@ public final class Attempt {
 
     /** A 429: the key cools; another key may be tried. */
     public void rateLimited(Optional<Duration> retryAfter) {
-        if (end()) {
-            channel.pool().settle(lease, OptionalLong.empty(), true);
+        if (end(NOT_REPORTED, true)) {
             channel.pool().recordRateLimited(key, request.lastLatency(), retryAfter);
             request.keyRefused("429");
         }
@@ -71,8 +72,7 @@ public final class Attempt {
 
     /** A 401/402/403: the key is disabled; another key may be tried. */
     public void rejected(int status) {
-        if (end()) {
-            channel.pool().settle(lease, OptionalLong.empty(), true);
+        if (end(NOT_REPORTED, true)) {
             channel.pool().recordRejected(key, request.lastLatency(), status);
             request.keyRefused(String.valueOf(status));
         }
@@ -80,8 +80,7 @@ public final class Attempt {
 
     /** A 5xx, 408, timeout or connection error before any byte reached the client: another key may be tried. */
     public void failed(String cause) {
-        if (end()) {
-            channel.pool().settle(lease, OptionalLong.empty(), true);
+        if (end(NOT_REPORTED, true)) {
             keyFailed(cause);
             request.attemptFailed(cause);
         }
@@ -89,9 +88,8 @@ public final class Attempt {
 
     /** A stream that broke after its first byte: too late to fail over, but a failure of the key and channel. */
     public void streamBroke(String cause) {
-        if (end()) {
-            // the provider produced part of an answer: its estimate stays counted
-            channel.pool().settle(lease, OptionalLong.empty(), false);
+        // the provider produced part of an answer: its estimate stays counted
+        if (end(NOT_REPORTED, false)) {
             keyFailed(cause);
             request.streamBroke();
         }
@@ -99,8 +97,7 @@ public final class Attempt {
 
     /** A 4xx passed back to the client as it is: the request was wrong, not the key, and it is answered. */
     public void clientError() {
-        if (end()) {
-            channel.pool().settle(lease, OptionalLong.empty(), true);
+        if (end(NOT_REPORTED, true)) {
             channel.pool().recordClientError(key, request.lastLatency());
             request.served(channel, key);
         }
@@ -108,8 +105,7 @@ public final class Attempt {
 
     /** The client left before the answer was complete: nobody's fault, the key is free again. */
     public void clientGone() {
-        if (end()) {
-            channel.pool().settle(lease, OptionalLong.empty(), false);
+        if (end(NOT_REPORTED, false)) {
             channel.pool().recordClientError(key, request.lastLatency());
         }
     }
@@ -119,13 +115,18 @@ public final class Attempt {
         channel.breaker().onKeyFailure(key.fingerprint(), inARow);
     }
 
-    /** True the first time only, so that every outcome is recorded once. */
-    private boolean end() {
+    /**
+     * True the first time only, so that every outcome is recorded once; then settles the call's quota reservation:
+     * its tokens become {@code usedTokens} when the provider reported them, else stay counted or, with
+     * {@code failed}, are given back.
+     */
+    private boolean end(OptionalLong usedTokens, boolean failed) {
         if (ended) {
             return false;
         }
         ended = true;
         request.attemptEnded(this, elapsed());
+        channel.pool().settle(lease, usedTokens, failed);
         return true;
     }
 }
