@@ -1,10 +1,6 @@
 package dev.keypool.gateway;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * What one SSE event of a stream says, as far as accounting needs to know (read by {@link StreamFormat}). With
@@ -29,30 +25,5 @@ public record StreamEvent(boolean done, boolean usageOnly, long promptTokens, lo
     static StreamEvent withUsage(boolean done, boolean usageOnly, JsonNode usage, boolean failed) {
         TokenUsage tokens = TokenUsage.of(usage);
         return new StreamEvent(done, usageOnly, tokens.promptTokens(), tokens.completionTokens(), true, failed);
-    }
-
-    public static StreamEvent read(byte[] event, ObjectMapper mapper) {
-        String text = new String(event, StandardCharsets.UTF_8).strip();
-        if (!text.startsWith("data:")) {
-            return OTHER;
-        }
-        String data = text.substring("data:".length()).strip();
-        if ("[DONE]".equals(data)) {
-            return end(false);
-        }
-        if (!data.contains("\"usage\"")) {
-            return OTHER;   // most events: no need to parse them
-        }
-        try {
-            JsonNode chunk = mapper.readTree(data);
-            JsonNode usage = chunk.path("usage");
-            if (!usage.isObject()) {
-                return OTHER;
-            }
-            boolean usageOnly = chunk.path("choices").isArray() && chunk.path("choices").isEmpty();
-            return withUsage(false, usageOnly, usage);
-        } catch (IOException notJson) {
-            return OTHER;
-        }
     }
 }

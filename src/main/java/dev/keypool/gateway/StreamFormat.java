@@ -20,7 +20,24 @@ public enum StreamFormat {
     CHAT {
         @Override
         public StreamEvent read(byte[] event, ObjectMapper mapper) {
-            return StreamEvent.read(event, mapper);
+            String text = new String(event, StandardCharsets.UTF_8).strip();
+            if (!text.startsWith("data:")) {
+                return StreamEvent.OTHER;
+            }
+            String data = dataText(text).strip();
+            if ("[DONE]".equals(data)) {
+                return StreamEvent.end(false);
+            }
+            if (!data.contains("\"usage\"")) {
+                return StreamEvent.OTHER;   // most events: no need to parse them
+            }
+            JsonNode chunk = json(data, mapper);
+            JsonNode usage = chunk == null ? null : chunk.path("usage");
+            if (usage == null || !usage.isObject()) {
+                return StreamEvent.OTHER;
+            }
+            boolean usageOnly = chunk.path("choices").isArray() && chunk.path("choices").isEmpty();
+            return StreamEvent.withUsage(false, usageOnly, usage);
         }
 
         @Override
@@ -164,8 +181,13 @@ public enum StreamFormat {
         return event.substring(start + "event:".length(), end < 0 ? event.length() : end).strip();
     }
 
-    /** The JSON of an event's {@code data:} lines (joined by newlines, as SSE does), or null. */
+    /** The JSON of an event's {@code data:} lines, or null. */
     private static JsonNode data(String event, ObjectMapper mapper) {
+        return json(dataText(event), mapper);
+    }
+
+    /** An event's {@code data:} lines, joined by newlines as SSE does; empty when it has none. */
+    private static String dataText(String event) {
         StringBuilder data = new StringBuilder();
         for (String line : event.split("\r?\n")) {
             if (line.startsWith("data:")) {
@@ -175,8 +197,12 @@ public enum StreamFormat {
                 data.append(line.substring(line.startsWith("data: ") ? 6 : 5));
             }
         }
+        return data.toString();
+    }
+
+    private static JsonNode json(String data, ObjectMapper mapper) {
         try {
-            return data.length() == 0 ? null : mapper.readTree(data.toString());
+            return data.isEmpty() ? null : mapper.readTree(data);
         } catch (IOException notJson) {
             return null;
         }
