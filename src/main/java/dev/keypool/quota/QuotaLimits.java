@@ -7,13 +7,4 @@ package dev.keypool.quota;
 public record QuotaLimits(Long rpm, Long tpm, Long rpd, Long tpd, Long tpmMonth) {
 
     public static final QuotaLimits NONE = new QuotaLimits(null, null, null, null, null);
-
-    public boolean any() {
-        return rpm != null || tpm != null || rpd != null || tpd != null || tpmMonth != null;
-    }
-
-    /** Whether a request's token count matters to these limits (else it need not be estimated). */
-    public boolean countsTokens() {
-        return tpm != null || tpd != null || tpmMonth != null;
-    }
 }
