@@ -1,11 +1,9 @@
 package dev.keypool.it;
 
-import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -56,7 +54,7 @@ class ClientDisconnectTest extends GatewayTestSupport {
         }
         List<Socket> leaving = new ArrayList<>();
         for (int i = 0; i < LEAVING; i++) {
-            leaving.add(rawPost(chatBody("any")));
+            leaving.add(rawChat(chatBody("any")));
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> upstream.heldAnswers() == STAYING + LEAVING);
         assertThat(admission().limit().inFlight()).isEqualTo(STAYING + LEAVING);
@@ -84,16 +82,5 @@ class ClientDisconnectTest extends GatewayTestSupport {
 
     private Admission admission() {
         return context.getRegistry().lookupByNameAndType("admission", Admission.class);
-    }
-
-    private Socket rawPost(String body) throws Exception {
-        Socket socket = new Socket("127.0.0.1", port);
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        OutputStream out = socket.getOutputStream();
-        out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                + "Content-Length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-        out.write(bytes);
-        out.flush();
-        return socket;
     }
 }

@@ -1,11 +1,14 @@
 package dev.keypool.it;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -118,6 +121,21 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
 
     protected HttpResponse<String> chat(String model) throws Exception {
         return post("/v1/chat/completions", chatBody(model));
+    }
+
+    /**
+     * A chat request written on a plain socket, whose client can then hang up at a moment the test chooses (an HTTP
+     * client library would not say when it closes its connection). Close the socket to hang up.
+     */
+    protected Socket rawChat(String body) throws IOException {
+        Socket socket = new Socket("127.0.0.1", port);
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        OutputStream out = socket.getOutputStream();
+        out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Content-Length: " + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        out.write(bytes);
+        out.flush();
+        return socket;
     }
 
     protected static String chatBody(String model) {

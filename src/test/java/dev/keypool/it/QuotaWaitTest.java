@@ -1,9 +1,7 @@
 package dev.keypool.it;
 
-import java.io.OutputStream;
 import java.net.Socket;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -104,13 +102,7 @@ class QuotaWaitTest extends GatewayTestSupport {
         clock.set(Instant.parse("2026-11-30T10:00:00.500Z"));
         assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
 
-        try (Socket client = new Socket("127.0.0.1", port)) {
-            String body = chatBody("gpt-test");
-            OutputStream out = client.getOutputStream();
-            out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body)
-                    .getBytes(StandardCharsets.UTF_8));
-            out.flush();
+        try (Socket client = rawChat(chatBody("gpt-test"))) {
             await().atMost(Duration.ofSeconds(10)).until(() -> capacityWait().queue().waiting() == 1);
         }
 

@@ -2,7 +2,6 @@ package dev.keypool.it;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -188,12 +187,7 @@ class StreamingTest extends GatewayTestSupport {
         ApiKey key = channel("alpha").pool().find(Fingerprint.of("sk-alpha-1")).orElseThrow();
         String body = streamBody("gpt-test");
 
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-            OutputStream out = socket.getOutputStream();
-            out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + body)
-                    .getBytes(StandardCharsets.UTF_8));
-            out.flush();
+        try (Socket socket = rawChat(body)) {
             BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
             String line;
             while ((line = in.readLine()) != null && !line.contains("chat.completion.chunk")) {
