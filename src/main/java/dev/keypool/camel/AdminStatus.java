@@ -14,18 +14,25 @@ import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyStats;
 import dev.keypool.quota.CostLedger;
 import dev.keypool.quota.KeyQuota;
+import dev.keypool.tenant.RateLimits;
+import dev.keypool.tenant.Tenant;
+import dev.keypool.tenant.TenantUsage;
+import dev.keypool.tenant.Tenants;
 import org.apache.camel.Exchange;
 
 /** GET /admin/status: every channel's breaker with its trigger figures and fallback chain, every key's state, health,
- * effective weight, quota use, counters and cost; each channel's cost per upstream model (fingerprints only). */
+ * effective weight, quota use, counters and cost; each channel's cost per upstream model (fingerprints only); every
+ * tenant's limits and usage, own and borrowed (never its token). */
 public final class AdminStatus {
 
     private final Channels channels;
     private final CapacityQueue queue;
     private final ObjectMapper mapper;
+    private final Tenants tenants;
 
-    public AdminStatus(Channels channels, CapacityQueue queue, ObjectMapper mapper) {
+    public AdminStatus(Channels channels, CapacityQueue queue, Tenants tenants, ObjectMapper mapper) {
         this.channels = channels;
+        this.tenants = tenants;
         this.queue = queue;
         this.mapper = mapper;
     }
@@ -39,8 +46,34 @@ public final class AdminStatus {
         // requests waiting for quota room (queue.maxWait), and how long the waits were
         root.putObject("queue").put("waiting", queue.waiting()).put("maxSize", queue.maxSize())
                 .put("waits", queue.waits()).put("averageWaitMs", queue.averageWaitMs());
+        ArrayNode tenantList = root.putArray("tenants");
+        for (Tenant tenant : tenants.all()) {
+            tenantList.add(tenant(tenant));
+        }
         Exchanges.answer(exchange.getMessage(), 200, "application/json",
                 mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
+    }
+
+    /** A tenant's limits as they stand and its usage, split into its own keys and the shared keys it borrowed. */
+    private ObjectNode tenant(Tenant tenant) {
+        ObjectNode node = mapper.createObjectNode();
+        node.put("name", tenant.name());
+        node.put("priority", tenant.priority().configName());
+        node.put("borrow", tenant.keyScope().borrow());
+        RateLimits limits = tenant.limits().rateLimits();
+        ObjectNode rateLimits = node.putObject("rateLimits");
+        limits.headers().forEach((header, value) -> rateLimits.put(header.substring("x-ratelimit-".length()), value));
+        node.put("spentTodayUsd", tenant.limits().spentToday());
+        node.put("spentThisMonthUsd", tenant.limits().spentThisMonth());
+        ObjectNode usage = node.putObject("usage");
+        usage.set("own", totals(tenant.usage().own()));
+        usage.set("borrowed", totals(tenant.usage().borrowed()));
+        return node;
+    }
+
+    private ObjectNode totals(TenantUsage.Totals totals) {
+        return mapper.createObjectNode().put("requests", totals.requests()).put("promptTokens", totals.promptTokens())
+                .put("completionTokens", totals.completionTokens()).put("costUsd", totals.costUsd());
     }
 
     private ObjectNode channel(Channel channel) {
@@ -82,6 +115,8 @@ public final class AdminStatus {
         node.put("fingerprint", key.fingerprint());
         node.put("label", key.label());
         node.put("weight", key.weight());
+        // whose own key it is; null for a shared key
+        node.put("tenant", key.tenant());
         node.put("state", channel.pool().stateOf(key).name());
         node.put("health", channel.pool().healthOf(key).displayName());
         node.put("effectiveWeight", channel.pool().effectiveWeight(key));

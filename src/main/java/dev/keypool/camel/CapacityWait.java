@@ -45,11 +45,11 @@ public final class CapacityWait {
         if (room.isEmpty() || room.get().isAfter(deadline)) {
             return;   // no room in time: 429 with Retry-After to the soonest room
         }
-        if (queue.waiting() >= requestRoomBy(request, deadline)) {
+        if (queue.waitingAhead(request.priority()) >= requestRoomBy(request, deadline)) {
             return;   // the room coming in time is already promised to those waiting ahead: 429 now, not at the deadline
         }
         long started = System.nanoTime();
-        CapacityQueue.Outcome outcome = queue.await(() -> soonestRoom(request).filter(at -> !at.isAfter(clock.instant()))
+        CapacityQueue.Outcome outcome = queue.await(request.priority(), () -> soonestRoom(request).filter(at -> !at.isAfter(clock.instant()))
                 .isPresent(), deadline);
         LOG.debug("Request for model '{}' waited {} ms for quota room: {} ({} waiting)", request.model(),
                 (System.nanoTime() - started) / 1_000_000, outcome, queue.waiting());
@@ -73,7 +73,7 @@ public final class CapacityWait {
         long room = 0;
         for (Channel channel : request.chain()) {
             if (channel.breaker().state() != BreakerState.OPEN) {
-                long channelRoom = channel.pool().requestRoomBy(deadline);
+                long channelRoom = channel.pool().requestRoomBy(request.keyScope(), deadline);
                 if (channelRoom == Long.MAX_VALUE) {
                     return Long.MAX_VALUE;
                 }
@@ -88,7 +88,7 @@ public final class CapacityWait {
         return request.chain().stream()
                 .filter(channel -> channel.breaker().state() != BreakerState.OPEN)
                 .map(Channel::pool)
-                .map(pool -> pool.capacityAt(request.estimatedTokens()))
+                .map(pool -> pool.capacityAt(request.keyScope(), request.estimatedTokens()))
                 .flatMap(Optional::stream)
                 .min(Instant::compareTo);
     }

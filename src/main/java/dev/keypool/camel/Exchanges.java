@@ -35,6 +35,15 @@ final class Exchanges {
     /** The Vert.x response of a streaming request, written event by event by {@link StreamRelay}. */
     static final String CLIENT_RESPONSE = "kpClientResponse";
 
+    /** The {@link dev.keypool.tenant.Tenant} whose token the request carries, set by {@link TenantGate}; absent without tenants. */
+    static final String TENANT = "kpTenant";
+    /** The request's {@link dev.keypool.tenant.TenantCharge}, once its tenant's limits admitted it. */
+    static final String TENANT_CHARGE = "kpTenantCharge";
+    /** The tenant's {@link dev.keypool.tenant.RateLimits} for the x-ratelimit-* headers of any answer. */
+    static final String RATE_LIMITS = "kpRateLimits";
+    /** The {@link ClientRequest} read from the body by {@link RequestPlanner}, before its channels are planned. */
+    static final String CLIENT_REQUEST = "kpClientRequest";
+
     /** An AtomicBoolean set by {@link Admission} when the client hung up before its answer (virtual threads only). */
     static final String CLIENT_GONE = "kpClientGone";
 

@@ -13,6 +13,7 @@ import dev.keypool.breaker.ChannelBreaker;
 import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.ConfigLoader;
 import dev.keypool.config.GatewayConfig;
+import dev.keypool.config.TenantConfig;
 import dev.keypool.events.StateListeners;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
@@ -23,6 +24,9 @@ import dev.keypool.pool.SelectionStrategy;
 import dev.keypool.quota.CapacityQueue;
 import dev.keypool.quota.QuotaStateFile;
 import dev.keypool.quota.TokenEstimator;
+import dev.keypool.tenant.LocalTenantLimits;
+import dev.keypool.tenant.Tenant;
+import dev.keypool.tenant.Tenants;
 import io.vertx.core.VertxOptions;
 import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyConfiguration;
 import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyFactory;
@@ -69,7 +73,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("stateListeners", stateListeners);
         List<Channel> channels = new ArrayList<>();
         for (ChannelConfig c : config.channels()) {
-            List<ApiKey> keys = c.keys().stream().map(k -> new ApiKey(k.key(), k.label(), k.weight(), k.limits())).toList();
+            List<ApiKey> keys = c.keys().stream()
+                    .map(k -> new ApiKey(k.key(), k.label(), k.weight(), k.limits(), k.tenant())).toList();
             KeyPool pool = new KeyPool(c.name(), keys, SelectionStrategy.named(c.strategy()), c.cooldown(),
                     c.disableAfter(), c.quotaZone(), clock, stateListeners);
             ChannelBreaker breaker = new ChannelBreaker(c.name(), c.breaker(), pool::hasActiveKey, clock, stateListeners);
@@ -96,6 +101,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("channels", all);
         TokenEstimator tokenEstimator = new TokenEstimator();
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, tokenEstimator));
+        Tenants tenants = tenants(config, clock);
+        registry.bind("tenantGate", new TenantGate(tenants));
         registry.bind("channelRouter", new ChannelRouter());
         registry.bind("channelOutcomes", new ChannelOutcomes());
         registry.bind("keySelector", new KeySelector());
@@ -126,7 +133,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("modelCatalog", new ModelCatalog(all, mapper));
         registry.bind("demoUpstream", new DemoUpstream(mapper));
         registry.bind("adminGuard", new AdminGuard(config.admin() == null ? null : config.admin().token()));
-        registry.bind("adminStatus", new AdminStatus(all, capacityQueue, mapper));
+        registry.bind("adminStatus", new AdminStatus(all, capacityQueue, tenants, mapper));
         // read back now, before any route takes traffic; written by the quota-state timer route and when the context stops
         QuotaStateKeeper quotaState = new QuotaStateKeeper(all, new QuotaStateFile(Path.of(required(properties, "state.dir"))));
         registry.bind("quotaState", quotaState);
@@ -136,10 +143,18 @@ public class GatewayConfiguration implements CamelConfiguration {
         if (config.tenants().isEmpty()) {
             LOG.warn("No tenants configured: the gateway is open to every client that can reach it");
         } else {
-            // said loudly: a configured tenant list must not look like protection before it is one
-            LOG.warn("{} tenants configured, but tenant tokens and limits are not enforced yet: "
-                    + "the gateway is open to every client that can reach it", config.tenants().size());
+            LOG.info("{} tenants ({}): every API request needs one's token", config.tenants().size(),
+                    config.tenants().stream().map(TenantConfig::name).collect(Collectors.joining(", ")));
         }
+    }
+
+    /** The tenants of keypool.yaml, with their limits kept in this instance. */
+    private static Tenants tenants(GatewayConfig config, Clock clock) {
+        return new Tenants(config.tenants().stream()
+                .map(t -> new Tenant(t.name(), t.token(), t.priority(), t.channels(), t.models(), t.borrow(),
+                        new LocalTenantLimits(t.name(), t.rpm(), t.bucketSize() == null ? 1 : t.bucketSize(), t.tpm(),
+                                t.rpd(), t.budgetDaily(), t.budgetMonthly(), clock)))
+                .toList());
     }
 
     /**

@@ -72,6 +72,7 @@ public final class GatewayResponses {
         if (request != null) {
             message.setHeader(GatewayRequest.ATTEMPTS_HEADER, request.totalAttempts());
         }
+        TenantGate.addRateLimitHeaders(exchange);
     }
 
     /** The error in the shape of {@code api} (null when not known: OpenAI's). */
@@ -141,9 +142,10 @@ public final class GatewayResponses {
     private long retryAfterSeconds(GatewayRequest request) {
         Instant now = clock.instant();
         Optional<Instant> soonest = request.chain().stream()
-                .flatMap(c -> Stream.of(c.pool().soonestRecovery(), c.breaker().nextAttemptAt(),
+                .flatMap(c -> Stream.of(c.pool().soonestRecovery(request.keyScope()), c.breaker().nextAttemptAt(),
                         GatewayRequest.AT_QUOTA.equals(request.whyNotServed().get(c.name()))
-                                ? c.pool().capacityAt(request.estimatedTokens()) : Optional.<Instant>empty()))
+                                ? c.pool().capacityAt(request.keyScope(), request.estimatedTokens())
+                                : Optional.<Instant>empty()))
                 .flatMap(Optional::stream)
                 .min(Instant::compareTo);
         return soonest.map(t -> Math.max(1, (Duration.between(now, t).toMillis() + 999) / 1000))

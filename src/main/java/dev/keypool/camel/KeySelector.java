@@ -14,7 +14,8 @@ import org.apache.camel.Exchange;
 public final class KeySelector {
 
     /**
-     * Picks a usable key with quota room that this request has not tried in the current channel, reserves the
+     * Picks a usable key with quota room that this request has not tried in the current channel — its tenant's own
+     * keys first, then the shared ones if it may borrow — reserves the
      * call's quota on it and puts it, with the body for this channel, on the message. A retry
      * whose channel tripped while it waited out its backoff does not go out: the request moves on instead.
      */
@@ -24,8 +25,8 @@ public final class KeySelector {
             throw new ChannelOpenedException(request.current().name());
         }
         KeyPool pool = request.current().pool();
-        KeyPool.Lease lease = pool.acquire(request.triedKeys(), request::estimatedTokens)
-                .orElseThrow(() -> pool.hasUsableKey(request.triedKeys())
+        KeyPool.Lease lease = pool.acquire(request.keyScope(), request.triedKeys(), request::estimatedTokens)
+                .orElseThrow(() -> pool.hasUsableKey(request.keyScope(), request.triedKeys())
                         ? new ChannelAtQuotaException(pool.channel()) : new NoUsableKeyException(pool.channel()));
         request.startAttempt(lease);
         // Authorization: Bearer <key>, or x-api-key: <key> (auth: x-api-key in keypool.yaml)
@@ -45,7 +46,7 @@ public final class KeySelector {
         Channel channel = request.current();
         return !Exchanges.clientGone(exchange)
                 && request.attemptsInChannel() <= channel.config().maxRetries()
-                && channel.pool().hasUsableKey(request.triedKeys())
+                && channel.pool().hasUsableKey(request.keyScope(), request.triedKeys())
                 && channel.breaker().state() != BreakerState.OPEN;
     }
 }

@@ -1,14 +1,17 @@
 package dev.keypool.camel;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Locale;
-import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.config.Api;
+import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.GatewayRequest;
@@ -18,10 +21,15 @@ import dev.keypool.gateway.UpstreamBody;
 import dev.keypool.gateway.UpstreamPayload;
 import dev.keypool.quota.TokenEstimate;
 import dev.keypool.quota.TokenEstimator;
+import dev.keypool.tenant.Tenant;
+import dev.keypool.tenant.TenantCharge;
 import org.apache.camel.Exchange;
 import org.apache.camel.component.platform.http.vertx.HttpMessage;
 
-/** First step of the gateway core: rejects bad requests (400/404/413) and plans the channel chain of a good one. */
+/**
+ * Two steps of the gateway core: reading a request (400/413 for a bad body), and planning its channel chain (404
+ * for a model no channel serves, 403 for one its tenant may not use).
+ */
 public final class RequestPlanner {
 
     /** What a request costs that a key's token limits do not count (uploads, count_tokens). */
@@ -42,8 +50,11 @@ public final class RequestPlanner {
         this.maxBodyBytes = maxBodyBytes;
     }
 
-    /** A JSON body with a {@code model}: chat, embeddings, responses and the JSON paths of keypool.passthrough-paths. */
-    public void plan(Exchange exchange) {
+    /**
+     * Reads a JSON body with a {@code model}: chat, embeddings, responses, messages and the JSON paths of
+     * keypool.passthrough-paths.
+     */
+    public void read(Exchange exchange) {
         String endpoint = exchange.getProperty(Exchanges.ENDPOINT, String.class);
         Api api = api(exchange);
         byte[] raw = exchange.getMessage().getBody(byte[].class);
@@ -80,10 +91,11 @@ public final class RequestPlanner {
             exchange.setProperty(Exchanges.CLIENT_RESPONSE, http.getResponse());
         }
         // counting a prompt's tokens (Anthropic's count_tokens) uses none of a key's token limits, only a request
-        Function<String, TokenEstimate> estimate = COUNT_TOKENS.equals(endpoint) ? upstreamModel -> NO_TOKENS
-                : upstreamModel -> tokens.estimate(upstreamModel, json, api.answers());
-        start(exchange, endpoint, api, model.asText(), new UpstreamBody(mapper, raw, json, api.streamUsageOnRequest()), stream,
-                estimate);
+        String modelName = model.asText();
+        Supplier<TokenEstimate> estimate = COUNT_TOKENS.equals(endpoint) ? () -> NO_TOKENS
+                : () -> tokens.estimate(channels.modelName(modelName), json, api.answers());
+        read(exchange, new ClientRequest(endpoint, api, modelName, new UpstreamBody(mapper, raw, json,
+                api.streamUsageOnRequest()), stream, estimate));
     }
 
     /**
@@ -91,7 +103,7 @@ public final class RequestPlanner {
      * the client (the entry route leaves it unread: platform-http would keep only the parsed form), checked, and
      * sent on byte for byte.
      */
-    public void planMultipart(Exchange exchange) {
+    public void readMultipart(Exchange exchange) {
         String endpoint = exchange.getProperty(Exchanges.ENDPOINT, String.class);
         Api api = api(exchange);
         String contentType = exchange.getMessage().getHeader(Exchange.CONTENT_TYPE, String.class);
@@ -101,16 +113,40 @@ public final class RequestPlanner {
         MultipartForm.Field model = form.field("model").filter(m -> !m.value().isBlank()).orElseThrow(() ->
                 GatewayError.badRequest("missing_model", "'model' is required as a form field"));
         // an upload's cost is not counted in tokens: a key's token limits see none of it
-        start(exchange, endpoint, api, model.value(), new MultipartBody(form, raw, contentType, model), false,
-                upstreamModel -> NO_TOKENS);
+        read(exchange, new ClientRequest(endpoint, api, model.value(), new MultipartBody(form, raw, contentType, model),
+                false, () -> NO_TOKENS));
     }
 
-    private void start(Exchange exchange, String endpoint, Api api, String model, UpstreamPayload body, boolean stream,
-                       Function<String, TokenEstimate> tokenEstimate) {
-        exchange.setProperty(Exchanges.STREAM, stream);
-        Channels.Plan plan = channels.plan(model, api);
-        GatewayRequest request = new GatewayRequest(endpoint, api, plan.model(), plan.chain(), body, stream,
-                () -> tokenEstimate.apply(plan.model()));
+    private static void read(Exchange exchange, ClientRequest request) {
+        exchange.setProperty(Exchanges.STREAM, request.stream());
+        exchange.setProperty(Exchanges.CLIENT_REQUEST, request);
+    }
+
+    /**
+     * The channel chain of the request read before: the primary channel serving its model and the fallbacks; for
+     * a tenant only the channels it may use, and 403 {@code model_not_allowed} when that leaves none, when the
+     * request names ({@code channel/model}) a channel it may not use, or when the model is not one of its models.
+     */
+    public void plan(Exchange exchange) {
+        ClientRequest read = exchange.getProperty(Exchanges.CLIENT_REQUEST, ClientRequest.class);
+        Channels.Plan plan = channels.plan(read.model(), read.api());
+        List<Channel> chain = plan.chain();
+        TenantCharge charge = exchange.getProperty(Exchanges.TENANT_CHARGE, TenantCharge.class);
+        if (charge != null) {
+            Tenant tenant = charge.tenant();
+            if (!tenant.mayUseModel(plan.model())) {
+                throw GatewayError.modelNotAllowed("Tenant " + tenant.name() + " may not use model '" + plan.model() + "'");
+            }
+            boolean pinned = !read.model().equals(plan.model());
+            chain = chain.stream().filter(channel -> tenant.mayUseChannel(channel.name())).toList();
+            if (chain.isEmpty() || pinned && !tenant.mayUseChannel(plan.chain().get(0).name())) {
+                throw GatewayError.modelNotAllowed("Tenant " + tenant.name() + " may not use the channels serving model '"
+                        + plan.model() + "' (" + plan.chain().stream().map(Channel::name).collect(Collectors.joining(", "))
+                        + ")");
+            }
+        }
+        GatewayRequest request = new GatewayRequest(read.endpoint(), read.api(), plan.model(), chain, read.body(),
+                read.stream(), read::estimate, charge);
         exchange.setProperty(Exchanges.REQUEST, request);
         exchange.setProperty(Exchanges.UPSTREAM_CONTENT_TYPE, request.upstreamContentType());
     }

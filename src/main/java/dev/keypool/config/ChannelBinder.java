@@ -6,6 +6,7 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,8 +22,11 @@ import dev.keypool.quota.ModelPrice;
 /** One entry of {@code channels}. Its fallback names are handed back unchecked: not every channel is known yet. */
 final class ChannelBinder {
 
-    /** The channel as read, with its fallback references still to be checked against all channel names. */
-    record BoundChannel(ChannelConfig config, List<ChannelReferences.Ref> fallback) {
+    /**
+     * The channel as read, with its fallback references still to be checked against all channel names and its
+     * keys' tenants against all tenant names.
+     */
+    record BoundChannel(ChannelConfig config, List<ChannelReferences.Ref> fallback, List<ChannelReferences.Ref> keyTenants) {
     }
 
     private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
@@ -54,12 +58,13 @@ final class ChannelBinder {
         int disableAfter = node.field("disableAfter").integer(1).orElse(DEFAULT_DISABLE_AFTER);
         ZoneId quotaZone = zone(node.field("quotaZone")).orElse(ZoneOffset.UTC);
         Map<String, ModelPrice> pricing = pricing(node.field("pricing"));
-        List<KeyConfig> keyList = keys.bind(node.field("keys"));
+        List<ChannelReferences.Ref> keyTenants = new ArrayList<>();
+        List<KeyConfig> keyList = keys.bind(node.field("keys"), keyTenants);
         List<ChannelReferences.Ref> fallback = ChannelReferences.read(node.field("fallback"));
         ChannelConfig channel = new ChannelConfig(name, baseUrl, models, modelMap, strategy, timeout, maxRetries,
                 cooldown, disableAfter, quotaZone, keyList, ChannelReferences.names(fallback),
                 breaker.bind(node.field("breaker")), apis(node.field("apis")), auth(node.field("auth")), pricing);
-        return Optional.of(new BoundChannel(channel, fallback));
+        return Optional.of(new BoundChannel(channel, fallback, keyTenants));
     }
 
     /**

@@ -3,8 +3,9 @@ package dev.keypool.config;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
-/** The top level of {@code keypool.yaml}, and the checks that need the whole file: channel references. */
+/** The top level of {@code keypool.yaml}, and the checks that need the whole file: channel and tenant references. */
 final class ConfigBinder {
 
     private static final Set<String> FIELDS = Set.of("channels", "tenants", "admin", "queue");
@@ -26,9 +27,18 @@ final class ConfigBinder {
         for (ChannelBinder.BoundChannel channel : bound) {
             ChannelReferences.check(channel.fallback(), channelNames.seen(), channel.config().name());
         }
+        List<TenantConfig> tenants = tenantBinder.bind(root.field("tenants"), channelNames.seen());
+        Set<String> tenantNames = tenants.stream().map(TenantConfig::name).collect(Collectors.toSet());
+        for (ChannelBinder.BoundChannel channel : bound) {
+            for (ChannelReferences.Ref tenant : channel.keyTenants()) {
+                if (!tenantNames.contains(tenant.name())) {
+                    tenant.node().problem("unknown tenant " + Problems.quote(tenant.name()));
+                }
+            }
+        }
         return new GatewayConfig(
                 bound.stream().map(ChannelBinder.BoundChannel::config).toList(),
-                tenantBinder.bind(root.field("tenants"), channelNames.seen()),
+                tenants,
                 admin(root.field("admin")),
                 queue(root.field("queue")));
     }

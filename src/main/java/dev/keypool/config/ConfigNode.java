@@ -143,6 +143,17 @@ final class ConfigNode {
         return wholeNumber(min, Long.MAX_VALUE);
     }
 
+    /** {@code true} or {@code false}, in any case. */
+    Optional<Boolean> bool() {
+        return scalar("true or false").flatMap(text -> {
+            if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
+                return Optional.of(Boolean.parseBoolean(text));
+            }
+            problem("must be true or false");
+            return Optional.empty();
+        });
+    }
+
     Optional<Double> decimal() {
         return scalar("a number").flatMap(text -> {
             try {

@@ -10,10 +10,13 @@ import java.util.Set;
 /** The {@code keys} list of one channel. */
 final class KeyBinder {
 
-    private static final Set<String> FIELDS = Set.of("key", "label", "weight", "rpm", "tpm", "rpd", "tpd", "tpmMonth");
+    private static final Set<String> FIELDS = Set.of("key", "label", "weight", "rpm", "tpm", "rpd", "tpd", "tpmMonth", "tenant");
     private static final int DEFAULT_WEIGHT = 1;
 
-    List<KeyConfig> bind(ConfigNode keysNode) {
+    /**
+     * @param tenants receives each {@code tenant:} of a key with its node, to be checked once the tenants are read
+     */
+    List<KeyConfig> bind(ConfigNode keysNode, List<ChannelReferences.Ref> tenants) {
         List<KeyConfig> keys = new ArrayList<>();
         Map<String, Integer> firstIndex = new HashMap<>();
         List<ConfigNode> items = keysNode.nonEmptyList();
@@ -36,8 +39,18 @@ final class KeyBinder {
                     item.field("tpm").longInteger(1).orElse(null),
                     item.field("rpd").integer(1).orElse(null),
                     item.field("tpd").longInteger(1).orElse(null),
-                    item.field("tpmMonth").longInteger(1).orElse(null)));
+                    item.field("tpmMonth").longInteger(1).orElse(null),
+                    tenant(item.field("tenant"), tenants)));
         }
         return keys;
+    }
+
+    private static String tenant(ConfigNode node, List<ChannelReferences.Ref> tenants) {
+        if (node.isAbsent()) {
+            return null;
+        }
+        Optional<String> name = node.requiredText();
+        name.ifPresent(n -> tenants.add(new ChannelReferences.Ref(node, n)));
+        return name.orElse(null);
     }
 }

@@ -2,16 +2,38 @@ package dev.keypool.config;
 
 import java.util.List;
 
-/** A client of the gateway: its bearer token, its own rate limit (null = none) and the channels it may use (empty = all). */
-public record TenantConfig(String name, String token, Integer rpm, List<String> channels) {
+import dev.keypool.quota.Priority;
+
+/**
+ * A client of the gateway (SPEC §7): its bearer token, its limits (null = none: {@code rpm} refilling a bucket of
+ * {@code burst}, tokens per minute, requests per UTC day, USD per UTC day and month), its place in the waiting
+ * line, the channels and models it may use (empty = all; models take {@code *} wildcards) and whether it may
+ * borrow the shared keys when its own cannot serve.
+ */
+public record TenantConfig(String name, String token, Integer rpm, Integer burst, Long tpm, Integer rpd,
+                           Priority priority, List<String> channels, List<String> models, Double budgetDaily,
+                           Double budgetMonthly, boolean borrow) {
 
     public TenantConfig {
         channels = Copies.list(channels);
+        models = Copies.list(models);
+    }
+
+    /** A tenant with only a request limit, the defaults for the rest. */
+    public TenantConfig(String name, String token, Integer rpm, List<String> channels) {
+        this(name, token, rpm, null, null, null, Priority.NORMAL, channels, List.of(), null, null, true);
+    }
+
+    /** The bucket's size: {@code burst}, else a sixth of {@code rpm} (ten seconds of it), at least 1; null without {@code rpm}. */
+    public Integer bucketSize() {
+        return rpm == null ? null : burst != null ? burst : Math.max(1, rpm / 6);
     }
 
     /** Without the token: it is a credential. */
     @Override
     public String toString() {
-        return "TenantConfig[name=" + name + ", rpm=" + rpm + ", channels=" + channels + "]";
+        return "TenantConfig[name=" + name + ", rpm=" + rpm + ", burst=" + burst + ", tpm=" + tpm + ", rpd=" + rpd
+                + ", priority=" + priority + ", channels=" + channels + ", models=" + models + ", budgetDaily="
+                + budgetDaily + ", budgetMonthly=" + budgetMonthly + ", borrow=" + borrow + "]";
     }
 }

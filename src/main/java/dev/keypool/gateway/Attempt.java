@@ -9,8 +9,8 @@ import dev.keypool.pool.KeyPool;
 
 /**
  * One upstream call of a request, on one key of one channel. It ends once, and how it ended is recorded here and
- * nowhere else: on the key (its pool and its quota reservation), on the channel's breaker and cost ledger, and on the
- * request. The plain answer, the
+ * nowhere else: on the key (its pool and its quota reservation), on the channel's breaker and cost ledger, on the
+ * tenant's usage, and on the request. The plain answer, the
  * stream relay and every error handler of the upstream call go through it.
  */
 public final class Attempt {
@@ -56,7 +56,10 @@ public final class Attempt {
         long used = promptTokens + completionTokens;
         if (end(used > 0 ? OptionalLong.of(used) : NOT_REPORTED, false)) {
             channel.pool().recordSuccess(key, request.lastLatency(), promptTokens, completionTokens);
-            channel.costs().record(key.fingerprint(), channel.upstreamModel(request.model()), promptTokens, completionTokens);
+            double cost = channel.costs().record(key.fingerprint(), channel.upstreamModel(request.model()), promptTokens,
+                    completionTokens);
+            request.charge().ifPresent(charge -> charge.answered(request.keyScope().isOwn(key), promptTokens,
+                    completionTokens, cost));
             channel.breaker().onKeySuccess(key.fingerprint());
             request.served(channel, key);
         }

@@ -39,6 +39,13 @@ public final class Channels {
         return Optional.ofNullable(byName.get(name));
     }
 
+    /** The model a request names, without a {@code channel/} prefix naming one of the channels. */
+    public String modelName(String requestedModel) {
+        int slash = requestedModel.indexOf('/');
+        return slash > 0 && byName.containsKey(requestedModel.substring(0, slash))
+                ? requestedModel.substring(slash + 1) : requestedModel;
+    }
+
     /**
      * The primary channel is the first that serves the model, or the one named by a {@code channel/model}
      * prefix; the chain is the primary and its own fallback list, one level deep and without repeats, so

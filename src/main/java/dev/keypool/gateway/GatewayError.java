@@ -51,6 +51,22 @@ public final class GatewayError extends RuntimeException {
                 "The gateway is holding its maximum of " + maxInFlight + " requests; retry shortly", 1L);
     }
 
+    /** SPEC §7: tenants are configured and the request carries no token of one (OpenAI's answer to a bad key). */
+    public static GatewayError invalidApiKey() {
+        return new GatewayError(401, "invalid_request_error", "invalid_api_key",
+                "Missing or unknown API key: send a tenant token as 'Authorization: Bearer <token>'", null);
+    }
+
+    /** SPEC §7: the tenant may not use this model, or none of the channels serving it. */
+    public static GatewayError modelNotAllowed(String message) {
+        return new GatewayError(403, "invalid_request_error", "model_not_allowed", message, null);
+    }
+
+    /** SPEC §7: over one of the tenant's own limits ({@code code} tenant_rate_limited or budget_exceeded). */
+    public static GatewayError tenantLimited(String code, String message, long retryAfterSeconds) {
+        return new GatewayError(429, "rate_limit_error", code, message, retryAfterSeconds);
+    }
+
     public int status() {
         return status;
     }

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -12,7 +13,10 @@ import java.util.function.Supplier;
 import dev.keypool.config.Api;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
+import dev.keypool.pool.KeyScope;
+import dev.keypool.quota.Priority;
 import dev.keypool.quota.TokenEstimate;
+import dev.keypool.tenant.TenantCharge;
 
 /**
  * The state of one client request on its way through the channel chain. It is stored on the exchange before
@@ -23,6 +27,9 @@ public final class GatewayRequest {
 
     /** Why a channel did not serve when none of its usable keys had quota room for the request. */
     public static final String AT_QUOTA = "at quota";
+
+    /** Whether the serving key was the tenant's own or a shared one. */
+    public static final String POOL_HEADER = "X-KeyPool-Pool";
 
     /** Upstream calls made for the request: on every answer, errors included. */
     public static final String ATTEMPTS_HEADER = "X-KeyPool-Attempts";
@@ -39,6 +46,8 @@ public final class GatewayRequest {
     private final UpstreamPayload body;
     private final boolean stream;
     private final Supplier<TokenEstimate> tokenEstimate;
+    private final TenantCharge charge;
+    private final KeyScope keyScope;
     private TokenEstimate estimate;
     private volatile boolean streamBroken;
 
@@ -57,9 +66,15 @@ public final class GatewayRequest {
     private Channel servedBy;
     private ApiKey servedKey;
 
+    /**
+     * @param tokenEstimate asked once, when a key's or the tenant's token limit first needs it
+     * @param charge        what the request owes its tenant, null when the gateway has no tenants
+     */
     public GatewayRequest(String endpoint, Api api, String model, List<Channel> chain, UpstreamPayload body,
-                          boolean stream, Supplier<TokenEstimate> tokenEstimate) {
+                          boolean stream, Supplier<TokenEstimate> tokenEstimate, TenantCharge charge) {
         this.tokenEstimate = tokenEstimate;
+        this.charge = charge;
+        this.keyScope = charge == null ? KeyScope.SHARED : charge.tenant().keyScope();
         this.endpoint = endpoint;
         this.api = api;
         this.model = model;
@@ -111,6 +126,21 @@ public final class GatewayRequest {
 
     public List<Channel> chain() {
         return chain;
+    }
+
+    /** What the request owes its tenant; empty when the gateway has no tenants. */
+    public Optional<TenantCharge> charge() {
+        return Optional.ofNullable(charge);
+    }
+
+    /** The keys it may use in each channel: its tenant's own, then the shared ones (SPEC §7). */
+    public KeyScope keyScope() {
+        return keyScope;
+    }
+
+    /** Its place in the line waiting for quota room: its tenant's priority. */
+    public Priority priority() {
+        return charge == null ? Priority.NORMAL : charge.tenant().priority();
     }
 
     public Channel primary() {
@@ -267,7 +297,7 @@ public final class GatewayRequest {
      * untried key can be used, as opposed to a provider that failed every attempt.
      */
     public boolean exhaustedPool() {
-        return lastFailureKeyLevel && !current.pool().hasUsableKey(triedKeys);
+        return lastFailureKeyLevel && !current.pool().hasUsableKey(keyScope, triedKeys);
     }
 
     /** Why the current channel failed its last attempt, e.g. "503" or "timeout"; null if none failed. */
@@ -280,13 +310,20 @@ public final class GatewayRequest {
         servedKey = key;
     }
 
-    /** The headers of SPEC §2 that every answer of a served request carries. */
+    /**
+     * The headers of SPEC §2 and §7 that every answer of a served request carries: where it was served, from
+     * which pool ({@code own} key of its tenant, or {@code shared}), and its tenant's rate limits.
+     */
     public Map<String, String> responseHeaders() {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("X-KeyPool-Channel", servedBy.name());
         headers.put("X-KeyPool-Key", servedKey.fingerprint());
         headers.put(ATTEMPTS_HEADER, String.valueOf(totalAttempts));
         headers.put("X-Fallback-Level", String.valueOf(level));
+        headers.put(POOL_HEADER, keyScope.isOwn(servedKey) ? "own" : "shared");
+        if (charge != null) {
+            headers.putAll(charge.rateLimits().headers());
+        }
         return headers;
     }
 }

@@ -23,6 +23,7 @@ public final class ApiKey {
     private final String label;
     private final int weight;
     private final QuotaLimits limits;
+    private final String tenant;
     private final AtomicReference<KeyAvailability> availability = new AtomicReference<>(KeyAvailability.ACTIVE);
     private final KeyCounters counters = new KeyCounters();
 
@@ -37,6 +38,11 @@ public final class ApiKey {
 
     /** @param limits the key's quota (SPEC §6), kept by the pool it joins */
     public ApiKey(String secret, String label, int weight, QuotaLimits limits) {
+        this(secret, label, weight, limits, null);
+    }
+
+    /** @param tenant the tenant whose own key this is (SPEC §7), null for a shared key */
+    public ApiKey(String secret, String label, int weight, QuotaLimits limits, String tenant) {
         if (secret == null || secret.isBlank()) {
             throw new IllegalArgumentException("API key secret must not be blank");
         }
@@ -55,6 +61,7 @@ public final class ApiKey {
         this.label = label;
         this.weight = weight;
         this.limits = Objects.requireNonNull(limits, "limits");
+        this.tenant = tenant;
     }
 
     public String fingerprint() {
@@ -72,6 +79,11 @@ public final class ApiKey {
 
     public QuotaLimits limits() {
         return limits;
+    }
+
+    /** The tenant whose own key this is, or null for a key of the shared pool. */
+    public String tenant() {
+        return tenant;
     }
 
     /**

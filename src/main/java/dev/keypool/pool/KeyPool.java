@@ -118,44 +118,53 @@ public final class KeyPool {
     public record Lease(ApiKey key, KeyQuota.Reservation reservation) {
     }
 
-    /** {@link #acquire(Set, LongSupplier)} of a call whose tokens do not matter (no key counts them). */
+    /** {@link #acquire(KeyScope, Set, LongSupplier)} of the shared keys for a call whose tokens do not matter. */
     public Optional<ApiKey> acquire(Set<String> excludedFingerprints) {
-        return acquire(excludedFingerprints, () -> 0).map(Lease::key);
+        return acquire(KeyScope.SHARED, excludedFingerprints, () -> 0).map(Lease::key);
+    }
+
+    /** {@link #acquire(KeyScope, Set, LongSupplier)} of the shared keys. */
+    public Optional<Lease> acquire(Set<String> excludedFingerprints, LongSupplier tokens) {
+        return acquire(KeyScope.SHARED, excludedFingerprints, tokens);
     }
 
     /**
-     * A usable (ACTIVE after the clock check) key not in {@code excludedFingerprints} (null means none) with quota
-     * room for one call of {@code tokens}, chosen by the strategy by effective weight; the call's quota is reserved
-     * and the key's in-flight count incremented. Keys past 95 % of a window are a reserve, used only when no other
-     * key has room. Report the call's outcome with exactly one record method and {@link #settle} its reservation.
+     * A usable (ACTIVE after the clock check) key in {@code scope} and not in {@code excludedFingerprints} (null
+     * means none) with quota room for one call of {@code tokens}, chosen by the strategy by effective weight; the
+     * call's quota is reserved and the key's in-flight count incremented. A tenant's own keys are tried before the
+     * shared ones; within each, keys past 95 % of a window are a reserve, used only when no other key has room.
+     * Report the call's outcome with exactly one record method and {@link #settle} its reservation.
      *
      * @param tokens the call's estimated tokens, asked only if a key counts tokens
      */
-    public Optional<Lease> acquire(Set<String> excludedFingerprints, LongSupplier tokens) {
+    public Optional<Lease> acquire(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens) {
         Set<String> excluded = orNone(excludedFingerprints);
         long[] estimate = {-1};
         LongSupplier once = () -> estimate[0] >= 0 ? estimate[0] : (estimate[0] = tokens.getAsLong());
-        for (boolean reserve : new boolean[] {false, true}) {
-            Set<ApiKey> raced = new HashSet<>();
-            while (true) {
-                Optional<ApiKey> picked = strategy.pick(keys,
-                        key -> !raced.contains(key) && usable(key, excluded) && fits(key, once, reserve),
-                        reserve ? ApiKey::weight : this::effectiveWeight);
-                if (picked.isEmpty()) {
-                    break;
+        for (KeyScope tier : scope.tiers()) {
+            for (boolean reserve : new boolean[] {false, true}) {
+                Set<ApiKey> raced = new HashSet<>();
+                while (true) {
+                    Optional<ApiKey> picked = strategy.pick(keys,
+                            key -> tier.admits(key) && !raced.contains(key) && usable(key, excluded)
+                                    && fits(key, once, reserve),
+                            reserve ? ApiKey::weight : this::effectiveWeight);
+                    if (picked.isEmpty()) {
+                        break;
+                    }
+                    ApiKey key = picked.get();
+                    KeyQuota quota = quotas.get(key);
+                    if (!quota.limited()) {
+                        key.counters().acquired();
+                        return Optional.of(new Lease(key, null));
+                    }
+                    Optional<KeyQuota.Reservation> reservation = quota.tryReserve(tokensFor(quota, once), reserve);
+                    if (reservation.isPresent()) {
+                        key.counters().acquired();
+                        return Optional.of(new Lease(key, reservation.get()));
+                    }
+                    raced.add(key);   // another call took the room between the pick and the reservation
                 }
-                ApiKey key = picked.get();
-                KeyQuota quota = quotas.get(key);
-                if (!quota.limited()) {
-                    key.counters().acquired();
-                    return Optional.of(new Lease(key, null));
-                }
-                Optional<KeyQuota.Reservation> reservation = quota.tryReserve(tokensFor(quota, once), reserve);
-                if (reservation.isPresent()) {
-                    key.counters().acquired();
-                    return Optional.of(new Lease(key, reservation.get()));
-                }
-                raced.add(key);   // another call took the room between the pick and the reservation
             }
         }
         return Optional.empty();
@@ -177,13 +186,16 @@ public final class KeyPool {
     }
 
     /**
-     * How many requests this pool's keys can take from now until {@code deadline} by their request limits,
-     * {@link Long#MAX_VALUE} when a key that can serve by then has none. Disabled keys and keys cooling past the
-     * deadline take none.
+     * How many requests this pool's keys in {@code scope} can take from now until {@code deadline} by their request
+     * limits, {@link Long#MAX_VALUE} when a key that can serve by then has none. Disabled keys and keys cooling past
+     * the deadline take none.
      */
-    public long requestRoomBy(Instant deadline) {
+    public long requestRoomBy(KeyScope scope, Instant deadline) {
         long room = 0;
         for (ApiKey key : keys) {
+            if (!scope.admits(key)) {
+                continue;
+            }
             KeyAvailability availability = refresh(key);
             if (availability.state() == KeyState.DISABLED
                     || availability.state() == KeyState.COOLING && !availability.coolingUntil().isBefore(deadline)) {
@@ -199,14 +211,17 @@ public final class KeyPool {
     }
 
     /**
-     * The earliest moment a key of this pool can take a call of {@code tokens}: now when one can, a cooling
-     * deadline or the moment a quota window frees room; empty when no key ever will (all disabled, or the call is
-     * larger than every key's limit).
+     * The earliest moment a key of this pool in {@code scope} can take a call of {@code tokens}: now when one can, a
+     * cooling deadline or the moment a quota window frees room; empty when no key ever will (all disabled, or the
+     * call is larger than every key's limit).
      */
-    public Optional<Instant> capacityAt(long tokens) {
+    public Optional<Instant> capacityAt(KeyScope scope, long tokens) {
         Instant now = clock.instant();
         Optional<Instant> soonest = Optional.empty();
         for (ApiKey key : keys) {
+            if (!scope.admits(key)) {
+                continue;
+            }
             KeyAvailability availability = refresh(key);
             if (availability.state() == KeyState.DISABLED) {
                 continue;
@@ -238,14 +253,23 @@ public final class KeyPool {
         return quotas.get(key).degraded() ? KeyHealth.DEGRADED : KeyHealth.HEALTHY;
     }
 
-    /** Whether {@link #acquire} would find a key right now; changes nothing but expired cooling states. */
+    /** {@link #hasUsableKey(KeyScope, Set)} among the shared keys. */
     public boolean hasUsableKey(Set<String> excludedFingerprints) {
-        Set<String> excluded = orNone(excludedFingerprints);
-        return keys.stream().anyMatch(key -> usable(key, excluded));
+        return hasUsableKey(KeyScope.SHARED, excludedFingerprints);
     }
 
+    /**
+     * Whether a key in {@code scope} is usable, quotas aside (what {@link #acquire} needs besides room); changes
+     * nothing but expired cooling states.
+     */
+    public boolean hasUsableKey(KeyScope scope, Set<String> excludedFingerprints) {
+        Set<String> excluded = orNone(excludedFingerprints);
+        return keys.stream().anyMatch(key -> scope.admits(key) && usable(key, excluded));
+    }
+
+    /** Whether any key of the channel, of whichever tenant, is ACTIVE: the channel's breaker may try it again. */
     public boolean hasActiveKey() {
-        return hasUsableKey(Set.of());
+        return keys.stream().anyMatch(key -> usable(key, Set.of()));
     }
 
     /** A streamed answer sent its first byte; the call stays in flight until its outcome is recorded. */
@@ -299,9 +323,15 @@ public final class KeyPool {
         owned(key).counters().clientError();
     }
 
-    /** The earliest cooling deadline among COOLING keys; empty when none is cooling. */
+    /** {@link #soonestRecovery(KeyScope)} among the shared keys. */
     public Optional<Instant> soonestRecovery() {
+        return soonestRecovery(KeyScope.SHARED);
+    }
+
+    /** The earliest cooling deadline among COOLING keys in {@code scope}; empty when none is cooling. */
+    public Optional<Instant> soonestRecovery(KeyScope scope) {
         return keys.stream()
+                .filter(scope::admits)
                 .map(this::refresh)
                 .filter(availability -> availability.state() == KeyState.COOLING)
                 .map(KeyAvailability::coolingUntil)

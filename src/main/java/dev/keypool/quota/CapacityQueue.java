@@ -2,8 +2,9 @@ package dev.keypool.quota;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.Deque;
+import java.util.Comparator;
+import java.util.NavigableSet;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
@@ -11,8 +12,10 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
- * The line of requests waiting for quota room (SPEC §6 "waiting for capacity"): first come, first served; the
- * first in line goes as soon as its room is there, the others wait behind it. Bounded by {@code maxSize}. A waiter
+ * The line of requests waiting for quota room (SPEC §6 "waiting for capacity"): higher tenant priority first
+ * (SPEC §7), first come, first served within a priority; the first in line goes as soon as its room is there, the
+ * others wait behind it, so a request of higher priority is at most one departure behind whoever was first when
+ * it came. Bounded by {@code maxSize}. A waiter
  * parks its thread (a virtual thread costs no platform thread while it waits) and leaves at once when it is
  * interrupted (its client hung up). Deadlines are in the gateway's clock; the line re-checks whenever
  * {@link #wake()} is called, which the gateway does on a short timer, so it works with any clock.
@@ -26,7 +29,13 @@ public final class CapacityQueue {
     private final Clock clock;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private final Deque<Object> line = new ArrayDeque<>();
+    /** A place in line: by priority, then by arrival. */
+    private record Place(Priority priority, long arrival) {
+    }
+
+    private final NavigableSet<Place> line = new TreeSet<>(
+            Comparator.comparing(Place::priority).thenComparingLong(Place::arrival));
+    private long arrivals;
     private final LongAdder waits = new LongAdder();
     private final LongAdder waitedNanos = new LongAdder();
 
@@ -38,23 +47,31 @@ public final class CapacityQueue {
         this.clock = clock;
     }
 
+    /** {@link #await(Priority, BooleanSupplier, Instant)} at normal priority. */
+    public Outcome await(BooleanSupplier hasRoom, Instant deadline) throws InterruptedException {
+        return await(Priority.NORMAL, hasRoom, deadline);
+    }
+
     /**
-     * Waits in line until, first in line, {@code hasRoom} says yes; or until {@code deadline} has passed.
+     * Waits in line, behind those of higher or the same priority who came earlier, until, first in line,
+     * {@code hasRoom} says yes; or until {@code deadline} has passed.
      *
      * @throws InterruptedException when the waiting thread is interrupted; it has then left the line
      */
-    public Outcome await(BooleanSupplier hasRoom, Instant deadline) throws InterruptedException {
-        Object me = new Object();
+    public Outcome await(Priority priority, BooleanSupplier hasRoom, Instant deadline) throws InterruptedException {
         lock.lock();
         try {
             if (line.size() >= maxSize) {
                 return Outcome.FULL;
             }
-            line.addLast(me);
+            Place me = new Place(priority, arrivals++);
+            line.add(me);
+            // a newcomer ahead of the one who was first: that one must let it go, and wakes only on a signal
+            changed.signalAll();
             long started = System.nanoTime();
             try {
                 while (true) {
-                    if (line.peekFirst() == me && hasRoom.getAsBoolean()) {
+                    if (line.first() == me && hasRoom.getAsBoolean()) {
                         return Outcome.ROOM;
                     }
                     if (!clock.instant().isBefore(deadline)) {
@@ -91,6 +108,16 @@ public final class CapacityQueue {
         lock.lock();
         try {
             return line.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Requests waiting now that would go before a newcomer of {@code priority}: those of it or higher. */
+    public int waitingAhead(Priority priority) {
+        lock.lock();
+        try {
+            return (int) line.stream().filter(place -> place.priority().compareTo(priority) <= 0).count();
         } finally {
             lock.unlock();
         }

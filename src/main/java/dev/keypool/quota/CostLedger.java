@@ -36,14 +36,19 @@ public final class CostLedger {
         this.pricing = Map.copyOf(pricing);
     }
 
-    /** A call answered with this usage, on the key with this fingerprint, for this upstream model. */
-    public void record(String keyFingerprint, String upstreamModel, long promptTokens, long completionTokens) {
+    /**
+     * A call answered with this usage, on the key with this fingerprint, for this upstream model.
+     *
+     * @return what it cost, in USD
+     */
+    public double record(String keyFingerprint, String upstreamModel, long promptTokens, long completionTokens) {
         String model = upstreamModel == null || upstreamModel.isBlank() ? UNKNOWN_MODEL : upstreamModel;
         ModelPrice price = pricing.get(model);
         double cost = price == null ? 0 : price.costUsd(Math.max(0, promptTokens), Math.max(0, completionTokens));
         tally(model).add(promptTokens, completionTokens, cost);
         byKey.computeIfAbsent(keyFingerprint, k -> new DoubleAdder()).add(cost);
         total.add(cost);
+        return cost;
     }
 
     /** Everything this channel's calls cost, in USD. */

@@ -217,6 +217,30 @@ public final class KeyQuota {
         return room;
     }
 
+    /**
+     * When {@code window}'s use now is all behind it: the end of the sliding minute of its last call, or the end of
+     * the calendar period; now when nothing is counted. What OpenAI's {@code x-ratelimit-reset-*} headers tell.
+     */
+    public synchronized Instant freeAt(Window window) {
+        Instant now = clock.instant();
+        if (!limits.containsKey(window) || used(window, now) == 0) {
+            return now;
+        }
+        return window.calendar() ? calendar.get(window).resetsAt(now).toInstant()
+                // empty while the current bucket still holds calls: they leave a minute from now at the latest
+                : minute.get(window).whenAtMost(now, 0).orElse(now.plus(Duration.ofMinutes(1)));
+    }
+
+    /** The use of {@code window} now, 0 when it is not limited. */
+    public synchronized long used(Window window) {
+        return limits.containsKey(window) ? used(window, clock.instant()) : 0;
+    }
+
+    /** The limit of {@code window}, null when there is none. */
+    public Long limit(Window window) {
+        return limits.get(window);
+    }
+
     /** Every limited window's use now. */
     public synchronized List<Use> use() {
         Instant now = clock.instant();

@@ -102,7 +102,7 @@ class SecretsNeverPrintedTest {
                 Map.of());
         GatewayConfig config = new GatewayConfig(List.of(channel), List.of(tenant), admin, QueueConfig.DEFAULT);
 
-        assertThat(key).hasToString("KeyConfig[label=team-pro, weight=5]");
+        assertThat(key).hasToString("KeyConfig[label=team-pro, weight=5, tenant=null]");
         assertThat(tenant.toString()).doesNotContain(SECRET).contains("team-a");
         assertThat(admin.toString()).doesNotContain(SECRET);
         assertThat(config.toString()).doesNotContain(SECRET);

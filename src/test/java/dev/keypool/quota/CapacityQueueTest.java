@@ -96,4 +96,81 @@ class CapacityQueueTest {
             }
         }, runnable -> new Thread(runnable).start());
     }
+
+    @Test
+    void should_let_higher_priority_go_first_and_keep_arrival_order_within_a_priority() throws Exception {
+        CapacityQueue line = new CapacityQueue(10, clock);
+        AtomicBoolean room = new AtomicBoolean(false);
+        List<String> order = new CopyOnWriteArrayList<>();
+        List<CompletableFuture<Void>> waiters = new java.util.ArrayList<>();
+        String[][] arrivals = {{"low-1", "LOW"}, {"normal-1", "NORMAL"}, {"low-2", "LOW"}, {"high-1", "HIGH"},
+                {"normal-2", "NORMAL"}, {"high-2", "HIGH"}};
+        for (String[] arrival : arrivals) {
+            int before = line.waiting();
+            waiters.add(waiter(line, Priority.valueOf(arrival[1]), arrival[0], room::get, order));
+            await().until(() -> line.waiting() == before + 1);
+        }
+        assertThat(line.waitingAhead(Priority.HIGH)).isEqualTo(2);
+        assertThat(line.waitingAhead(Priority.NORMAL)).isEqualTo(4);
+        assertThat(line.waitingAhead(Priority.LOW)).isEqualTo(6);
+
+        room.set(true);
+        line.wake();
+
+        CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get();
+        assertThat(order).containsExactly("high-1", "high-2", "normal-1", "normal-2", "low-1", "low-2");
+    }
+
+    @Test
+    void should_let_a_high_priority_newcomer_overtake_a_steady_stream_of_low_priority_waiters() throws Exception {
+        CapacityQueue line = new CapacityQueue(100, clock);
+        java.util.concurrent.atomic.AtomicInteger tickets = new java.util.concurrent.atomic.AtomicInteger();
+        List<String> order = new CopyOnWriteArrayList<>();
+        // one departure per ticket: room comes one request at a time
+        java.util.function.BooleanSupplier oneAtATime = () -> tickets.getAndUpdate(t -> t > 0 ? t - 1 : 0) > 0;
+        List<CompletableFuture<Void>> waiters = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            waiters.add(waiter(line, Priority.LOW, "low-" + i, oneAtATime, order));
+            int expected = i + 1;
+            await().until(() -> line.waiting() == expected);
+        }
+        tickets.set(1);
+        line.wake();
+        await().until(() -> order.size() == 1);
+        waiters.add(waiter(line, Priority.HIGH, "high", oneAtATime, order));
+        await().until(() -> line.waiting() == 5);
+        for (int i = 5; i < 8; i++) {
+            waiters.add(waiter(line, Priority.LOW, "low-" + i, oneAtATime, order));
+            int expected = i + 1;
+            await().until(() -> line.waiting() == expected);
+        }
+
+        tickets.set(1);
+        line.wake();
+        await().until(() -> order.size() == 2);
+
+        assertThat(order).containsExactly("low-0", "high");
+        tickets.set(100);
+        line.wake();
+        CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get();
+    }
+
+    private CompletableFuture<Void> waiter(CapacityQueue line, Priority priority, String name,
+                                           java.util.function.BooleanSupplier room, List<String> order) {
+        // a thread each: the common pool may have a single one on a small machine. The departure is written down
+        // while the line still holds its lock (only the first in line is asked), so the order is the line's
+        return CompletableFuture.runAsync(() -> {
+            try {
+                line.await(priority, () -> {
+                    if (room.getAsBoolean()) {
+                        order.add(name);
+                        return true;
+                    }
+                    return false;
+                }, later);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, runnable -> new Thread(runnable).start());
+    }
 }

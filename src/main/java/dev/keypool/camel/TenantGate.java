@@ -1,0 +1,83 @@
+package dev.keypool.camel;
+
+import java.time.Duration;
+
+import dev.keypool.auth.Bearer;
+import dev.keypool.auth.ProviderAuth;
+import dev.keypool.gateway.GatewayError;
+import dev.keypool.tenant.RateLimits;
+import dev.keypool.tenant.Tenant;
+import dev.keypool.tenant.TenantCharge;
+import dev.keypool.tenant.TenantLimits;
+import dev.keypool.tenant.Tenants;
+import org.apache.camel.Exchange;
+import org.apache.camel.support.SynchronizationAdapter;
+
+/**
+ * The tenant steps of the gateway core (SPEC §7): who is calling, and whether its own limits let the request go.
+ * With no tenants configured both let every request through.
+ */
+public final class TenantGate {
+
+    private final Tenants tenants;
+
+    public TenantGate(Tenants tenants) {
+        this.tenants = tenants;
+    }
+
+    /**
+     * 401 {@code invalid_api_key} unless the request carries a tenant's token: {@code Authorization: Bearer <token>},
+     * or {@code x-api-key: <token>} as Anthropic's clients send it.
+     */
+    public void authenticate(Exchange exchange) {
+        if (!tenants.enforced()) {
+            return;
+        }
+        String token = Bearer.token(exchange.getMessage().getHeader(Bearer.HEADER, String.class))
+                .orElseGet(() -> exchange.getMessage().getHeader(ProviderAuth.X_API_KEY.headerName(), String.class));
+        Tenant tenant = tenants.authenticate(token == null ? null : token.trim()).orElseThrow(GatewayError::invalidApiKey);
+        exchange.setProperty(Exchanges.TENANT, tenant);
+    }
+
+    /**
+     * Takes the request from its tenant's limits (rpm bucket, tpm with the request's estimate, rpd, budget), or
+     * answers 429 {@code tenant_rate_limited} / {@code budget_exceeded} with Retry-After before any key is chosen.
+     * The charge is settled when the exchange completes, whatever the way out.
+     */
+    public void admit(Exchange exchange) {
+        Tenant tenant = exchange.getProperty(Exchanges.TENANT, Tenant.class);
+        if (tenant == null) {
+            return;
+        }
+        ClientRequest request = exchange.getProperty(Exchanges.CLIENT_REQUEST, ClientRequest.class);
+        TenantLimits.Decision decision = tenant.limits().admit(() -> request.estimate().total());
+        exchange.setProperty(Exchanges.RATE_LIMITS, decision.rateLimits());
+        if (decision instanceof TenantLimits.Refused refused) {
+            throw GatewayError.tenantLimited(refused.refusal().code(), refused.message(), seconds(refused.retryAfter()));
+        }
+        TenantCharge charge = new TenantCharge(tenant, (TenantLimits.Admitted) decision);
+        exchange.setProperty(Exchanges.TENANT_CHARGE, charge);
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange completed) {
+                charge.end();
+            }
+        });
+    }
+
+    /** The tenant's x-ratelimit-* headers on an error answer, as on every other answer to a tenant. */
+    static void addRateLimitHeaders(Exchange exchange) {
+        RateLimits limits = exchange.getProperty(Exchanges.RATE_LIMITS, RateLimits.class);
+        if (limits != null) {
+            limits.headers().forEach(exchange.getMessage()::setHeader);
+        }
+    }
+
+    public Tenants tenants() {
+        return tenants;
+    }
+
+    private static long seconds(Duration wait) {
+        return Math.max(1, (wait.toMillis() + 999) / 1000);
+    }
+}

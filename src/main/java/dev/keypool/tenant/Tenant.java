@@ -1,0 +1,80 @@
+package dev.keypool.tenant;
+
+import java.security.MessageDigest;
+import java.util.List;
+import java.util.Set;
+
+import dev.keypool.auth.Sha256;
+import dev.keypool.pool.KeyScope;
+import dev.keypool.quota.Priority;
+
+/**
+ * A client of the gateway (SPEC §7): who it is (only the SHA-256 of its token is kept), what it may use, its own
+ * limits, its place in the waiting line and what it has used.
+ */
+public final class Tenant {
+
+    private final String name;
+    private final byte[] tokenHash;
+    private final Priority priority;
+    private final Set<String> channels;
+    private final ModelPatterns models;
+    private final KeyScope keyScope;
+    private final TenantLimits limits;
+    private final TenantUsage usage = new TenantUsage();
+
+    /**
+     * @param channels the channels it may use, empty for all
+     * @param models   the models it may use ({@code *} wildcards), empty for all
+     * @param borrow   whether it may use the shared keys when its own cannot serve
+     */
+    public Tenant(String name, String token, Priority priority, List<String> channels, List<String> models,
+                  boolean borrow, TenantLimits limits) {
+        this.name = name;
+        this.tokenHash = Sha256.of(token);
+        this.priority = priority;
+        this.channels = Set.copyOf(channels);
+        this.models = new ModelPatterns(models);
+        this.keyScope = new KeyScope(name, borrow);
+        this.limits = limits;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Priority priority() {
+        return priority;
+    }
+
+    /** Whether the presented token is this tenant's, in time that does not depend on where they differ. */
+    boolean hasTokenHash(byte[] presentedHash) {
+        return MessageDigest.isEqual(tokenHash, presentedHash);
+    }
+
+    public boolean mayUseModel(String model) {
+        return models.allows(model);
+    }
+
+    public boolean mayUseChannel(String channel) {
+        return channels.isEmpty() || channels.contains(channel);
+    }
+
+    /** Its own keys, then the shared ones if it may borrow. */
+    public KeyScope keyScope() {
+        return keyScope;
+    }
+
+    public TenantLimits limits() {
+        return limits;
+    }
+
+    public TenantUsage usage() {
+        return usage;
+    }
+
+    @Override
+    public String toString() {
+        return "Tenant[" + name + "]";
+    }
+}

@@ -1,0 +1,62 @@
+package dev.keypool.tenant;
+
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.function.LongSupplier;
+
+import dev.keypool.quota.KeyQuota;
+
+/**
+ * One tenant's own limits (SPEC §7): requests per minute as a bucket with a burst, tokens per minute (estimated
+ * before the call, reconciled after), requests per day and a USD budget per day and month. Checked before any key
+ * is chosen, so that a refused request reserves nothing on a key. The local implementation keeps them in memory;
+ * one that shares them between gateway instances implements this same interface.
+ */
+public interface TenantLimits {
+
+    /** Takes one request and its estimated tokens from every limit, all or nothing. */
+    Decision admit(LongSupplier estimatedTokens);
+
+    /**
+     * An admitted request is over: its tokens become {@code usedTokens} when the provider reported them; when not, an
+     * answered request keeps its estimate and one that was never answered gives it back. Its cost is spent from the
+     * budget.
+     */
+    void settle(Admitted admitted, OptionalLong usedTokens, boolean answered, double costUsd);
+
+    /** The limits now, without taking anything. */
+    RateLimits rateLimits();
+
+    /** USD spent today and this month (UTC). */
+    double spentToday();
+
+    double spentThisMonth();
+
+    /** What {@link #admit} decided. */
+    sealed interface Decision permits Admitted, Refused {
+        RateLimits rateLimits();
+    }
+
+    /** The request may go on; {@code reservation} (null when the tenant counts no tokens or days) is settled later. */
+    record Admitted(RateLimits rateLimits, KeyQuota.Reservation reservation) implements Decision {
+    }
+
+    /** The request is refused: {@code tenant_rate_limited} or {@code budget_exceeded}, until {@code retryAfter}. */
+    record Refused(Refusal refusal, String message, Duration retryAfter, RateLimits rateLimits) implements Decision {
+    }
+
+    /** Why a tenant's request is refused, with the OpenAI-style error code. */
+    enum Refusal {
+        RATE_LIMITED("tenant_rate_limited"), BUDGET_EXCEEDED("budget_exceeded");
+
+        private final String code;
+
+        Refusal(String code) {
+            this.code = code;
+        }
+
+        public String code() {
+            return code;
+        }
+    }
+}
