@@ -36,6 +36,8 @@ public final class CapacityWait {
     /** Last step of each round of the walk: sets kpWalk to whether the request walks its chain again. */
     public void waitForRoom(Exchange exchange) throws InterruptedException {
         GatewayRequest request = Exchanges.request(exchange);
+        // a walk after a wait has taken its room or not: the next in line may go
+        queue.dispatched(request);
         exchange.setProperty(Exchanges.WALK, false);
         if (request.isServed() || !request.heldBackByQuota() || Exchanges.clientGone(exchange) || maxWait.isZero()) {
             return;
@@ -49,7 +51,7 @@ public final class CapacityWait {
             return;   // the room coming in time is already promised to those waiting ahead: 429 now, not at the deadline
         }
         long started = System.nanoTime();
-        CapacityQueue.Outcome outcome = queue.await(request.priority(), () -> soonestRoom(request).filter(at -> !at.isAfter(clock.instant()))
+        CapacityQueue.Outcome outcome = queue.await(request, request.priority(), () -> soonestRoom(request).filter(at -> !at.isAfter(clock.instant()))
                 .isPresent(), deadline);
         LOG.debug("Request for model '{}' waited {} ms for quota room: {} ({} waiting)", request.model(),
                 (System.nanoTime() - started) / 1_000_000, outcome, queue.waiting());

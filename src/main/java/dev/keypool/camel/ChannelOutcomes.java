@@ -49,6 +49,11 @@ public final class ChannelOutcomes {
         } else if (cause instanceof ChannelAtQuotaException) {
             // held back by the gateway's own accounting: nothing wrong with the channel
             request.skipCurrent(GatewayRequest.AT_QUOTA);
+        } else if ((cause instanceof NoUsableKeyException || request.exhaustedPool())
+                && channel.pool().hasUsableKeyOutside(request.keyScope())) {
+            // the keys this tenant may use are cooling or disabled, other keys of the channel are fine: the tenant's
+            // share is used up, which is a quota matter (wait or 429 quota_exhausted), not the channel's breaker's
+            request.skipCurrent(GatewayRequest.AT_QUOTA);
         } else if (cause instanceof NoUsableKeyException || request.exhaustedPool()) {
             channel.breaker().onPoolExhausted();
             request.skipCurrent(BreakerTrigger.POOL_EXHAUSTED.configName());

@@ -105,7 +105,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("tenantGate", new TenantGate(tenants));
         registry.bind("channelRouter", new ChannelRouter());
         registry.bind("channelOutcomes", new ChannelOutcomes());
-        registry.bind("keySelector", new KeySelector());
+        CapacityQueue capacityQueue = new CapacityQueue(config.queue().maxSize(), clock);
+        registry.bind("keySelector", new KeySelector(capacityQueue));
         AttemptOutcomes attemptOutcomes = new AttemptOutcomes(clock);
         registry.bind("attemptRateLimited", attemptOutcomes.rateLimited());
         registry.bind("attemptKeyRejected", attemptOutcomes.keyRejected());
@@ -113,7 +114,6 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
         registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator));
-        CapacityQueue capacityQueue = new CapacityQueue(config.queue().maxSize(), clock);
         registry.bind("capacityWait", new CapacityWait(capacityQueue, config.queue().maxWait(), clock));
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock);
         registry.bind("gatewayResponses", gatewayResponses);

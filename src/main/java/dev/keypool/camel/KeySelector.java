@@ -8,10 +8,18 @@ import dev.keypool.gateway.ChannelOpenedException;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.NoUsableKeyException;
 import dev.keypool.pool.KeyPool;
+import dev.keypool.quota.CapacityQueue;
 import org.apache.camel.Exchange;
 
 /** Key selection for one upstream attempt, and the retry budget of the channel's error handling. */
 public final class KeySelector {
+
+    private final CapacityQueue waitingLine;
+
+    /** @param waitingLine told when a request that waited for room has its key, so that the next may go */
+    public KeySelector(CapacityQueue waitingLine) {
+        this.waitingLine = waitingLine;
+    }
 
     /**
      * Picks a usable key with quota room that this request has not tried in the current channel — its tenant's own
@@ -29,6 +37,7 @@ public final class KeySelector {
                 .orElseThrow(() -> pool.hasUsableKey(request.keyScope(), request.triedKeys())
                         ? new ChannelAtQuotaException(pool.channel()) : new NoUsableKeyException(pool.channel()));
         request.startAttempt(lease);
+        waitingLine.dispatched(request);
         // Authorization: Bearer <key>, or x-api-key: <key> (auth: x-api-key in keypool.yaml)
         ProviderAuth auth = request.current().config().auth();
         exchange.getMessage().setHeader(auth.headerName(), lease.key().credential(auth));

@@ -267,6 +267,14 @@ public final class KeyPool {
         return keys.stream().anyMatch(key -> scope.admits(key) && usable(key, excluded));
     }
 
+    /**
+     * Whether a key outside {@code scope} is usable: when none in scope is, the request's tenant has used up its
+     * share of the channel, not the channel its keys.
+     */
+    public boolean hasUsableKeyOutside(KeyScope scope) {
+        return keys.stream().anyMatch(key -> !scope.admits(key) && usable(key, Set.of()));
+    }
+
     /** Whether any key of the channel, of whichever tenant, is ACTIVE: the channel's breaker may try it again. */
     public boolean hasActiveKey() {
         return keys.stream().anyMatch(key -> usable(key, Set.of()));

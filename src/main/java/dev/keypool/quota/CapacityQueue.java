@@ -36,6 +36,11 @@ public final class CapacityQueue {
     private final NavigableSet<Place> line = new TreeSet<>(
             Comparator.comparing(Place::priority).thenComparingLong(Place::arrival));
     private long arrivals;
+    /** The waiter that left with room last and has not yet said it took it; null when none. */
+    private Object dispatching;
+    private long dispatchStarted;
+    /** A dispatched waiter that never says so (its request failed on the way) holds the line this long at most. */
+    private static final long LONGEST_DISPATCH_NANOS = TimeUnit.SECONDS.toNanos(1);
     private final LongAdder waits = new LongAdder();
     private final LongAdder waitedNanos = new LongAdder();
 
@@ -47,18 +52,27 @@ public final class CapacityQueue {
         this.clock = clock;
     }
 
-    /** {@link #await(Priority, BooleanSupplier, Instant)} at normal priority. */
+    /** {@link #await(Object, Priority, BooleanSupplier, Instant)} at normal priority, for a waiter of its own. */
     public Outcome await(BooleanSupplier hasRoom, Instant deadline) throws InterruptedException {
-        return await(Priority.NORMAL, hasRoom, deadline);
+        return await(new Object(), Priority.NORMAL, hasRoom, deadline);
+    }
+
+    /** {@link #await(Object, Priority, BooleanSupplier, Instant)} for a waiter of its own. */
+    public Outcome await(Priority priority, BooleanSupplier hasRoom, Instant deadline) throws InterruptedException {
+        return await(new Object(), priority, hasRoom, deadline);
     }
 
     /**
      * Waits in line, behind those of higher or the same priority who came earlier, until, first in line,
-     * {@code hasRoom} says yes; or until {@code deadline} has passed.
+     * {@code hasRoom} says yes; or until {@code deadline} has passed. A waiter that leaves with room is being
+     * dispatched: the next in line waits until it has taken its room ({@link #dispatched}, or a second at most),
+     * since the room it saw is still free until then and the next would see it too.
      *
+     * @param waiter who waits, to say {@link #dispatched} with
      * @throws InterruptedException when the waiting thread is interrupted; it has then left the line
      */
-    public Outcome await(Priority priority, BooleanSupplier hasRoom, Instant deadline) throws InterruptedException {
+    public Outcome await(Object waiter, Priority priority, BooleanSupplier hasRoom, Instant deadline)
+            throws InterruptedException {
         lock.lock();
         try {
             if (line.size() >= maxSize) {
@@ -71,7 +85,9 @@ public final class CapacityQueue {
             long started = System.nanoTime();
             try {
                 while (true) {
-                    if (line.first() == me && hasRoom.getAsBoolean()) {
+                    if (line.first() == me && !dispatchInProgress() && hasRoom.getAsBoolean()) {
+                        dispatching = waiter;
+                        dispatchStarted = System.nanoTime();
                         return Outcome.ROOM;
                     }
                     if (!clock.instant().isBefore(deadline)) {
@@ -89,6 +105,23 @@ public final class CapacityQueue {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** The waiter that last left with room has taken it (or found it gone): the next in line may go. */
+    public void dispatched(Object waiter) {
+        lock.lock();
+        try {
+            if (dispatching == waiter) {
+                dispatching = null;
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean dispatchInProgress() {
+        return dispatching != null && System.nanoTime() - dispatchStarted < LONGEST_DISPATCH_NANOS;
     }
 
     /** Room may have come (time passed, a key cooled down, a call gave tokens back): the line looks again. */

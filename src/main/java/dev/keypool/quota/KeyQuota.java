@@ -199,7 +199,8 @@ public final class KeyQuota {
 
     /**
      * How many more requests this key can take from now until {@code deadline} by its request windows (rpm, rpd),
-     * counting the room that frees up meanwhile; {@link Long#MAX_VALUE} when it has no request limit.
+     * counting the room that frees up meanwhile (a minute window's limit again in each minute of a longer wait);
+     * {@link Long#MAX_VALUE} when it has no request limit.
      */
     public synchronized long requestRoomBy(Instant deadline) {
         Instant now = clock.instant();
@@ -212,7 +213,14 @@ public final class KeyQuota {
             long stillCounted = w.calendar()
                     ? (calendar.get(w).resetsAt(now).toInstant().isAfter(deadline) ? calendar.get(w).sum(now) : 0)
                     : minute.get(w).sumAt(now, deadline);
-            room = Math.min(room, Math.max(0, limit.getValue() - stillCounted));
+            long windowRoom = limit.getValue() - stillCounted;
+            if (!w.calendar()) {
+                // over a longer wait a minute window serves its limit in every minute the wait spans, less what it
+                // counts now
+                long minutes = (Duration.between(now, deadline).toMillis() + 59_999) / 60_000;
+                windowRoom = Math.max(windowRoom, minutes * limit.getValue() - minute.get(w).sum(now));
+            }
+            room = Math.min(room, Math.max(0, windowRoom));
         }
         return room;
     }

@@ -155,19 +155,43 @@ class CapacityQueueTest {
         CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get();
     }
 
+    @Test
+    void should_hold_the_next_in_line_until_the_one_dispatched_has_taken_its_room() throws Exception {
+        CapacityQueue line = new CapacityQueue(10, clock);
+        List<String> order = new CopyOnWriteArrayList<>();
+        // room stays visible: without the hold, the second would leave while the first has not taken it yet
+        CompletableFuture<CapacityQueue.Outcome> first = CompletableFuture.supplyAsync(() -> {
+            try {
+                CapacityQueue.Outcome outcome = line.await("first", Priority.NORMAL, () -> order.add("first"), later);
+                return outcome;
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }, runnable -> new Thread(runnable).start());
+        assertThat(first.get()).isEqualTo(CapacityQueue.Outcome.ROOM);
+        CompletableFuture<Void> second = waiter(line, Priority.HIGH, "second", () -> true, order);
+        await().until(() -> line.waiting() == 1);
+
+        assertThat(order).containsExactly("first");
+        line.dispatched("first");
+        second.get();
+        assertThat(order).containsExactly("first", "second");
+    }
+
     private CompletableFuture<Void> waiter(CapacityQueue line, Priority priority, String name,
                                            java.util.function.BooleanSupplier room, List<String> order) {
         // a thread each: the common pool may have a single one on a small machine. The departure is written down
         // while the line still holds its lock (only the first in line is asked), so the order is the line's
         return CompletableFuture.runAsync(() -> {
             try {
-                line.await(priority, () -> {
+                line.await(name, priority, () -> {
                     if (room.getAsBoolean()) {
                         order.add(name);
                         return true;
                     }
                     return false;
                 }, later);
+                line.dispatched(name);
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }

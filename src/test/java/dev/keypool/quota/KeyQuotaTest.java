@@ -133,6 +133,9 @@ class KeyQuotaTest {
         assertThat(q.requestRoomBy(clock.instant())).isZero();
         assertThat(q.requestRoomBy(Instant.parse("2026-11-30T10:01:01Z"))).isEqualTo(1);
         assertThat(q.requestRoomBy(Instant.parse("2026-11-30T10:01:31Z"))).isEqualTo(3);
+        // the minute window serves its 3 again in each further minute, up to the day's 10 (3 taken)
+        assertThat(q.requestRoomBy(Instant.parse("2026-11-30T10:02:31Z"))).isEqualTo(6);
+        assertThat(q.requestRoomBy(Instant.parse("2026-11-30T10:10:00Z"))).isEqualTo(7);
         assertThat(quota(QuotaLimits.NONE).requestRoomBy(clock.instant())).isEqualTo(Long.MAX_VALUE);
     }
 
