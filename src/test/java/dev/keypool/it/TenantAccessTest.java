@@ -40,6 +40,11 @@ class TenantAccessTest extends GatewayTestSupport {
                     models: ["*"]
                     keys:
                       - key: sk-beta-1
+                  - name: gamma
+                    baseUrl: UPSTREAM
+                    models: [glm-4-flash, claude-3, gpt-4o]
+                    keys:
+                      - key: sk-gamma-1
                 tenants:
                   - name: bucket
                     token: token-bucket
@@ -47,7 +52,7 @@ class TenantAccessTest extends GatewayTestSupport {
                     burst: 10
                   - name: narrow
                     token: token-narrow
-                    channels: [beta]
+                    channels: [beta, gamma]
                     models: ["gpt-*", glm-4-flash]
                   - name: tokens
                     token: token-tokens
@@ -217,6 +222,20 @@ class TenantAccessTest extends GatewayTestSupport {
 
         clock.set(midnight);
         assertThat(chatAs("token-spender", "priced-model").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void should_list_only_the_models_a_tenant_may_use() throws Exception {
+        HttpResponse<String> none = get("/v1/models");
+        HttpResponse<String> narrow = getWithToken("/v1/models", "token-narrow");
+
+        assertThat(none.statusCode()).isEqualTo(401);
+        assertThat(narrow.statusCode()).isEqualTo(200);
+        // "*" channels list no names; of gamma's, claude-3 is not among its models
+        assertThat(JSON.readTree(narrow.body()).path("data")).extracting(m -> m.path("id").asText())
+                .containsExactly("glm-4-flash", "gpt-4o");
+        JsonNode all = JSON.readTree(getWithToken("/v1/models", "token-bucket").body()).path("data");
+        assertThat(all).extracting(m -> m.path("id").asText()).containsExactly("glm-4-flash", "claude-3", "gpt-4o");
     }
 
     private JsonNode tenant(String name) throws Exception {
