@@ -69,9 +69,10 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("stateListeners", stateListeners);
         List<Channel> channels = new ArrayList<>();
         for (ChannelConfig c : config.channels()) {
-            List<ApiKey> keys = c.keys().stream().map(k -> new ApiKey(k.key(), k.label(), k.weight(), k.limits())).toList();
+            List<ApiKey> keys = c.keys().stream()
+                    .map(k -> new ApiKey(k.key(), k.label(), k.weight(), k.limits(), k.rampPlan())).toList();
             KeyPool pool = new KeyPool(c.name(), keys, SelectionStrategy.named(c.strategy()), c.cooldown(),
-                    c.disableAfter(), c.quotaZone(), clock, stateListeners);
+                    c.disableAfter(), c.quotaZone(), clock, stateListeners, c.warmup(), c.breaker().errorRateThreshold());
             ChannelBreaker breaker = new ChannelBreaker(c.name(), c.breaker(), pool::hasActiveKey, clock, stateListeners);
             // the channel route's circuitBreaker EIP uses this instance (resilience4jConfiguration.circuitBreaker)
             registry.bind("breaker-" + c.name(), breaker.circuitBreaker());

@@ -23,6 +23,7 @@ public final class ApiKey {
     private final String label;
     private final int weight;
     private final QuotaLimits limits;
+    private final KeyRamp.Plan rampPlan;
     private final AtomicReference<KeyAvailability> availability = new AtomicReference<>(KeyAvailability.ACTIVE);
     private final KeyCounters counters = new KeyCounters();
 
@@ -37,6 +38,11 @@ public final class ApiKey {
 
     /** @param limits the key's quota (SPEC §6), kept by the pool it joins */
     public ApiKey(String secret, String label, int weight, QuotaLimits limits) {
+        this(secret, label, weight, limits, KeyRamp.Plan.NONE);
+    }
+
+    /** @param rampPlan whether the key rolls out or is retiring (SPEC §8), applied by the pool it joins */
+    public ApiKey(String secret, String label, int weight, QuotaLimits limits, KeyRamp.Plan rampPlan) {
         if (secret == null || secret.isBlank()) {
             throw new IllegalArgumentException("API key secret must not be blank");
         }
@@ -55,6 +61,7 @@ public final class ApiKey {
         this.label = label;
         this.weight = weight;
         this.limits = Objects.requireNonNull(limits, "limits");
+        this.rampPlan = Objects.requireNonNull(rampPlan, "rampPlan");
     }
 
     public String fingerprint() {
@@ -72,6 +79,10 @@ public final class ApiKey {
 
     public QuotaLimits limits() {
         return limits;
+    }
+
+    public KeyRamp.Plan rampPlan() {
+        return rampPlan;
     }
 
     /**
