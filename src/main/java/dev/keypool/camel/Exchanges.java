@@ -35,6 +35,13 @@ final class Exchanges {
     /** The Vert.x response of a streaming request, written event by event by {@link StreamRelay}. */
     static final String CLIENT_RESPONSE = "kpClientResponse";
 
+    /** The health probe ({@link dev.keypool.probe.Probe}) an exchange of route probe-key sends. */
+    static final String PROBE = "kpProbe";
+    /** The probe's HTTP method (GET for models, POST for chat), read by toD in probe-key. */
+    static final String PROBE_METHOD = "kpProbeMethod";
+    /** Every probe of a POST /admin/probe, sent or skipped, for its report. */
+    static final String PROBE_ROUND = "kpProbeRound";
+
     /** An AtomicBoolean set by {@link Admission} when the client hung up before its answer (virtual threads only). */
     static final String CLIENT_GONE = "kpClientGone";
 

@@ -73,6 +73,11 @@ public final class Probe {
         return channel.upstreamUrl(config.request() == ProbeConfig.Request.MODELS ? "models" : "chat/completions");
     }
 
+    /** What the probe asks: {@code models} or {@code chat}. */
+    public String request() {
+        return config.request().configName();
+    }
+
     public String method() {
         return config.request() == ProbeConfig.Request.MODELS ? "GET" : "POST";
     }
