@@ -319,6 +319,16 @@ public final class KeyPool {
                 after -> "probe ok, DISABLED -> ACTIVE" + warmingUp(owned));
     }
 
+    /**
+     * The key enters service now though it was never out of it (a key added to a running gateway): it ramps up over
+     * the channel's warmup as a key back from DISABLED does.
+     *
+     * @throws IllegalArgumentException when no key of this channel has that fingerprint
+     */
+    public void warmUp(String fingerprint) {
+        ramps.get(require(fingerprint)).enteredService(clock.instant());
+    }
+
     /** Whether an operator disabled the key (then only an operator enables it again). */
     public boolean disabledByOperator(ApiKey key) {
         return disabledByOperator.contains(owned(key).fingerprint());

@@ -67,6 +67,17 @@ class KeyPoolRampTest {
     }
 
     @Test
+    void should_warm_up_a_key_added_to_a_running_pool_when_told() {
+        ApiKey a = new ApiKey("sk-a", null, 1);
+        KeyPool pool = pool(RoundRobinStrategy.NAME, a);
+
+        pool.warmUp(a.fingerprint());
+
+        assertThat(pool.effectiveWeight(a)).isEqualTo(0.2);
+        assertThat(pool.warmingUntil(a)).contains(start.plus(WARMUP));
+    }
+
+    @Test
     void should_not_warm_up_a_key_enabled_from_cooling() {
         ApiKey a = new ApiKey("sk-a", null, 1);
         KeyPool pool = pool(RoundRobinStrategy.NAME, a);
