@@ -59,8 +59,8 @@ public final class HealthProbes {
         exchange.setProperty(Exchanges.UPSTREAM_URL, probe.url());
         exchange.setProperty(Exchanges.PROBE_METHOD, probe.method());
         exchange.setProperty(Exchanges.TIMEOUT_MS, probe.timeout().toMillis());
-        exchange.setProperty(Exchanges.CONNECT_TIMEOUT_MS, probe.channel().config().connectTimeout()
-                .compareTo(probe.timeout()) < 0 ? probe.channel().config().connectTimeout().toMillis() : probe.timeout().toMillis());
+        exchange.setProperty(Exchanges.CONNECT_TIMEOUT_MS,
+                Math.min(probe.channel().config().connectTimeout().toMillis(), probe.timeout().toMillis()));
         Message message = exchange.getMessage();
         ProviderAuth auth = probe.channel().config().auth();
         message.setHeader(auth.headerName(), probe.key().credential(auth));

@@ -47,7 +47,9 @@ public final class KeyPool {
     private final Clock clock;
     private final StateListener listener;
     private final Map<ApiKey, KeyQuota> quotas = new IdentityHashMap<>();
-    private final Map<ApiKey, KeyRamp> ramps = new IdentityHashMap<>();
+    /** Each key's warm-up, rollout and retiring; ApiKey has identity equality. */
+    private final Map<ApiKey, KeyRamp> ramps = new ConcurrentHashMap<>();
+    private final Duration warmup;
     /** Error rate (percent, last 60 s) above which a key shows as degraded: the channel breaker's errorRateThreshold. */
     private final double degradedErrorRatePercent;
     /** Keys an operator disabled: a successful probe does not bring them back, only the operator does. */
@@ -95,10 +97,7 @@ public final class KeyPool {
             key.useClock(clock);
             quotas.put(key, new KeyQuota("Key " + key.fingerprint() + "(" + channel + ")", key.limits(),
                     Objects.requireNonNull(quotaZone, "quotaZone"), clock));
-            // keys present when the pool is made are in service already: only a rollout ramps them
-            ramps.put(key, new KeyRamp(warmup, key.rampPlan(), clock.instant()));
         }
-        this.degradedErrorRatePercent = degradedErrorRatePercent;
         this.channel = channel;
         this.keys = List.copyOf(keys);
         this.byFingerprint = Collections.unmodifiableMap(index);
@@ -107,6 +106,10 @@ public final class KeyPool {
         this.disableAfter = disableAfter;
         this.clock = clock;
         this.listener = listener;
+        this.degradedErrorRatePercent = degradedErrorRatePercent;
+        this.warmup = Objects.requireNonNull(warmup, "warmup");
+        // keys present when the pool is made are in service already: only a rollout ramps them
+        this.keys.forEach(this::ramp);
     }
 
     public String channel() {
@@ -246,7 +249,7 @@ public final class KeyPool {
     public double effectiveWeight(ApiKey key) {
         KeyQuota quota = quotas.get(key);
         double weight = quota.limited() ? key.weight() * quota.weightFactor() : key.weight();
-        return weight * ramps.get(key).factor(clock.instant());
+        return weight * ramp(key).factor(clock.instant());
     }
 
     /**
@@ -261,23 +264,23 @@ public final class KeyPool {
         KeyStats stats = key.stats();
         boolean failing = stats.windowCalls() > 0
                 && 100.0 * stats.windowFailures() / stats.windowCalls() > degradedErrorRatePercent;
-        return quotas.get(key).degraded() || ramps.get(key).ramping(clock.instant()) || failing
+        return quotas.get(key).degraded() || ramp(key).ramping(clock.instant()) || failing
                 ? KeyHealth.DEGRADED : KeyHealth.HEALTHY;
     }
 
     /** Whether the key was configured {@code retiring: true}. */
     public boolean retiring(ApiKey key) {
-        return ramps.get(owned(key)).retiring();
+        return ramp(owned(key)).retiring();
     }
 
     /** When the key's warm-up ends; empty when it is not warming up. */
     public Optional<Instant> warmingUntil(ApiKey key) {
-        return Optional.ofNullable(ramps.get(owned(key)).warmingUntil(clock.instant()));
+        return Optional.ofNullable(ramp(owned(key)).warmingUntil(clock.instant()));
     }
 
     /** When the key's rollout ends, or ended; empty for a key without {@code rollout}. */
     public Optional<Instant> rolloutUntil(ApiKey key) {
-        return Optional.ofNullable(ramps.get(owned(key)).rolloutUntil());
+        return Optional.ofNullable(ramp(owned(key)).rolloutUntil());
     }
 
     /**
@@ -326,7 +329,7 @@ public final class KeyPool {
      * @throws IllegalArgumentException when no key of this channel has that fingerprint
      */
     public void warmUp(String fingerprint) {
-        ramps.get(require(fingerprint)).enteredService(clock.instant());
+        ramp(require(fingerprint)).enteredService(clock.instant());
     }
 
     /** Whether an operator disabled the key (then only an operator enables it again). */
@@ -466,7 +469,7 @@ public final class KeyPool {
         }
         if (done.before().state() == KeyState.DISABLED && done.after().state() == KeyState.ACTIVE) {
             // back in service (re-enabled, or a probe succeeded): it ramps up over the channel's warmup
-            ramps.get(key).enteredService(clock.instant());
+            ramp(key).enteredService(clock.instant());
         }
         String line = "Key " + key.fingerprint() + "(" + channel + ") " + message.apply(done.after());
         if (done.after().state() == KeyState.DISABLED) {
@@ -479,9 +482,13 @@ public final class KeyPool {
         return done.after();
     }
 
+    /** The key's ramp, made when the key is first seen: its rollout runs from then. */
+    private KeyRamp ramp(ApiKey key) {
+        return ramps.computeIfAbsent(key, k -> new KeyRamp(warmup, k.rampPlan(), clock.instant()));
+    }
+
     /** " (warming up 3m)" for a key that warms up as it comes back, else nothing. */
     private String warmingUp(ApiKey key) {
-        Duration warmup = ramps.get(key).warmup();
         if (warmup.isZero()) {
             return "";
         }

@@ -55,10 +55,6 @@ public final class KeyRamp {
         }
     }
 
-    Duration warmup() {
-        return warmup;
-    }
-
     /** The factor of the key's weight now, in (0, 1]. */
     double factor(Instant now) {
         double factor = warmUpFactor(now);
