@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # KeyPool benchmark: latency/throughput, in-flight capacity, memory, fault scenario, quotas.
 #
-#   bench/run.sh [all|latency|inflight|fault|streams|inflight10k|quota]
-#   (default: all; all does not include inflight10k and quota; quota uses bench/keypool-quota.yaml)
+#   bench/run.sh [all|latency|inflight|fault|streams|inflight10k|quota|scenarios]
+#   (default: all; all does not include inflight10k, quota and scenarios; quota uses bench/keypool-quota.yaml,
+#   scenarios bench/keypool-scenarios.yaml: the seeds' four load scenarios, also as bench/scenarios.sh)
 #
 # Run it from a clone of the repository (it builds target/keypool.jar there if it is missing and starts the
 # gateway from the repository root). Everything runs on 127.0.0.1. See bench/README.md for what each figure
@@ -21,6 +22,10 @@
 #                            (open loop) and seconds, the fake's answer delay
 #   OVERHEAD_ROUNDS=2 OVERHEAD_S=20 OVERHEAD_WARMUP=30   quota: rounds of the bookkeeping cost (a gateway per config
 #                            and round, alternated), seconds measured and of JIT warm-up per gateway
+#   SCEN_CONNS=64 SCEN_S=10 SCEN_LATENCY_MS=50   scenarios: wrk connections and seconds of the normal and hot-model
+#                            runs, the fakes' answer delay
+#   SCEN_FAULT_CLIENTS=16 SCEN_FAULT_S=10   scenarios: closed-loop clients and fault duration of the fault scenario
+#   SCEN_OVERLOAD_RATE=16 SCEN_OVERLOAD_S=75   scenarios: requests/s offered (open loop) to 4 keys x 120 rpm, seconds
 #   GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102   (/observe/* is served on GW_PORT too)
 #   WRK_CPUS / GW_CPUS / FAKE_CPUS   pin wrk / the gateway / the fakes with taskset -c (e.g. WRK_CPUS=1)
 #   KEYPOOL_HOME        repository root to build and run the gateway from (default: the parent of bench/)
@@ -34,7 +39,7 @@ set -euo pipefail
 {
 
 MODE=${1:-all}
-case "$MODE" in all|latency|inflight|fault|streams|inflight10k|quota) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams|inflight10k|quota]" >&2; exit 2 ;; esac
+case "$MODE" in all|latency|inflight|fault|streams|inflight10k|quota|scenarios) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams|inflight10k|quota|scenarios]" >&2; exit 2 ;; esac
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # the repository the gateway is built and started from (application.properties, routes/, target/keypool.jar)
@@ -74,9 +79,19 @@ QUOTA_LATENCY_MS=${QUOTA_LATENCY_MS:-50}
 OVERHEAD_ROUNDS=${OVERHEAD_ROUNDS:-2}
 OVERHEAD_S=${OVERHEAD_S:-20}
 OVERHEAD_WARMUP=${OVERHEAD_WARMUP:-30}
+SCEN_CONNS=${SCEN_CONNS:-64}
+SCEN_S=${SCEN_S:-10}
+SCEN_LATENCY_MS=${SCEN_LATENCY_MS:-50}
+SCEN_FAULT_CLIENTS=${SCEN_FAULT_CLIENTS:-16}
+SCEN_FAULT_S=${SCEN_FAULT_S:-10}
+SCEN_OVERLOAD_RATE=${SCEN_OVERLOAD_RATE:-16}
+SCEN_OVERLOAD_S=${SCEN_OVERLOAD_S:-75}
 if [ "$MODE" = quota ]; then
   CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-quota.yaml}
   READY_MODEL=warm-bench   # readiness through the unlimited channel: the quota channel's minute stays untouched
+elif [ "$MODE" = scenarios ]; then
+  CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-scenarios.yaml}
+  READY_MODEL=gpt-4o-mini
 else
   CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-bench.yaml}
   READY_MODEL=gpt-4o-mini
@@ -537,6 +552,58 @@ quota_part() {
   say ""
 }
 
+# ---------------------------------------------------------------- the seeds' four load scenarios (issue #14, point 7)
+# bench/keypool-scenarios.yaml: channel main (8 keys, probes, disableAfter 3) with fallback backup, channel limited
+# (4 keys x rpm 120). Both fakes answer after SCEN_LATENCY_MS.
+scenarios_part() {
+  local rps p50 p99 err gcpu stats line fp
+  warm_gateway
+  fake_ctl "$PRIMARY" "latency?ms=$SCEN_LATENCY_MS"; fake_ctl "$BACKUP" "latency?ms=$SCEN_LATENCY_MS"
+
+  say "== scenario 1, normal: wrk $SCEN_CONNS connections for ${SCEN_S}s, model gpt-4o-mini (channel main, 8 keys), upstream ${SCEN_LATENCY_MS} ms =="
+  wrk_run "$GW$CHAT" "$SCEN_CONNS" "$WARMUP" scen-normal-warmup > /dev/null
+  read -r rps p50 p99 err gcpu _ _ <<< "$(wrk_run "$GW$CHAT" "$SCEN_CONNS" "$SCEN_S" scen-normal)"
+  say "baseline: $rps RPS, p50 $(ms "$p50") ms, p99 $(ms "$p99") ms, $err errors; gateway CPU $gcpu% of a core"
+  say ""
+
+  say "== scenario 2, hot model: wrk $SCEN_CONNS connections for ${SCEN_S}s, every request model hot-model (channel main, 8 keys of weight 1) =="
+  fake_ctl "$PRIMARY" "rpm?limit=1000000000"   # the fake counts per key only while it enforces a limit: one never reached
+  fake_ctl "$PRIMARY" reset
+  read -r rps p50 p99 err _ _ _ <<< "$(BENCH_MODEL=hot-model wrk_run "$GW$CHAT" "$SCEN_CONNS" "$SCEN_S" scen-hot)"
+  stats=$(curl -s -m 10 "$PRIMARY/control/stats?arrivals=0")
+  echo "$stats" > "$OUT/scen-hot-fake-stats.json"
+  node -e 'const f=JSON.parse(process.argv[1]);
+    const n=Object.entries(f.perKey||{}).filter(([k])=>k.startsWith("bench-main-key-")).map(([,v])=>v.ok);
+    const sum=n.reduce((a,b)=>a+b,0), max=Math.max(...n), min=Math.min(...n);
+    console.log("spread over "+n.length+" keys: "+n.join(", ")+" calls; max/min share "+(max/min).toFixed(3)+" (max "+(100*max/sum).toFixed(2)+"%, min "+(100*min/sum).toFixed(2)+"% of "+sum+"; fair = "+(100/n.length).toFixed(2)+"%)");'     "$stats" | tee -a "$OUT/summary.txt"
+  say "hot model: $rps RPS, p99 $(ms "$p99") ms, $err errors"
+  fake_ctl "$PRIMARY" "rpm?limit=0"
+  say ""
+
+  fp=$(printf %s bench-main-key-1 | sha256sum | cut -c1-16)
+  say "== scenario 3, fault injection: POST /admin/faults makes key bench-main-key-1 ($fp) of main answer 500 for ${SCEN_FAULT_S}s under $SCEN_FAULT_CLIENTS closed-loop clients =="
+  node "$BENCH_DIR/scenario-fault.js" --gateway "$GW" --key "$fp" --channel main --clients "$SCEN_FAULT_CLIENTS"     --fault-s "$SCEN_FAULT_S" --admin-token "$ADMIN_TOKEN" > "$OUT/scen-fault.txt"
+  grep -v '^RESULT ' "$OUT/scen-fault.txt" | tee -a "$OUT/summary.txt"
+  say "gateway log: $(grep -E "Key $fp\(main\)|Fault fault-" "$OUT/gateway.log" | grep -v 'probe failed' | sed 's/^.* - //' | tr '\n' '|' | sed 's/|$//; s/|/ | /g'); $(grep -c "Key $fp(main) probe failed" "$OUT/gateway.log" || true) failed probes of the key while the fault lasted"
+  say ""
+
+  say "== scenario 4, overload: the fake enforces 120 rpm per key itself; channel limited has the same 4 keys at rpm 120 (480/min); the client offers $SCEN_OVERLOAD_RATE/s = $(( SCEN_OVERLOAD_RATE * 60 ))/min open loop for ${SCEN_OVERLOAD_S}s =="
+  fake_ctl "$PRIMARY" "rpm?limit=120"
+  fake_ctl "$PRIMARY" reset
+  node "$BENCH_DIR/quota.js" --url "$GW$CHAT" --model limited-model --rate "$SCEN_OVERLOAD_RATE" --duration-s "$SCEN_OVERLOAD_S"     --fake-latency-ms "$SCEN_LATENCY_MS" --capacity-per-min 480 --timeout-ms 60000 > "$OUT/scen-overload.txt"
+  line=$(grep '^RESULT ' "$OUT/scen-overload.txt" | cut -d' ' -f2-)
+  stats=$(curl -s -m 10 "$PRIMARY/control/stats")
+  echo "$stats" > "$OUT/scen-overload-fake-stats.json"
+  node -e 'const r=JSON.parse(process.argv[1]), f=JSON.parse(process.argv[2]);
+    const keys=Object.entries(f.perKey||{}).filter(([k])=>k.startsWith("bench-limited-key-"));
+    const perSecond={}; for (const t of f.arrivals) { const s=Math.floor(t/1000); perSecond[s]=(perSecond[s]||0)+1; }
+    const peakS=Math.max(...Object.values(perSecond)), peakWindow=Math.max(...keys.map(([,v])=>v.maxInWindow));
+    console.log("refused 429 quota_exhausted: "+r.quotaExhausted+" of "+r.offered+" = "+(100*r.quotaExhausted/r.offered).toFixed(1)+"% (other non-200: "+r.other+"); accepted "+r.acceptedPerMin.toFixed(1)+"/min = "+r.acceptedFraction.toFixed(3)+" of 480");
+    console.log("upstream: peak "+peakS+" calls in one second (all keys); per key at most "+peakWindow+" calls in any 60 s (limit 120: "+(peakWindow<=120?"never over":"OVER")+"); the fake refused "+f.rateLimited+" calls past its own 120 rpm (target 0: "+(f.rateLimited===0?"met":"MISSED")+")");'     "$line" "$stats" | tee -a "$OUT/summary.txt"
+  fake_ctl "$PRIMARY" "rpm?limit=0"; fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$BACKUP" "latency?ms=0"
+  say ""
+}
+
 alive() {
   kill -0 "$GW_PID" 2>/dev/null && return 0
   say "GATEWAY DIED during the $1 part: $(grep -m1 -E 'shutdown hook|OutOfMemory|Exception' "$OUT/gateway.log" || echo 'no cause in the log') (see $OUT/gateway.log)"
@@ -550,6 +617,7 @@ case "$MODE" in
   fault) fault_part; alive fault ;;
   inflight10k) inflight10k_part; alive inflight10k ;;
   quota) quota_part; alive quota ;;
+  scenarios) scenarios_part; alive scenarios ;;
 esac
 
 kill -0 "$GW_PID" 2>/dev/null || die "the gateway died during the run (see $OUT/gateway.log)"

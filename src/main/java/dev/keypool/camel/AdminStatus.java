@@ -120,6 +120,10 @@ public final class AdminStatus {
         node.put("state", channel.pool().stateOf(key).name());
         node.put("health", channel.pool().healthOf(key).displayName());
         node.put("effectiveWeight", channel.pool().effectiveWeight(key));
+        // why the effective weight may be below the weight (SPEC §8): warming up, rolling out, retiring
+        node.put("warmingUntil", text(channel.pool().warmingUntil(key).orElse(null)));
+        node.put("rolloutUntil", text(channel.pool().rolloutUntil(key).orElse(null)));
+        node.put("retiring", channel.pool().retiring(key));
         node.put("coolingUntil", text(channel.pool().coolingUntil(key).orElse(null)));
         node.put("inFlight", s.inFlight());
         node.put("callCount", s.callCount());

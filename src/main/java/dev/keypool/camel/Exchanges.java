@@ -43,6 +43,12 @@ final class Exchanges {
     static final String RATE_LIMITS = "kpRateLimits";
     /** The {@link ClientRequest} read from the body by {@link RequestPlanner}, before its channels are planned. */
     static final String CLIENT_REQUEST = "kpClientRequest";
+    /** The health probe ({@link dev.keypool.probe.Probe}) an exchange of route probe-key sends. */
+    static final String PROBE = "kpProbe";
+    /** The probe's HTTP method (GET for models, POST for chat), read by toD in probe-key. */
+    static final String PROBE_METHOD = "kpProbeMethod";
+    /** Every probe of a POST /admin/probe, sent or skipped, for its report. */
+    static final String PROBE_ROUND = "kpProbeRound";
 
     /** An AtomicBoolean set by {@link Admission} when the client hung up before its answer (virtual threads only). */
     static final String CLIENT_GONE = "kpClientGone";

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -15,12 +16,14 @@ import dev.keypool.config.ConfigLoader;
 import dev.keypool.config.GatewayConfig;
 import dev.keypool.config.TenantConfig;
 import dev.keypool.events.StateListeners;
+import dev.keypool.fault.Faults;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.gateway.InFlightLimit;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.SelectionStrategy;
+import dev.keypool.probe.ProbeSchedule;
 import dev.keypool.quota.CapacityQueue;
 import dev.keypool.quota.QuotaStateFile;
 import dev.keypool.quota.TokenEstimator;
@@ -74,9 +77,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         List<Channel> channels = new ArrayList<>();
         for (ChannelConfig c : config.channels()) {
             List<ApiKey> keys = c.keys().stream()
-                    .map(k -> new ApiKey(k.key(), k.label(), k.weight(), k.limits(), k.tenant())).toList();
+                    .map(k -> new ApiKey(k.key(), k.label(), k.weight(), k.limits(), k.rampPlan(), k.tenant())).toList();
             KeyPool pool = new KeyPool(c.name(), keys, SelectionStrategy.named(c.strategy()), c.cooldown(),
-                    c.disableAfter(), c.quotaZone(), clock, stateListeners);
+                    c.disableAfter(), c.quotaZone(), clock, stateListeners, c.warmup(), c.breaker().errorRateThreshold());
             ChannelBreaker breaker = new ChannelBreaker(c.name(), c.breaker(), pool::hasActiveKey, clock, stateListeners);
             // the channel route's circuitBreaker EIP uses this instance (resilience4jConfiguration.circuitBreaker)
             registry.bind("breaker-" + c.name(), breaker.circuitBreaker());
@@ -134,6 +137,11 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("demoUpstream", new DemoUpstream(mapper));
         registry.bind("adminGuard", new AdminGuard(config.admin() == null ? null : config.admin().token()));
         registry.bind("adminStatus", new AdminStatus(all, capacityQueue, tenants, mapper));
+        // health probes (routes/probes.camel.yaml) and fault injection (routes/faults.camel.yaml, upstream-attempt)
+        registry.bind("healthProbes", new HealthProbes(new ProbeSchedule(all.all(), clock), mapper, clock));
+        registry.bind("faults", new FaultInjector(new Faults(all.all().stream().collect(Collectors.toMap(Channel::name,
+                c -> c.pool().keys().stream().map(ApiKey::fingerprint).collect(Collectors.toSet()))), clock,
+                () -> ThreadLocalRandom.current().nextDouble()), mapper));
         // read back now, before any route takes traffic; written by the quota-state timer route and when the context stops
         QuotaStateKeeper quotaState = new QuotaStateKeeper(all, new QuotaStateFile(Path.of(required(properties, "state.dir"))));
         registry.bind("quotaState", quotaState);
@@ -180,7 +188,8 @@ public class GatewayConfiguration implements CamelConfiguration {
     private static MicrometerRoutePolicyFactory routeTimers(CamelContext context) {
         MicrometerRoutePolicyConfiguration timers = new MicrometerRoutePolicyConfiguration();
         timers.setContextEnabled(false);
-        timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,upstream-*,capacity-tick,quota-state");
+        timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,upstream-*,capacity-tick,quota-state,"
+                + "probe-*,fault-expiry");
         MicrometerRoutePolicyFactory factory = new MicrometerRoutePolicyFactory();
         factory.setCamelContext(context);
         factory.setPolicyConfiguration(timers);

@@ -24,6 +24,7 @@ public final class ApiKey {
     private final int weight;
     private final QuotaLimits limits;
     private final String tenant;
+    private final KeyRamp.Plan rampPlan;
     private final AtomicReference<KeyAvailability> availability = new AtomicReference<>(KeyAvailability.ACTIVE);
     private final KeyCounters counters = new KeyCounters();
 
@@ -38,11 +39,14 @@ public final class ApiKey {
 
     /** @param limits the key's quota (SPEC §6), kept by the pool it joins */
     public ApiKey(String secret, String label, int weight, QuotaLimits limits) {
-        this(secret, label, weight, limits, null);
+        this(secret, label, weight, limits, KeyRamp.Plan.NONE, null);
     }
 
-    /** @param tenant the tenant whose own key this is (SPEC §7), null for a shared key */
-    public ApiKey(String secret, String label, int weight, QuotaLimits limits, String tenant) {
+    /**
+     * @param rampPlan whether the key rolls out or is retiring (SPEC §8), applied by the pool it joins
+     * @param tenant   the tenant whose own key this is (SPEC §7), null for a shared key
+     */
+    public ApiKey(String secret, String label, int weight, QuotaLimits limits, KeyRamp.Plan rampPlan, String tenant) {
         if (secret == null || secret.isBlank()) {
             throw new IllegalArgumentException("API key secret must not be blank");
         }
@@ -62,6 +66,7 @@ public final class ApiKey {
         this.weight = weight;
         this.limits = Objects.requireNonNull(limits, "limits");
         this.tenant = tenant;
+        this.rampPlan = Objects.requireNonNull(rampPlan, "rampPlan");
     }
 
     public String fingerprint() {
@@ -84,6 +89,10 @@ public final class ApiKey {
     /** The tenant whose own key this is, or null for a key of the shared pool. */
     public String tenant() {
         return tenant;
+    }
+
+    public KeyRamp.Plan rampPlan() {
+        return rampPlan;
     }
 
     /**

@@ -15,6 +15,7 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
@@ -46,6 +47,13 @@ public final class KeyPool {
     private final Clock clock;
     private final StateListener listener;
     private final Map<ApiKey, KeyQuota> quotas = new IdentityHashMap<>();
+    /** Each key's warm-up, rollout and retiring; ApiKey has identity equality. */
+    private final Map<ApiKey, KeyRamp> ramps = new ConcurrentHashMap<>();
+    private final Duration warmup;
+    /** Error rate (percent, last 60 s) above which a key shows as degraded: the channel breaker's errorRateThreshold. */
+    private final double degradedErrorRatePercent;
+    /** Keys an operator disabled: a successful probe does not bring them back, only the operator does. */
+    private final Set<String> disabledByOperator = ConcurrentHashMap.newKeySet();
 
     /**
      * @param keys         in configuration order, distinct secrets; a key's sliding window runs on the clock of the
@@ -57,6 +65,15 @@ public final class KeyPool {
      */
     public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy,
                    Duration cooldown, int disableAfter, ZoneId quotaZone, Clock clock, StateListener listener) {
+        this(channel, keys, strategy, cooldown, disableAfter, quotaZone, clock, listener, Duration.ZERO, 100);
+    }
+
+    /**
+     * @param warmup                   how long a key coming back into service ramps up to its weight (zero: at once)
+     * @param degradedErrorRatePercent a key failing more than this share of its calls of the last 60 s is degraded
+     */
+    public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy, Duration cooldown, int disableAfter,
+                   ZoneId quotaZone, Clock clock, StateListener listener, Duration warmup, double degradedErrorRatePercent) {
         if (channel == null || channel.isBlank()) {
             throw new IllegalArgumentException("channel must not be blank");
         }
@@ -89,6 +106,10 @@ public final class KeyPool {
         this.disableAfter = disableAfter;
         this.clock = clock;
         this.listener = listener;
+        this.degradedErrorRatePercent = degradedErrorRatePercent;
+        this.warmup = Objects.requireNonNull(warmup, "warmup");
+        // keys present when the pool is made are in service already: only a rollout ramps them
+        this.keys.forEach(this::ramp);
     }
 
     public String channel() {
@@ -237,20 +258,98 @@ public final class KeyPool {
 
     /**
      * The share of traffic a key gets now, relative to the others (SPEC §8): its configured weight times its quota
-     * factor (a quarter from 90 % of a window, none from 95 %); the warm-up and rollout factor of keys entering
-     * service will multiply in here too.
+     * factor (a quarter from 90 % of a window, none from 95 %) times its ramp factor ({@link KeyRamp}: warming up,
+     * rolling out, retiring).
      */
     public double effectiveWeight(ApiKey key) {
         KeyQuota quota = quotas.get(key);
-        return quota.limited() ? key.weight() * quota.weightFactor() : key.weight();
+        double weight = quota.limited() ? key.weight() * quota.weightFactor() : key.weight();
+        return weight * ramp(key).factor(clock.instant());
     }
 
-    /** The key's health now: unhealthy while COOLING or DISABLED, degraded while a quota window is at 90 % or more. */
+    /**
+     * The key's health now: unhealthy while COOLING or DISABLED; degraded while warming up, rolling out or retiring,
+     * at 90 % or more of a quota window, or failing more than the channel's error rate threshold of its calls of
+     * the last 60 s.
+     */
     public KeyHealth healthOf(ApiKey key) {
         if (stateOf(key) != KeyState.ACTIVE) {
             return KeyHealth.UNHEALTHY;
         }
-        return quotas.get(key).degraded() ? KeyHealth.DEGRADED : KeyHealth.HEALTHY;
+        KeyStats stats = key.stats();
+        boolean failing = stats.windowCalls() > 0
+                && 100.0 * stats.windowFailures() / stats.windowCalls() > degradedErrorRatePercent;
+        return quotas.get(key).degraded() || ramp(key).ramping(clock.instant()) || failing
+                ? KeyHealth.DEGRADED : KeyHealth.HEALTHY;
+    }
+
+    /** Whether the key was configured {@code retiring: true}. */
+    public boolean retiring(ApiKey key) {
+        return ramp(owned(key)).retiring();
+    }
+
+    /** When the key's warm-up ends; empty when it is not warming up. */
+    public Optional<Instant> warmingUntil(ApiKey key) {
+        return Optional.ofNullable(ramp(owned(key)).warmingUntil(clock.instant()));
+    }
+
+    /** When the key's rollout ends, or ended; empty for a key without {@code rollout}. */
+    public Optional<Instant> rolloutUntil(ApiKey key) {
+        return Optional.ofNullable(ramp(owned(key)).rolloutUntil());
+    }
+
+    /**
+     * A health probe of the key starts (SPEC §8), whatever its state: it takes one request of the key's quota and
+     * counts as in flight until its outcome is recorded (with {@link #recordProbeSuccess} or the record methods of
+     * real calls) and its lease {@link #settle settled}. Empty when the key's quota has no room for the probe,
+     * which then does not go out.
+     *
+     * @param tokens what the probe may cost in tokens (a models probe none)
+     */
+    public Optional<Lease> startProbe(ApiKey key, long tokens) {
+        ApiKey owned = owned(key);
+        KeyQuota quota = quotas.get(owned);
+        Lease lease;
+        if (!quota.limited()) {
+            lease = new Lease(owned, null);
+        } else {
+            Optional<KeyQuota.Reservation> reservation = quota.tryReserve(tokensFor(quota, () -> tokens), true);
+            if (reservation.isEmpty()) {
+                return Optional.empty();
+            }
+            lease = new Lease(owned, reservation.get());
+        }
+        owned.counters().acquired();
+        return Optional.of(lease);
+    }
+
+    /**
+     * A probe got a 2xx: the failures in a row start again, and a DISABLED key comes back ACTIVE, warming up; a key
+     * an operator disabled stays DISABLED.
+     */
+    public void recordProbeSuccess(ApiKey key, Duration latency) {
+        ApiKey owned = owned(key);
+        owned.counters().success(millis(latency), 0, 0);
+        if (disabledByOperator.contains(owned.fingerprint())) {
+            return;
+        }
+        transition(owned, current -> current.state() == KeyState.DISABLED ? KeyAvailability.ACTIVE : current,
+                after -> "probe ok, DISABLED -> ACTIVE" + warmingUp(owned));
+    }
+
+    /**
+     * The key enters service now though it was never out of it (a key added to a running gateway): it ramps up over
+     * the channel's warmup as a key back from DISABLED does.
+     *
+     * @throws IllegalArgumentException when no key of this channel has that fingerprint
+     */
+    public void warmUp(String fingerprint) {
+        ramp(require(fingerprint)).enteredService(clock.instant());
+    }
+
+    /** Whether an operator disabled the key (then only an operator enables it again). */
+    public boolean disabledByOperator(ApiKey key) {
+        return disabledByOperator.contains(owned(key).fingerprint());
     }
 
     /** {@link #hasUsableKey(KeyScope, Set)} among the shared keys. */
@@ -354,7 +453,8 @@ public final class KeyPool {
     public void enable(String fingerprint) {
         ApiKey key = require(fingerprint);
         key.counters().resetConsecutiveFailures();
-        transition(key, current -> KeyAvailability.ACTIVE, after -> "enabled by operator, ACTIVE");
+        disabledByOperator.remove(fingerprint);
+        transition(key, current -> KeyAvailability.ACTIVE, after -> "enabled by operator, ACTIVE" + warmingUp(key));
     }
 
     /**
@@ -363,7 +463,9 @@ public final class KeyPool {
      * @throws IllegalArgumentException when no key of this channel has that fingerprint
      */
     public void disable(String fingerprint) {
-        transition(require(fingerprint), current -> KeyAvailability.DISABLED, after -> "disabled by operator");
+        ApiKey key = require(fingerprint);
+        disabledByOperator.add(fingerprint);
+        transition(key, current -> KeyAvailability.DISABLED, after -> "disabled by operator");
     }
 
     @Override
@@ -403,6 +505,10 @@ public final class KeyPool {
         if (!done.changed()) {
             return done.after();
         }
+        if (done.before().state() == KeyState.DISABLED && done.after().state() == KeyState.ACTIVE) {
+            // back in service (re-enabled, or a probe succeeded): it ramps up over the channel's warmup
+            ramp(key).enteredService(clock.instant());
+        }
         String line = "Key " + key.fingerprint() + "(" + channel + ") " + message.apply(done.after());
         if (done.after().state() == KeyState.DISABLED) {
             LOG.warn(line);
@@ -412,6 +518,21 @@ public final class KeyPool {
         listener.stateChanged(new KeyStateChange(clock.instant(), channel, key.fingerprint(),
                 done.before().state(), done.after().state(), line));
         return done.after();
+    }
+
+    /** The key's ramp, made when the key is first seen: its rollout runs from then. */
+    private KeyRamp ramp(ApiKey key) {
+        return ramps.computeIfAbsent(key, k -> new KeyRamp(warmup, k.rampPlan(), clock.instant()));
+    }
+
+    /** " (warming up 3m)" for a key that warms up as it comes back, else nothing. */
+    private String warmingUp(ApiKey key) {
+        if (warmup.isZero()) {
+            return "";
+        }
+        long seconds = warmup.toSeconds();
+        return " (warming up " + (seconds > 0 && seconds % 60 == 0 ? seconds / 60 + "m" : seconds > 0 ? seconds + "s"
+                : warmup.toMillis() + "ms") + ")";
     }
 
     private Duration coolingTime(Optional<Duration> retryAfter) {
