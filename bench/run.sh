@@ -25,6 +25,8 @@
 #   TENANTS_S=90 STEADY_RATE=15 NOISY_RATE=10 TENANTS_KEY_RPM=300 TENANTS_LATENCY_MS=50   tenants: seconds of run A
 #                            (steady alone) and of run B (steady + noisy), each tenant's requests/s (open loop), the
 #                            fake's per-key rpm (must match the config's keys), the fake's answer delay
+#   NOISY_UNLIMITED=1        tenants: the control run: noisy's rpm and burst are taken out of the config (a gateway
+#                            started on the copy), to see what the tenant limits buy
 #   GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102   (/observe/* is served on GW_PORT too)
 #   WRK_CPUS / GW_CPUS / FAKE_CPUS   pin wrk / the gateway / the fakes with taskset -c (e.g. WRK_CPUS=1)
 #   KEYPOOL_HOME        repository root to build and run the gateway from (default: the parent of bench/)
@@ -562,15 +564,25 @@ quota_part() {
 # Run A: steady alone; run B right after it on the same gateway: steady at the same rate and noisy at the same time.
 # bench/tenants.js drives both (open loop, a stream per tenant with its own Bearer token) and reports.
 tenants_part() {
-  local keys noisy_rpm steady_rpm stats t0 g0 t1 g1
+  local keys noisy_rpm steady_rpm stats t0 g0 t1 g1 gwlog="$OUT/gateway.log"
   keys=$(grep -c "^ *rpm: $TENANTS_KEY_RPM\$" "$CONFIG" || true)
   [ "$keys" -gt 0 ] || die "no 'rpm: $TENANTS_KEY_RPM' keys in $CONFIG (TENANTS_KEY_RPM must match the config)"
   tenant_rpm() { awk -v t="$1" '$0 ~ "- name: "t"$" {in_t=1; next} /- name:/ {in_t=0} in_t && $1=="rpm:" {print $2; exit}' "$CONFIG"; }
   steady_rpm=$(tenant_rpm steady); noisy_rpm=$(tenant_rpm noisy)
+  if [ "${NOISY_UNLIMITED:-0}" = 1 ]; then
+    # the control: the same config without noisy's own limits; noisy is still offered 5x the rpm it had
+    local unlimited="$OUT/keypool-tenants-noisy-unlimited.yaml"
+    awk '/- name: noisy$/ {n=1; print; next} /- name:/ {n=0} n && ($1=="rpm:" || $1=="burst:") {next} {print}' "$CONFIG" > "$unlimited"
+    say "== control (NOISY_UNLIMITED=1): noisy's rpm and burst removed, a fresh gateway on $unlimited =="
+    stop_gateway
+    start_gateway "$unlimited" "$OUT/gateway-noisy-unlimited.log"
+    gwlog="$OUT/gateway-noisy-unlimited.log"
+  fi
   # the JIT warm-up goes to the unlimited channel `warm` as tenant `warm` (authenticate and tenant limits included):
   # the shared channel's minute is still unused when run A starts
   BENCH_MODEL=warm-bench BENCH_TOKEN=$READY_TOKEN warm_gateway
   say "== tenants: channel of $keys keys x $TENANTS_KEY_RPM rpm = $(( keys * TENANTS_KEY_RPM ))/min (the fake enforces it per key, exact sliding 60 s; the gateway knows it), fake answers after ${TENANTS_LATENCY_MS} ms =="
+  [ "${NOISY_UNLIMITED:-0}" = 1 ] && say "   CONTROL: noisy has NO rpm limit in this run (it had $noisy_rpm; '5x its rpm' below refers to that)"
   say "   steady: rpm $steady_rpm, offered $STEADY_RATE/s = $(( STEADY_RATE * 60 ))/min; noisy: rpm $noisy_rpm (burst $(awk '/- name: noisy$/ {n=1} n && $1=="burst:" {print $2; exit}' "$CONFIG")), offered $NOISY_RATE/s = $(( NOISY_RATE * 60 ))/min = $(awk -v r="$NOISY_RATE" -v m="$noisy_rpm" 'BEGIN {printf "%.1f", r*60/m}')x its rpm"
   say "   run A: steady alone for ${TENANTS_S}s; run B right after it, same gateway: steady + noisy for ${TENANTS_S}s (open loop, one stream per tenant)"
   fake_ctl "$PRIMARY" "latency?ms=$TENANTS_LATENCY_MS"
@@ -595,7 +607,7 @@ tenants_part() {
   node "$BENCH_DIR/tenants.js" report --a "$OUT/tenants-A.json" --b "$OUT/tenants-B.json" --stats "$stats" \
     --steady steady --noisy noisy --key-rpm "$TENANTS_KEY_RPM" --noisy-rpm "$noisy_rpm" > "$OUT/tenants-report.txt"
   grep -v '^RESULT ' "$OUT/tenants-report.txt" | tee -a "$OUT/summary.txt"
-  say "gateway log: $(grep -c ' WARN ' "$OUT/gateway.log" || true) WARN, $(grep -c ' ERROR ' "$OUT/gateway.log" || true) ERROR lines"
+  say "gateway log: $(grep -c ' WARN ' "$gwlog" || true) WARN, $(grep -c ' ERROR ' "$gwlog" || true) ERROR lines ($gwlog)"
   fake_ctl "$PRIMARY" "rpm?limit=0"; fake_ctl "$PRIMARY" "latency?ms=0"
   say ""
 }
