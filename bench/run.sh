@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # KeyPool benchmark: latency/throughput, in-flight capacity, memory, fault scenario, quotas.
 #
-#   bench/run.sh [all|latency|inflight|fault|streams|inflight10k|quota|scenarios]
-#   (default: all; all does not include inflight10k, quota and scenarios; quota uses bench/keypool-quota.yaml,
-#   scenarios bench/keypool-scenarios.yaml: the seeds' four load scenarios, also as bench/scenarios.sh)
+#   bench/run.sh [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants]
+#   (default: all; all does not include inflight10k, quota, scenarios and tenants; quota uses bench/keypool-quota.yaml,
+#   scenarios bench/keypool-scenarios.yaml: the seeds' four load scenarios, also as bench/scenarios.sh; tenants
+#   bench/keypool-tenants.yaml)
 #
 # Run it from a clone of the repository (it builds target/keypool.jar there if it is missing and starts the
 # gateway from the repository root). Everything runs on 127.0.0.1. See bench/README.md for what each figure
@@ -26,6 +27,11 @@
 #                            runs, the fakes' answer delay
 #   SCEN_FAULT_CLIENTS=16 SCEN_FAULT_S=10   scenarios: closed-loop clients and fault duration of the fault scenario
 #   SCEN_OVERLOAD_RATE=16 SCEN_OVERLOAD_S=75   scenarios: requests/s offered (open loop) to 4 keys x 120 rpm, seconds
+#   TENANTS_S=90 STEADY_RATE=15 NOISY_RATE=10 TENANTS_KEY_RPM=300 TENANTS_LATENCY_MS=50   tenants: seconds of run A
+#                            (steady alone) and of run B (steady + noisy), each tenant's requests/s (open loop), the
+#                            fake's per-key rpm (must match the config's keys), the fake's answer delay
+#   NOISY_UNLIMITED=1        tenants: the control run: noisy's rpm and burst are taken out of the config (a gateway
+#                            started on the copy), to see what the tenant limits buy
 #   GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102   (/observe/* is served on GW_PORT too)
 #   WRK_CPUS / GW_CPUS / FAKE_CPUS   pin wrk / the gateway / the fakes with taskset -c (e.g. WRK_CPUS=1)
 #   KEYPOOL_HOME        repository root to build and run the gateway from (default: the parent of bench/)
@@ -39,7 +45,7 @@ set -euo pipefail
 {
 
 MODE=${1:-all}
-case "$MODE" in all|latency|inflight|fault|streams|inflight10k|quota|scenarios) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams|inflight10k|quota|scenarios]" >&2; exit 2 ;; esac
+case "$MODE" in all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants]" >&2; exit 2 ;; esac
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # the repository the gateway is built and started from (application.properties, routes/, target/keypool.jar)
@@ -86,9 +92,20 @@ SCEN_FAULT_CLIENTS=${SCEN_FAULT_CLIENTS:-16}
 SCEN_FAULT_S=${SCEN_FAULT_S:-10}
 SCEN_OVERLOAD_RATE=${SCEN_OVERLOAD_RATE:-16}
 SCEN_OVERLOAD_S=${SCEN_OVERLOAD_S:-75}
+TENANTS_S=${TENANTS_S:-90}
+STEADY_RATE=${STEADY_RATE:-15}
+NOISY_RATE=${NOISY_RATE:-10}
+TENANTS_KEY_RPM=${TENANTS_KEY_RPM:-300}
+TENANTS_LATENCY_MS=${TENANTS_LATENCY_MS:-50}
+# with tenants configured every gateway request needs a tenant's token: readiness and JIT warm-up send this one
+READY_TOKEN=""
 if [ "$MODE" = quota ]; then
   CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-quota.yaml}
   READY_MODEL=warm-bench   # readiness through the unlimited channel: the quota channel's minute stays untouched
+elif [ "$MODE" = tenants ]; then
+  CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-tenants.yaml}
+  READY_MODEL=warm-bench   # as in quota: through the unlimited channel, as tenant `warm`
+  READY_TOKEN=bench-token-warm
 elif [ "$MODE" = scenarios ]; then
   CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-scenarios.yaml}
   READY_MODEL=gpt-4o-mini
@@ -169,7 +186,11 @@ RUNTIME_OPTS=""
 
 BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
 READY_BODY='{"model":"'$READY_MODEL'","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
-post_status() { curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' -d "${2:-$BODY}" "$1$CHAT" 2>/dev/null || true; }
+# post_status BASE_URL [BODY [TOKEN]]: the HTTP status of one chat completion (with Authorization: Bearer TOKEN if given)
+post_status() {
+  curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' ${3:+-H "Authorization: Bearer $3"} \
+    -d "${2:-$BODY}" "$1$CHAT" 2>/dev/null || true
+}
 fake_ctl() { curl -sf -m 10 -X POST "$1/control/$2" > /dev/null || die "fake upstream control $1/control/$2 failed"; }
 
 # start_gateway CONFIG LOG: starts the gateway (GW_PID) and waits until it serves a chat completion (READY_MS);
@@ -188,12 +209,12 @@ start_gateway() {
   started=$(date +%s%N)
   for _ in $(seq 1 120); do
     kill -0 "$GW_PID" 2>/dev/null || { tail -40 "$log" >&2; die "the gateway exited during startup (log above, $log)"; }
-    if [ "$(post_status "$PRIMARY")" = 200 ] && [ "$(post_status "$BACKUP")" = 200 ] && [ "$(post_status "$GW" "$READY_BODY")" = 200 ]; then
+    if [ "$(post_status "$PRIMARY")" = 200 ] && [ "$(post_status "$BACKUP")" = 200 ] && [ "$(post_status "$GW" "$READY_BODY" "$READY_TOKEN")" = 200 ]; then
       break
     fi
     sleep 0.5
   done
-  [ "$(post_status "$GW" "$READY_BODY")" = 200 ] || die "the gateway did not serve $GW$CHAT with 200 within 60 s (see $log)"
+  [ "$(post_status "$GW" "$READY_BODY" "$READY_TOKEN")" = 200 ] || die "the gateway did not serve $GW$CHAT with 200 within 60 s (see $log)"
   READY_MS=$(( ($(date +%s%N) - started) / 1000000 ))
   fake_ctl "$PRIMARY" reset; fake_ctl "$BACKUP" reset
 }
@@ -604,6 +625,60 @@ scenarios_part() {
   say ""
 }
 
+# ---------------------------------------------------------------- tenants under overload (issue #13, point 6)
+# One channel of TENANTS_KEY_RPM x 4 keys, enforced by the fake itself (exact sliding 60 s) and known to the gateway;
+# tenants `steady` (offered STEADY_RATE/s, within its rpm) and `noisy` (offered NOISY_RATE/s, 5x its rpm) share it.
+# Run A: steady alone; run B right after it on the same gateway: steady at the same rate and noisy at the same time.
+# bench/tenants.js drives both (open loop, a stream per tenant with its own Bearer token) and reports.
+tenants_part() {
+  local keys noisy_rpm steady_rpm stats t0 g0 t1 g1 gwlog="$OUT/gateway.log"
+  keys=$(grep -c "^ *rpm: $TENANTS_KEY_RPM\$" "$CONFIG" || true)
+  [ "$keys" -gt 0 ] || die "no 'rpm: $TENANTS_KEY_RPM' keys in $CONFIG (TENANTS_KEY_RPM must match the config)"
+  tenant_rpm() { awk -v t="$1" '$0 ~ "- name: "t"$" {in_t=1; next} /- name:/ {in_t=0} in_t && $1=="rpm:" {print $2; exit}' "$CONFIG"; }
+  steady_rpm=$(tenant_rpm steady); noisy_rpm=$(tenant_rpm noisy)
+  if [ "${NOISY_UNLIMITED:-0}" = 1 ]; then
+    # the control: the same config without noisy's own limits; noisy is still offered 5x the rpm it had
+    local unlimited="$OUT/keypool-tenants-noisy-unlimited.yaml"
+    awk '/- name: noisy$/ {n=1; print; next} /- name:/ {n=0} n && ($1=="rpm:" || $1=="burst:") {next} {print}' "$CONFIG" > "$unlimited"
+    say "== control (NOISY_UNLIMITED=1): noisy's rpm and burst removed, a fresh gateway on $unlimited =="
+    stop_gateway
+    start_gateway "$unlimited" "$OUT/gateway-noisy-unlimited.log"
+    gwlog="$OUT/gateway-noisy-unlimited.log"
+  fi
+  # the JIT warm-up goes to the unlimited channel `warm` as tenant `warm` (authenticate and tenant limits included):
+  # the shared channel's minute is still unused when run A starts
+  BENCH_MODEL=warm-bench BENCH_TOKEN=$READY_TOKEN warm_gateway
+  say "== tenants: channel of $keys keys x $TENANTS_KEY_RPM rpm = $(( keys * TENANTS_KEY_RPM ))/min (the fake enforces it per key, exact sliding 60 s; the gateway knows it), fake answers after ${TENANTS_LATENCY_MS} ms =="
+  [ "${NOISY_UNLIMITED:-0}" = 1 ] && say "   CONTROL: noisy has NO rpm limit in this run (it had $noisy_rpm; '5x its rpm' below refers to that)"
+  say "   steady: rpm $steady_rpm, offered $STEADY_RATE/s = $(( STEADY_RATE * 60 ))/min; noisy: rpm $noisy_rpm (burst $(awk '/- name: noisy$/ {n=1} n && $1=="burst:" {print $2; exit}' "$CONFIG")), offered $NOISY_RATE/s = $(( NOISY_RATE * 60 ))/min = $(awk -v r="$NOISY_RATE" -v m="$noisy_rpm" 'BEGIN {printf "%.1f", r*60/m}')x its rpm"
+  say "   run A: steady alone for ${TENANTS_S}s; run B right after it, same gateway: steady + noisy for ${TENANTS_S}s (open loop, one stream per tenant)"
+  fake_ctl "$PRIMARY" "latency?ms=$TENANTS_LATENCY_MS"
+  fake_ctl "$PRIMARY" "rpm?limit=$TENANTS_KEY_RPM"
+  fake_ctl "$PRIMARY" reset
+  local steady="steady:bench-token-steady:$STEADY_RATE" noisy="noisy:bench-token-noisy:$NOISY_RATE" run
+  for run in A B; do
+    local streams=(--tenant "$steady")
+    [ "$run" = B ] && streams+=(--tenant "$noisy")
+    t0=$(cpu_total); g0=$(cpu_proc "$GW_PID")
+    node "$BENCH_DIR/tenants.js" run --url "$GW$CHAT" --duration-s "$TENANTS_S" --tag "$run" "${streams[@]}" \
+      --timeout-ms 60000 --out "$OUT/tenants-$run.json" > "$OUT/tenants-$run.txt"
+    t1=$(cpu_total); g1=$(cpu_proc "$GW_PID")
+    grep -v '^RESULT ' "$OUT/tenants-$run.txt" | tee -a "$OUT/summary.txt"
+    say "   $(awk -v a="$t0" -v b="$t1" -v g0="$g0" -v g1="$g1" -v hz="$HZ" -v ncpu="$NCPU" 'BEGIN {
+      split(a,x," "); split(b,y," "); secs=(y[2]-x[2])/hz/ncpu
+      printf "during run %s: gateway CPU %.1f%% of one core, box busy %.0f%% of %d cores", "'"$run"'", 100*(g1-g0)/hz/secs, 100*(y[1]-x[1])/(y[2]-x[2]), ncpu }')"
+  done
+  stats=$OUT/tenants-fake-stats.json
+  curl -s -m 30 "$PRIMARY/control/stats" > "$stats"
+  curl -s -m 10 -H "Authorization: Bearer $ADMIN_TOKEN" "$GW/admin/status" > "$OUT/tenants-admin-status.json" || true
+  node "$BENCH_DIR/tenants.js" report --a "$OUT/tenants-A.json" --b "$OUT/tenants-B.json" --stats "$stats" \
+    --steady steady --noisy noisy --key-rpm "$TENANTS_KEY_RPM" --noisy-rpm "$noisy_rpm" > "$OUT/tenants-report.txt"
+  grep -v '^RESULT ' "$OUT/tenants-report.txt" | tee -a "$OUT/summary.txt"
+  say "gateway log: $(grep -c ' WARN ' "$gwlog" || true) WARN, $(grep -c ' ERROR ' "$gwlog" || true) ERROR lines ($gwlog)"
+  fake_ctl "$PRIMARY" "rpm?limit=0"; fake_ctl "$PRIMARY" "latency?ms=0"
+  say ""
+}
+
 alive() {
   kill -0 "$GW_PID" 2>/dev/null && return 0
   say "GATEWAY DIED during the $1 part: $(grep -m1 -E 'shutdown hook|OutOfMemory|Exception' "$OUT/gateway.log" || echo 'no cause in the log') (see $OUT/gateway.log)"
@@ -618,6 +693,7 @@ case "$MODE" in
   inflight10k) inflight10k_part; alive inflight10k ;;
   quota) quota_part; alive quota ;;
   scenarios) scenarios_part; alive scenarios ;;
+  tenants) tenants_part; alive tenants ;;
 esac
 
 kill -0 "$GW_PID" 2>/dev/null || die "the gateway died during the run (see $OUT/gateway.log)"
