@@ -52,6 +52,7 @@ public final class AdminStatus {
         BreakerFigures f = channel.breaker().figures();
         ObjectNode breaker = node.putObject("breaker");
         breaker.put("state", f.state().name());
+        breaker.put("forcedOpen", channel.breaker().forcedOpen());
         breaker.put("trippedBy", f.trippedBy());
         breaker.put("nextAttemptAt", text(f.nextAttemptAt()));
         ArrayNode triggers = breaker.putArray("triggers");
@@ -84,6 +85,7 @@ public final class AdminStatus {
         node.put("weight", key.weight());
         node.put("state", channel.pool().stateOf(key).name());
         node.put("health", channel.pool().healthOf(key).displayName());
+        node.put("draining", key.draining());
         node.put("effectiveWeight", channel.pool().effectiveWeight(key));
         node.put("coolingUntil", text(channel.pool().coolingUntil(key).orElse(null)));
         node.put("inFlight", s.inFlight());

@@ -143,6 +143,17 @@ final class ConfigNode {
         return wholeNumber(min, Long.MAX_VALUE);
     }
 
+    /** An optional {@code true} or {@code false}. */
+    Optional<Boolean> bool() {
+        return scalar("true or false").flatMap(text -> {
+            if (text.equals("true") || text.equals("false")) {
+                return Optional.of(Boolean.parseBoolean(text));
+            }
+            problem("must be true or false");
+            return Optional.empty();
+        });
+    }
+
     Optional<Double> decimal() {
         return scalar("a number").flatMap(text -> {
             try {

@@ -47,7 +47,9 @@ public final class Attempt {
 
     /** A stream's first event arrived: the request is this key's now, with no failover; the call goes on. */
     public void firstByte() {
-        channel.pool().recordFirstByte(key, elapsed());
+        Duration timeToFirstByte = elapsed();
+        channel.pool().recordFirstByte(key, timeToFirstByte);
+        channel.meters().firstByte(timeToFirstByte);
         request.served(channel, key);
     }
 
@@ -56,7 +58,9 @@ public final class Attempt {
         long used = promptTokens + completionTokens;
         if (end(used > 0 ? OptionalLong.of(used) : NOT_REPORTED, false)) {
             channel.pool().recordSuccess(key, request.lastLatency(), promptTokens, completionTokens);
-            channel.costs().record(key.fingerprint(), channel.upstreamModel(request.model()), promptTokens, completionTokens);
+            double cost = channel.costs().record(key.fingerprint(), channel.upstreamModel(request.model()), promptTokens,
+                    completionTokens);
+            channel.meters().answered(request.tenant(), promptTokens, completionTokens, cost);
             channel.breaker().onKeySuccess(key.fingerprint());
             request.served(channel, key);
         }
@@ -125,7 +129,9 @@ public final class Attempt {
             return false;
         }
         ended = true;
-        request.attemptEnded(this, elapsed());
+        Duration elapsed = elapsed();
+        request.attemptEnded(this, elapsed);
+        channel.meters().upstreamCall(elapsed);
         channel.pool().settle(lease, usedTokens, failed);
         return true;
     }
