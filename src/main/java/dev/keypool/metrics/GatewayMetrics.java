@@ -45,7 +45,7 @@ public final class GatewayMetrics {
     private final MultiGauge keyStates;
     private final MultiGauge quotaRatios;
     private final MultiGauge breakerStates;
-    private Channels channels;
+    private volatile Channels channels;
     /** The value functions of the rows registered last: held here, so that nothing collects them between scrapes. */
     private List<Supplier<Number>> rowValues = List.of();
 

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -115,6 +116,8 @@ class ReloadUnderLoadTest extends GatewayTestSupport {
             clients.shutdown();
         }
 
+        LoggerFactory.getLogger(ReloadUnderLoadTest.class).info("{} connections, {} reloads: {} requests answered, {} failed",
+                CONNECTIONS, reloads, answered.get(), failures.values().stream().mapToInt(AtomicInteger::get).sum());
         assertThat(reloads).isEqualTo(12);
         assertThat(failures).as("requests that failed during %d reloads", reloads).isEmpty();
         assertThat(answered.get()).isGreaterThan(600);
