@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
  * The keys of one channel: hands out usable keys and turns the outcome of each upstream call into counters and
  * state changes (429 → COOLING, failures in a row or rejected credentials → DISABLED). Thread-safe; every state
  * change is a single atomic transition on the key, and the log line is written only by the caller that made it.
+ * A reloaded keypool.yaml changes the keys in place ({@link #reload}); operators drain keys and change their weight
+ * and limits live ({@link #drain}, {@link #tune}).
  */
 public final class KeyPool {
 
