@@ -24,6 +24,8 @@ public final class AdminEvents {
 
     /** A comment line this often keeps proxies from closing a quiet stream. */
     private static final long KEEP_ALIVE_SECONDS = 15;
+    /** How often a stream looks whether the gateway is stopping: an open dashboard must not hold up a shutdown. */
+    private static final long STOP_CHECK_MILLIS = 200;
 
     private final EventLog log;
     private final ObjectMapper mapper;
@@ -65,8 +67,12 @@ public final class AdminEvents {
             }
         });
         try {
-            while (!gone.await(KEEP_ALIVE_SECONDS, TimeUnit.SECONDS)) {
-                response.write(": keep-alive\n\n");
+            long quietSince = System.nanoTime();
+            while (!gone.await(STOP_CHECK_MILLIS, TimeUnit.MILLISECONDS) && !exchange.getContext().isStopping()) {
+                if (System.nanoTime() - quietSince >= TimeUnit.SECONDS.toNanos(KEEP_ALIVE_SECONDS)) {
+                    response.write(": keep-alive\n\n");
+                    quietSince = System.nanoTime();
+                }
             }
         } catch (RuntimeException closedMeanwhile) {
             // the client went between two checks: nothing to tell it

@@ -71,4 +71,19 @@ class AdminEventsStreamTest extends GatewayTestSupport {
         stream.body().close();
         reader.join(1000);
     }
+
+    @Test
+    void should_end_open_streams_when_the_gateway_stops() throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url("/admin/events?stream=true")))
+                .header("Authorization", "Bearer " + AdminCalls.TOKEN).GET().build();
+        HttpResponse<InputStream> stream = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        assertThat(stream.statusCode()).isEqualTo(200);
+
+        long started = System.nanoTime();
+        context.stop();
+
+        // an open dashboard does not hold up the shutdown until Camel's graceful timeout
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+        stream.body().close();
+    }
 }
