@@ -45,6 +45,7 @@ public final class GatewayMetrics {
     private final MultiGauge keyStates;
     private final MultiGauge quotaRatios;
     private final MultiGauge breakerStates;
+    private final Timer queueWait;
     private volatile Channels channels;
     /** The value functions of the rows registered last: held here, so that nothing collects them between scrapes. */
     private List<Supplier<Number>> rowValues = List.of();
@@ -57,6 +58,9 @@ public final class GatewayMetrics {
                 .description("Share of a key's quota window in use (used / limit)").register(registry);
         breakerStates = MultiGauge.builder("keypool_breaker_state")
                 .description("Channel breaker: 0 closed, 1 open, 2 half-open").register(registry);
+        // there from the start, so that a scrape shows the line has never been used rather than nothing
+        queueWait = Timer.builder("keypool_queue_wait").description("Time requests waited in line for quota room")
+                .register(registry);
     }
 
     /** The meters of one channel's upstream calls, for its {@link Channel}. */
@@ -106,8 +110,7 @@ public final class GatewayMetrics {
 
     /** A request's wait in line for quota room, however it ended. */
     public void queueWaited(Duration waited) {
-        Timer.builder("keypool_queue_wait").description("Time requests waited in line for quota room")
-                .register(registry).record(waited);
+        queueWait.record(waited);
     }
 
     /**

@@ -119,6 +119,7 @@ class MetricsTest extends GatewayTestSupport {
 
         String metrics = get("/observe/metrics").body();
 
-        assertThat(metrics).contains("keypool_requests_total{channel=\"none\",model=\"none\",outcome=\"invalid_json\",tenant=\"none\"} 1.0");
+        assertThat(metrics).contains("keypool_requests_total{channel=\"none\",model=\"none\",outcome=\"invalid_json\",tenant=\"none\"} 1.0")
+                .as("no request waited yet").contains("keypool_queue_wait_seconds_count 0");
     }
 }
