@@ -76,6 +76,12 @@ public final class ChannelAssembly {
      * and a removed channel still serves them.
      */
     public Reload reload(Channels channels, List<ChannelConfig> configs) {
+        // every key and strategy made first: what could still be refused is refused before anything changes
+        Map<String, List<ApiKey>> newKeys = new LinkedHashMap<>();
+        configs.forEach(config -> {
+            newKeys.put(config.name(), keys(config));
+            SelectionStrategy.named(config.strategy());
+        });
         Map<String, Channel> before = new LinkedHashMap<>();
         channels.all().forEach(c -> before.put(c.name(), c));
         List<Channel> next = new ArrayList<>();
@@ -91,7 +97,7 @@ public final class ChannelAssembly {
                 announce(channel, "added by reload");
                 continue;
             }
-            keys.put(config.name(), old.pool().reload(keys(config), SelectionStrategy.named(config.strategy()),
+            keys.put(config.name(), old.pool().reload(newKeys.get(config.name()), SelectionStrategy.named(config.strategy()),
                     config.cooldown(), config.disableAfter()));
             old.costs().reprice(config.pricing());
             if (!old.config().breaker().equals(config.breaker())) {
