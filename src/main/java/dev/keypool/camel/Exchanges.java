@@ -35,6 +35,12 @@ final class Exchanges {
     /** The Vert.x response of a streaming request, written event by event by {@link StreamRelay}. */
     static final String CLIENT_RESPONSE = "kpClientResponse";
 
+    /**
+     * The tenant's name when the request came through the keypool component (header KeyPoolTenant, set by
+     * routes/component.camel.yaml); the tenant checks read it from here.
+     */
+    static final String TENANT = "kpTenant";
+
     /** An AtomicBoolean set by {@link Admission} when the client hung up before its answer (virtual threads only). */
     static final String CLIENT_GONE = "kpClientGone";
 

@@ -47,6 +47,21 @@ public class GatewayConfiguration implements CamelConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(GatewayConfiguration.class);
 
+    private final boolean http;
+
+    /** The service: KeyPool answers HTTP on Camel Main's server. */
+    public GatewayConfiguration() {
+        this(true);
+    }
+
+    /**
+     * @param http whether KeyPool's HTTP entry routes run in this context; the keypool component without
+     *             {@code httpEnabled} binds the same beans but leaves the host's Vert.x and HTTP server alone
+     */
+    public GatewayConfiguration(boolean http) {
+        this.http = http;
+    }
+
     @Override
     public void configure(CamelContext context) {
         PropertiesComponent properties = context.getPropertiesComponent();
@@ -59,8 +74,11 @@ public class GatewayConfiguration implements CamelConfiguration {
             clock = Clock.systemUTC();
         }
         ObjectMapper mapper = new ObjectMapper();
-        registry.bind("vertxOptions", vertxOptions(Integer.parseInt(required(properties, "keypool.worker-threads"))));
-        if (Boolean.parseBoolean(required(properties, "camel.metrics.enabled"))) {
+        if (http) {
+            registry.bind("vertxOptions", vertxOptions(Integer.parseInt(required(properties, "keypool.worker-threads"))));
+        }
+        // off unless asked, as in Camel: an application embedding KeyPool may have no meter registry
+        if (properties.resolveProperty("camel.metrics.enabled").map(Boolean::parseBoolean).orElse(false)) {
             context.addRoutePolicyFactory(routeTimers(context));
         }
 
@@ -110,19 +128,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("capacityWait", new CapacityWait(capacityQueue, config.queue().maxWait(), clock));
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock);
         registry.bind("gatewayResponses", gatewayResponses);
-        addStartupListener(context, new StartupListener() {
-            @Override
-            public void onCamelContextStarted(CamelContext started, boolean alreadyStarted) {
-                // platform-http's router is not there yet
-            }
-
-            @Override
-            public void onCamelContextFullyStarted(CamelContext started, boolean alreadyStarted) {
-                // one router per HTTP server (the API's, and the management one when it has its own port)
-                started.getRegistry().findByType(VertxPlatformHttpRouter.class)
-                        .forEach(router -> UnmatchedRequests.install(router, gatewayResponses));
-            }
-        });
+        if (http) {
+            answerUnmatchedRequests(context, gatewayResponses);
+        }
         registry.bind("modelCatalog", new ModelCatalog(all, mapper));
         registry.bind("demoUpstream", new DemoUpstream(mapper));
         registry.bind("adminGuard", new AdminGuard(config.admin() == null ? null : config.admin().token()));
@@ -140,6 +148,23 @@ public class GatewayConfiguration implements CamelConfiguration {
             LOG.warn("{} tenants configured, but tenant tokens and limits are not enforced yet: "
                     + "the gateway is open to every client that can reach it", config.tenants().size());
         }
+    }
+
+    /** OpenAI-shaped 404/405 for requests no route takes ({@link UnmatchedRequests}), once the HTTP servers are up. */
+    private static void answerUnmatchedRequests(CamelContext context, GatewayResponses gatewayResponses) {
+        addStartupListener(context, new StartupListener() {
+            @Override
+            public void onCamelContextStarted(CamelContext started, boolean alreadyStarted) {
+                // platform-http's router is not there yet
+            }
+
+            @Override
+            public void onCamelContextFullyStarted(CamelContext started, boolean alreadyStarted) {
+                // one router per HTTP server (the API's, and the management one when it has its own port)
+                started.getRegistry().findByType(VertxPlatformHttpRouter.class)
+                        .forEach(router -> UnmatchedRequests.install(router, gatewayResponses));
+            }
+        });
     }
 
     /**
