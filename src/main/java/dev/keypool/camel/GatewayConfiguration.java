@@ -129,7 +129,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock);
         registry.bind("gatewayResponses", gatewayResponses);
         if (http) {
-            answerUnmatchedRequests(context, gatewayResponses);
+            boolean reload = properties.resolveProperty("camel.main.routes-reload-enabled").map(Boolean::parseBoolean).orElse(false);
+            installRouterHandlers(context, gatewayResponses, reload);
         }
         registry.bind("modelCatalog", new ModelCatalog(all, mapper));
         registry.bind("demoUpstream", new DemoUpstream(mapper));
@@ -150,8 +151,11 @@ public class GatewayConfiguration implements CamelConfiguration {
         }
     }
 
-    /** OpenAI-shaped 404/405 for requests no route takes ({@link UnmatchedRequests}), once the HTTP servers are up. */
-    private static void answerUnmatchedRequests(CamelContext context, GatewayResponses gatewayResponses) {
+    /**
+     * Once the HTTP servers are up: OpenAI-shaped 404/405 for requests no route takes ({@link UnmatchedRequests}), and
+     * with live route reload on, requests held while their route is replaced ({@link ReloadGate}).
+     */
+    private static void installRouterHandlers(CamelContext context, GatewayResponses gatewayResponses, boolean reload) {
         addStartupListener(context, new StartupListener() {
             @Override
             public void onCamelContextStarted(CamelContext started, boolean alreadyStarted) {
@@ -161,8 +165,12 @@ public class GatewayConfiguration implements CamelConfiguration {
             @Override
             public void onCamelContextFullyStarted(CamelContext started, boolean alreadyStarted) {
                 // one router per HTTP server (the API's, and the management one when it has its own port)
-                started.getRegistry().findByType(VertxPlatformHttpRouter.class)
-                        .forEach(router -> UnmatchedRequests.install(router, gatewayResponses));
+                for (VertxPlatformHttpRouter router : started.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
+                    UnmatchedRequests.install(router, gatewayResponses);
+                    if (reload) {
+                        ReloadGate.install(started, router);
+                    }
+                }
             }
         });
     }
