@@ -101,6 +101,21 @@ class KeyPoolComponentTest {
         assertThat(upstream.received().get(0).body()).contains("a text to embed");
     }
 
+    /** Tenant checks are not wired to the component yet: the tenant reaches the pipeline as the request property kpTenant. */
+    @Test
+    void should_hand_the_tenant_to_the_pipeline_from_the_header_or_the_endpoint_option() throws Exception {
+        start(false);
+        java.util.List<Object> tenants = new java.util.concurrent.CopyOnWriteArrayList<>();
+        org.apache.camel.builder.AdviceWith.adviceWith(host, "keypool-component-chat",
+                route -> route.weaveAddLast().process(e -> tenants.add(e.getProperty("kpTenant"))));
+
+        ask("direct:ask", "hi", Map.of(KeyPoolConstants.TENANT, "team-a"));
+        ask("direct:ask-as-team-b", "hi", Map.of());
+        ask("direct:ask-as-team-b", "hi", Map.of(KeyPoolConstants.TENANT, "team-c"));
+
+        assertThat(tenants).containsExactly("team-a", "team-b", "team-c");
+    }
+
     @Test
     void should_open_no_port_unless_asked() throws Exception {
         var before = ListeningSockets.ofThisProcess();
@@ -162,6 +177,7 @@ class KeyPoolComponentTest {
             public void configure() {
                 from("direct:ask").routeId("host-ask").to("keypool:chat?model=m");
                 from("direct:embed").routeId("host-embed").to("keypool:embeddings");
+                from("direct:ask-as-team-b").routeId("host-ask-as-team-b").to("keypool:chat?model=m&tenant=team-b");
                 from("direct:ask-handled").routeId("host-ask-handled")
                         .onException(KeyPoolException.class).handled(true)
                             .setBody(simple("handled ${exception.status} ${exception.code}"))
