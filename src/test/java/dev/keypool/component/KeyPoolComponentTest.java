@@ -80,6 +80,11 @@ class KeyPoolComponentTest {
         assertThat(noMessages.getException()).isNull();
         assertThat(noMessages.getMessage().getBody(String.class)).isEqualTo("handled 400 missing_messages");
 
+        KeyPoolException stream = (KeyPoolException) ask("direct:ask",
+                "{\"model\":\"m\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", Map.of()).getException();
+        assertThat(stream.getStatus()).isEqualTo(400);
+        assertThat(stream.getCode()).isEqualTo("streaming_unsupported");
+
         upstream.answer("sk-main-429", 429, "30", null).answer("sk-main-ok", 429, "30", null).answer("sk-backup-1", 429, "30", null);
         Exchange exhausted = ask("direct:ask", "hi", Map.of());
         KeyPoolException e = (KeyPoolException) exhausted.getException();
