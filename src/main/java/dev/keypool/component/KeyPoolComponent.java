@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -17,10 +18,12 @@ import dev.keypool.camel.PackagedRoutes;
 import dev.keypool.camel.PassthroughRoutes;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Endpoint;
+import org.apache.camel.RouteConfigurationsBuilder;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.component.http.HttpComponent;
 import org.apache.camel.component.platform.http.main.MainHttpServer;
 import org.apache.camel.model.Model;
+import org.apache.camel.model.ModelCamelContext;
 import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.spi.Metadata;
 import org.apache.camel.spi.PropertiesComponent;
@@ -108,7 +111,7 @@ public class KeyPoolComponent extends DefaultComponent {
                 .filter(route -> routeIds.contains(route.getRouteId()) && context.getRoute(route.getRouteId()) == null)
                 .toList();
         if (!notStarted.isEmpty()) {
-            ((org.apache.camel.model.ModelCamelContext) context).startRouteDefinitions(notStarted);
+            ((ModelCamelContext) context).startRouteDefinitions(notStarted);
         }
     }
 
@@ -128,7 +131,7 @@ public class KeyPoolComponent extends DefaultComponent {
         }
         try {
             for (RoutesBuilder builder : builders) {
-                if (builder instanceof org.apache.camel.RouteConfigurationsBuilder configurations) {
+                if (builder instanceof RouteConfigurationsBuilder configurations) {
                     context.addRoutesConfigurations(configurations);
                 }
             }
@@ -153,7 +156,7 @@ public class KeyPoolComponent extends DefaultComponent {
     }
 
     private static Set<String> routeIdsOf(Model model) {
-        return model.getRouteDefinitions().stream().map(RouteDefinition::getRouteId).collect(Collectors.toCollection(java.util.HashSet::new));
+        return model.getRouteDefinitions().stream().map(RouteDefinition::getRouteId).collect(Collectors.toCollection(HashSet::new));
     }
 
     /** KeyPool's defaults where the host sets nothing, and the component's config option as keypool.config. */

@@ -7,7 +7,10 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.testing.FakeUpstream;
@@ -15,6 +18,7 @@ import dev.keypool.testing.ListeningSockets;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
+import org.apache.camel.builder.AdviceWith;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.AfterEach;
@@ -110,8 +114,8 @@ class KeyPoolComponentTest {
     @Test
     void should_hand_the_tenant_to_the_pipeline_from_the_header_or_the_endpoint_option() throws Exception {
         start(false);
-        java.util.List<Object> tenants = new java.util.concurrent.CopyOnWriteArrayList<>();
-        org.apache.camel.builder.AdviceWith.adviceWith(host, "keypool-component-chat",
+        List<Object> tenants = new CopyOnWriteArrayList<>();
+        AdviceWith.adviceWith(host, "keypool-component-chat",
                 route -> route.weaveAddLast().process(e -> tenants.add(e.getProperty("kpTenant"))));
 
         ask("direct:ask", "hi", Map.of(KeyPoolConstants.TENANT, "team-a"));
@@ -197,7 +201,7 @@ class KeyPoolComponentTest {
         ProducerTemplate template = host.createProducerTemplate();
         return template.send(uri, e -> {
             e.getMessage().setBody(body);
-            e.getMessage().setHeaders(new java.util.HashMap<>(headers));
+            e.getMessage().setHeaders(new HashMap<>(headers));
         });
     }
 }

@@ -2,6 +2,7 @@ package dev.keypool.component;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import dev.keypool.pool.Fingerprint;
@@ -111,7 +112,7 @@ class KeyPoolKameletsTest {
         upstream.answer("sk-main-429", 429, "20", null).answer("sk-main-ok", 429, "20", null).answer("sk-backup-1", 429, "20", null);
 
         Exchange answer = host.createProducerTemplate().request("direct:ask", e -> e.getMessage().setBody(Map.of(
-                "messages", java.util.List.of(Map.of("role", "user", "content", "hi")))));
+                "messages", List.of(Map.of("role", "user", "content", "hi")))));
 
         assertThat(answer.getException()).isNull();
         assertThat(answer.getMessage().getBody(String.class)).isEqualTo("no answer: 503 no_channel_available");
