@@ -49,6 +49,12 @@ final class Exchanges {
     static final String PROBE_METHOD = "kpProbeMethod";
     /** Every probe of a POST /admin/probe, sent or skipped, for its report. */
     static final String PROBE_ROUND = "kpProbeRound";
+    /**
+     * The name of the tenant a host application's request is made for, when it came through the keypool component
+     * (header KeyPoolTenant or the endpoint's tenant option, set by routes/component.camel.yaml): the host is trusted
+     * to name it, as an HTTP client is trusted by its token.
+     */
+    static final String NAMED_TENANT = "kpTenantName";
 
     /** An AtomicBoolean set by {@link Admission} when the client hung up before its answer (virtual threads only). */
     static final String CLIENT_GONE = "kpClientGone";

@@ -61,6 +61,21 @@ public class GatewayConfiguration implements CamelConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(GatewayConfiguration.class);
 
+    private final boolean http;
+
+    /** The service: KeyPool answers HTTP on Camel Main's server. */
+    public GatewayConfiguration() {
+        this(true);
+    }
+
+    /**
+     * @param http whether KeyPool's HTTP entry routes run in this context; the keypool component without
+     *             {@code httpEnabled} binds the same beans but leaves the host's Vert.x and HTTP server alone
+     */
+    public GatewayConfiguration(boolean http) {
+        this.http = http;
+    }
+
     @Override
     public void configure(CamelContext context) {
         PropertiesComponent properties = context.getPropertiesComponent();
@@ -73,8 +88,11 @@ public class GatewayConfiguration implements CamelConfiguration {
             clock = Clock.systemUTC();
         }
         ObjectMapper mapper = new ObjectMapper();
-        registry.bind("vertxOptions", vertxOptions(Integer.parseInt(required(properties, "keypool.worker-threads"))));
-        if (Boolean.parseBoolean(required(properties, "camel.metrics.enabled"))) {
+        if (http) {
+            registry.bind("vertxOptions", vertxOptions(Integer.parseInt(required(properties, "keypool.worker-threads"))));
+        }
+        // off unless asked, as in Camel: an application embedding KeyPool may have no meter registry
+        if (properties.resolveProperty("camel.metrics.enabled").map(Boolean::parseBoolean).orElse(false)) {
             context.addRoutePolicyFactory(routeTimers(context));
         }
 
@@ -138,19 +156,10 @@ public class GatewayConfiguration implements CamelConfiguration {
         metrics.watch(all, capacityQueue);
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics);
         registry.bind("gatewayResponses", gatewayResponses);
-        addStartupListener(context, new StartupListener() {
-            @Override
-            public void onCamelContextStarted(CamelContext started, boolean alreadyStarted) {
-                // platform-http's router is not there yet
-            }
-
-            @Override
-            public void onCamelContextFullyStarted(CamelContext started, boolean alreadyStarted) {
-                // one router per HTTP server (the API's, and the management one when it has its own port)
-                started.getRegistry().findByType(VertxPlatformHttpRouter.class)
-                        .forEach(router -> UnmatchedRequests.install(router, gatewayResponses));
-            }
-        });
+        if (http) {
+            boolean reload = properties.resolveProperty("camel.main.routes-reload-enabled").map(Boolean::parseBoolean).orElse(false);
+            installRouterHandlers(context, gatewayResponses, reload);
+        }
         registry.bind("modelCatalog", new ModelCatalog(all, mapper));
         registry.bind("demoUpstream", new DemoUpstream(mapper));
         AdminGuard adminGuard = new AdminGuard(config.admin() == null ? null : config.admin().token());
@@ -201,6 +210,30 @@ public class GatewayConfiguration implements CamelConfiguration {
             registry.bind(MicrometerConstants.METRICS_REGISTRY_NAME, meters);
         }
         return meters;
+    }
+
+    /**
+     * Once the HTTP servers are up: OpenAI-shaped 404/405 for requests no route takes ({@link UnmatchedRequests}), and
+     * with live route reload on, requests held while their route is replaced ({@link ReloadGate}).
+     */
+    private static void installRouterHandlers(CamelContext context, GatewayResponses gatewayResponses, boolean reload) {
+        addStartupListener(context, new StartupListener() {
+            @Override
+            public void onCamelContextStarted(CamelContext started, boolean alreadyStarted) {
+                // platform-http's router is not there yet
+            }
+
+            @Override
+            public void onCamelContextFullyStarted(CamelContext started, boolean alreadyStarted) {
+                // one router per HTTP server (the API's, and the management one when it has its own port)
+                for (VertxPlatformHttpRouter router : started.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
+                    UnmatchedRequests.install(router, gatewayResponses);
+                    if (reload) {
+                        ReloadGate.install(started, router);
+                    }
+                }
+            }
+        });
     }
 
     /**
