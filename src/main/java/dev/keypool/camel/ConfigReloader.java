@@ -17,6 +17,7 @@ import dev.keypool.config.GatewayConfig;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.ChannelAssembly;
 import dev.keypool.gateway.Channels;
+import dev.keypool.probe.ProbeSchedule;
 import dev.keypool.metrics.GatewayMetrics;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -43,6 +44,7 @@ public final class ConfigReloader {
     private final AdminGuard guard;
     private final GatewayMetrics metrics;
     private final ObjectMapper mapper;
+    private final ProbeSchedule probes;
     // guarded by this
     private GatewayConfig current;
     /** The SHA-256 of the file as last read (applied or refused), so that the watch reads each version once. */
@@ -50,7 +52,8 @@ public final class ConfigReloader {
 
     public ConfigReloader(CamelContext context, Path file, ConfigLoader loader, GatewayConfig loaded, ChannelAssembly assembly,
                           Channels channels, RuntimeChanges changes, AdminGuard guard, GatewayMetrics metrics,
-                          ObjectMapper mapper) {
+                          ProbeSchedule probes, ObjectMapper mapper) {
+        this.probes = probes;
         this.context = context;
         this.file = file;
         this.loader = loader;
@@ -134,6 +137,7 @@ public final class ConfigReloader {
         }
         current = next;
         metrics.refresh();
+        probes.reload(channels.all());
         LOG.info("KeyPool configuration {} reloaded ({}): {}", file, by, done.summary());
         return done;
     }

@@ -168,11 +168,12 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("adminActions", new AdminActions(all, runtimeChanges, changesFile, metrics, mapper));
         registry.bind("adminEvents", new AdminEvents(eventLog, mapper));
         registry.bind("adminDashboard", new AdminDashboard());
+        // health probes (routes/probes.camel.yaml) and fault injection (routes/faults.camel.yaml, upstream-attempt)
+        ProbeSchedule probeSchedule = new ProbeSchedule(all.all(), clock);
+        registry.bind("healthProbes", new HealthProbes(probeSchedule, mapper, clock));
         registry.bind("configReloader", new ConfigReloader(context, file,
                 new ConfigLoader(ConfigLoader.variables(settings, System::getenv)), config, assembly, all, runtimeChanges,
-                adminGuard, metrics, mapper));
-        // health probes (routes/probes.camel.yaml) and fault injection (routes/faults.camel.yaml, upstream-attempt)
-        registry.bind("healthProbes", new HealthProbes(new ProbeSchedule(all.all(), clock), mapper, clock));
+                adminGuard, metrics, probeSchedule, mapper));
         registry.bind("faults", new FaultInjector(new Faults(all.all().stream().collect(Collectors.toMap(Channel::name,
                 c -> c.pool().keys().stream().map(ApiKey::fingerprint).collect(Collectors.toSet()))), clock,
                 () -> ThreadLocalRandom.current().nextDouble()), mapper));

@@ -26,8 +26,9 @@ public final class ApiKey {
     private volatile QuotaLimits limits;
     /** Drained by an operator or removed by a reload: no new calls, those in flight finish. */
     private volatile boolean draining;
-    private final String tenant;
-    private final KeyRamp.Plan rampPlan;
+    // the file's, replaced by a reload that changes them (reassign)
+    private volatile String tenant;
+    private volatile KeyRamp.Plan rampPlan;
     private final AtomicReference<KeyAvailability> availability = new AtomicReference<>(KeyAvailability.ACTIVE);
     private final KeyCounters counters = new KeyCounters();
 
@@ -146,6 +147,18 @@ public final class ApiKey {
     }
 
     /** New label, weight and limits (a reload, an operator): the key's state, counters and quota use stay. */
+    /**
+     * A reload gave the key another owner (a tenant, or the shared pool) or another rollout/retiring plan.
+     *
+     * @return whether the plan changed, so that the pool makes the key's ramp anew
+     */
+    boolean reassign(String tenant, KeyRamp.Plan rampPlan) {
+        this.tenant = tenant;
+        boolean planChanged = !this.rampPlan.equals(rampPlan);
+        this.rampPlan = Objects.requireNonNull(rampPlan, "rampPlan");
+        return planChanged;
+    }
+
     void retune(String label, int weight, QuotaLimits limits) {
         if (label != null && label.contains(secret)) {
             // labels end up in logs and metrics, so a pasted secret there would leak it

@@ -523,7 +523,7 @@ public final class KeyPool {
 
     /**
      * The channel's keys and settings as a reloaded keypool.yaml has them. A key whose fingerprint stays keeps its
-     * state, counters and quota use (its label, weight and limits are the new ones); a new key joins ACTIVE; a removed
+     * state, counters and quota use (its label, weight, limits, tenant and rollout/retiring plan are the new ones); a new key joins ACTIVE; a removed
      * key takes no new calls and is let go once its calls in flight are recorded (they still find it here).
      */
     public Reload reload(List<ApiKey> configured, SelectionStrategy newStrategy, Duration newCooldown, int newDisableAfter) {
@@ -541,6 +541,9 @@ public final class KeyPool {
             }
             if (old != null) {
                 old.retune(fresh.label(), fresh.weight(), fresh.limits());
+                if (old.reassign(fresh.tenant(), fresh.rampPlan())) {
+                    ramps.remove(old);   // made anew from the new plan on its next use: a rollout starts from now
+                }
                 quotas.get(old).changeLimits(fresh.limits());
                 old.drain(false);
                 next.put(old.fingerprint(), old);

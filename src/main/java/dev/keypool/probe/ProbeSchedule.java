@@ -5,7 +5,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -36,16 +38,24 @@ public final class ProbeSchedule {
         final boolean scheduled;
         final int index;
         final int count;
-        final AtomicBoolean inFlight = new AtomicBoolean();
-        volatile Instant lastStart = start;
+        final AtomicBoolean inFlight;
+        volatile Instant lastStart;
 
-        Slot(Channel channel, ApiKey key, int index) {
+        /** @param before the slot of the same channel and key before a reload, null for a new one */
+        Slot(Channel channel, ApiKey key, int index, Slot before) {
             this.channel = channel;
             this.key = key;
             this.scheduled = channel.config().probe() != null;
             this.config = scheduled ? channel.config().probe() : ON_DEMAND;
             this.index = index;
             this.count = channel.pool().keys().size();
+            // a key that stays keeps its probe in flight and the time of its last one
+            this.inFlight = before == null ? new AtomicBoolean() : before.inFlight;
+            this.lastStart = before == null ? start : before.lastStart;
+        }
+
+        String id() {
+            return channel.name() + "/" + key.fingerprint();
         }
 
         /** The probe period for the key's state now; zero when it is not probed in that state. */
@@ -85,17 +95,30 @@ public final class ProbeSchedule {
 
     private final Clock clock;
     private final Instant start;
-    private final List<Slot> slots = new ArrayList<>();
+    /** Replaced as a whole by {@link #reload}. */
+    private volatile List<Slot> slots = List.of();
 
     public ProbeSchedule(Collection<Channel> channels, Clock clock) {
         this.clock = clock;
         this.start = clock.instant();
+        reload(channels);
+    }
+
+    /**
+     * The channels and keys of a reloaded keypool.yaml: keys added are probed from now on with their channel's probe
+     * settings, keys removed are probed no more, keys that stay keep their last probe time.
+     */
+    public synchronized void reload(Collection<Channel> channels) {
+        Map<String, Slot> before = new HashMap<>();
+        slots.forEach(slot -> before.put(slot.id(), slot));
+        List<Slot> next = new ArrayList<>();
         for (Channel channel : channels) {
             List<ApiKey> keys = channel.pool().keys();
             for (int i = 0; i < keys.size(); i++) {
-                slots.add(new Slot(channel, keys.get(i), i));
+                next.add(new Slot(channel, keys.get(i), i, before.get(channel.name() + "/" + keys.get(i).fingerprint())));
             }
         }
+        slots = List.copyOf(next);
     }
 
     /** The probes due now, each in flight from now (keys with one in flight already wait for their next slot). */

@@ -69,4 +69,21 @@ class KeyPoolReloadTest {
         assertThat(pool.find(leaving.fingerprint())).containsSame(leaving);
         assertThat(leaving.draining()).isFalse();
     }
+
+    @Test
+    void should_give_a_kept_key_its_new_tenant_and_its_new_retiring_plan() {
+        KeyScope teamA = new KeyScope("team-a", false);
+        assertThat(pool.acquire(teamA, Set.of(), () -> 0)).isEmpty();
+        double before = pool.effectiveWeight(kept);
+
+        pool.reload(List.of(new ApiKey("sk-kept", null, 1, rpm10, new KeyRamp.Plan(null, true), "team-a"), leaving),
+                new RoundRobinStrategy(), Duration.ofSeconds(30), 3);
+
+        // now team-a's own key: its tenant gets it, a request of no tenant does not
+        assertThat(kept.tenant()).isEqualTo("team-a");
+        assertThat(pool.acquire(teamA, Set.of(), () -> 0)).map(KeyPool.Lease::key).containsSame(kept);
+        assertThat(pool.acquire(KeyScope.SHARED, Set.of(), () -> 0)).map(KeyPool.Lease::key).containsSame(leaving);
+        // and retiring: a tenth of its weight
+        assertThat(pool.effectiveWeight(kept)).isEqualTo(before * 0.1, org.assertj.core.data.Offset.offset(1e-9));
+    }
 }

@@ -12,6 +12,7 @@ import dev.keypool.gateway.Channel;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.KeyState;
+import dev.keypool.pool.RoundRobinStrategy;
 import dev.keypool.pool.SelectionStrategy;
 import dev.keypool.testing.LogCapture;
 import dev.keypool.testing.MutableClock;
@@ -173,6 +174,30 @@ class ProbeScheduleTest {
         assertThat(due).extracting(Probe::channel).containsExactly(probed);
         due.forEach(Probe::succeeded);
         assertThat(schedule.all()).extracting(Probe::channel).containsExactly(probed, plain);
+    }
+
+    @Test
+    void should_follow_a_reload_probing_added_keys_and_no_longer_removed_ones() {
+        Channel channel = channel("probe: {interval: 60s}", 2);
+        ProbeSchedule schedule = new ProbeSchedule(List.of(channel), clock);
+        ApiKey removed = channel.pool().keys().get(0);
+        ApiKey stays = channel.pool().keys().get(1);
+        schedule.coldStart().forEach(Probe::succeeded);
+
+        ApiKey added = new ApiKey("sk-added", null, 1);
+        channel.pool().reload(List.of(stays, added), new RoundRobinStrategy(), Duration.ofSeconds(60), 5);
+        schedule.reload(List.of(channel));
+        List<ApiKey> probed = new java.util.ArrayList<>();
+        for (int step = 1; step <= 8; step++) {
+            clock.advance(Duration.ofSeconds(15));
+            schedule.due().forEach(probe -> {
+                probed.add(probe.key());
+                probe.succeeded();
+            });
+        }
+
+        assertThat(probed).contains(stays, added).doesNotContain(removed);
+        assertThat(schedule.all()).extracting(Probe::key).containsExactly(stays, added);
     }
 
     private Channel channel(String fields, int keyCount) {
