@@ -54,6 +54,8 @@ class DashboardBrowserTest extends GatewayTestSupport {
                       - key: sk-alpha-2
                         weight: 3
                     fallback: [beta]
+                    disableAfter: 2
+                    breaker: {consecutiveFailThreshold: 2}
                   - name: beta
                     baseUrl: UPSTREAM
                     models: [gpt-beta]
@@ -113,6 +115,29 @@ class DashboardBrowserTest extends GatewayTestSupport {
         });
         Path shot = browser.getScreenshotAs(OutputType.FILE).toPath();
         Files.copy(shot, Path.of("target", "dashboard.png"), StandardCopyOption.REPLACE_EXISTING);
+        assertThat(consoleErrors()).as("console errors while live").isEmpty();
+    }
+
+    @Test
+    void should_show_what_an_injected_fault_does_to_the_channel_and_its_keys() throws Exception {
+        browser.get(url("/admin/"));
+        signIn(AdminCalls.TOKEN);
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("breaker-alpha")).equals("CLOSED"));
+        AdminCalls admin = new AdminCalls(http, url(""));
+
+        assertThat(admin.post("/admin/faults",
+                "{\"channel\":\"alpha\",\"kind\":\"status\",\"status\":503,\"rate\":1,\"duration\":\"60s\"}").statusCode())
+                .isEqualTo(201);
+        // two requests: each key of alpha fails twice in a row (disabled), the breaker trips, beta serves
+        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertThat(text(By.id("breaker-alpha"))).isEqualTo("OPEN");
+            assertThat(text(By.id("key-state-alpha-" + ONE))).isEqualTo("DISABLED");
+            assertThat(text(By.id("events"))).contains("Key " + ONE + "(alpha) disabled after 2 consecutive failures");
+        });
+        assertThat(upstream.hits("sk-alpha-1") + upstream.hits("sk-alpha-2")).isZero();
         assertThat(consoleErrors()).as("console errors while live").isEmpty();
     }
 

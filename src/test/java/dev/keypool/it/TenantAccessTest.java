@@ -170,6 +170,13 @@ class TenantAccessTest extends GatewayTestSupport {
         clock.advance(Duration.ofMillis(500));
         assertThat(chatAs("token-bucket", "gpt-4o-mini").statusCode()).isEqualTo(200);
         assertThat(upstream.totalHits()).isEqualTo(12);
+        // metrics label the tenant's answers, served and refused
+        java.util.List<String> requests = get("/observe/metrics").body().lines()
+                .filter(line -> line.startsWith("keypool_requests_total{")).toList();
+        assertThat(requests).anySatisfy(line -> assertThat(line).contains("tenant=\"bucket\"").contains("outcome=\"success\"")
+                .endsWith(" 12.0"));
+        assertThat(requests).anySatisfy(line -> assertThat(line).contains("tenant=\"bucket\"")
+                .contains("outcome=\"tenant_rate_limited\"").endsWith(" 3.0"));
     }
 
     @Test
