@@ -44,6 +44,13 @@ final class Exchanges {
     /** The {@link ClientRequest} read from the body by {@link RequestPlanner}, before its channels are planned. */
     static final String CLIENT_REQUEST = "kpClientRequest";
 
+    /** The {@link dev.keypool.batch.BatchLine} a batch route runs through the gateway core; absent for client requests. */
+    static final String BATCH_LINE = "kpBatchLine";
+    /** The id of the batch whose lines the batch route runs. */
+    static final String BATCH_ID = "kpBatchId";
+    /** The id of the async task a task route runs. */
+    static final String TASK_ID = "kpTaskId";
+
     /** An AtomicBoolean set by {@link Admission} when the client hung up before its answer (virtual threads only). */
     static final String CLIENT_GONE = "kpClientGone";
 

@@ -103,6 +103,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, tokenEstimator));
         Tenants tenants = tenants(config, clock);
         registry.bind("tenantGate", new TenantGate(tenants));
+        // batches, async tasks and the queue consumers (routes/batch.camel.yaml)
+        BatchBeans.bind(context, tenants, mapper, clock);
         registry.bind("channelRouter", new ChannelRouter());
         registry.bind("channelOutcomes", new ChannelOutcomes());
         CapacityQueue capacityQueue = new CapacityQueue(config.queue().maxSize(), clock);

@@ -23,6 +23,11 @@ public final class Tenants {
         return all;
     }
 
+    /** The tenant of this name: the owner of a batch or task, kept by name, never by token. */
+    public Optional<Tenant> named(String name) {
+        return all.stream().filter(t -> t.name().equals(name)).findFirst();
+    }
+
     /**
      * The tenant whose token this is. The token is hashed once and compared with every tenant's hash in constant
      * time, all of them whatever matches, so that neither the time nor the position gives anything away.
