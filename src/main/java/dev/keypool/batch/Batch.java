@@ -22,6 +22,9 @@ public final class Batch {
     /** The only completion window OpenAI accepts. */
     public static final String COMPLETION_WINDOW = "24h";
     static final Duration WINDOW = Duration.ofHours(24);
+    /** The metadata entry that says where a batch came from, when not from the API: {@code source: inbox}. */
+    public static final String SOURCE = "source";
+    public static final String INBOX = "inbox";
 
     private final String id;
     private final String endpoint;
@@ -65,6 +68,15 @@ public final class Batch {
 
     public String owner() {
         return owner;
+    }
+
+    public Map<String, String> metadata() {
+        return metadata;
+    }
+
+    /** A batch of the file inbox: its file, read again at startup, takes it up again. */
+    public boolean fromInbox() {
+        return INBOX.equals(metadata.get(SOURCE));
     }
 
     public Instant createdAt() {

@@ -25,11 +25,13 @@ public final class BatchStore implements AutoCloseable {
     private final ObjectMapper mapper;
     private final Map<String, Batch> batches = new ConcurrentHashMap<>();
     private final Map<String, BatchJournal> journals = new ConcurrentHashMap<>();
+    private List<Batch> leftOver;
 
     public BatchStore(Path dir, ObjectMapper mapper) {
         this.dir = dir;
         this.mapper = mapper;
         load();
+        leftOver = batches.values().stream().filter(b -> !b.status().terminal() && !b.fromInbox()).toList();
     }
 
     private void load() {
@@ -75,9 +77,15 @@ public final class BatchStore implements AutoCloseable {
                 .toList();
     }
 
-    /** The batches a restart must take up again: not yet completed, failed, expired or cancelled. */
-    public List<Batch> unfinished() {
-        return batches.values().stream().filter(b -> !b.status().terminal()).toList();
+    /**
+     * The batches that were not over (completed, failed, expired or cancelled) when the gateway last stopped, as read
+     * at startup; given once, so that each is taken up again once (batches created since are running already). Not
+     * the inbox's: their files come back by themselves.
+     */
+    public synchronized List<Batch> leftOver() {
+        List<Batch> left = leftOver;
+        leftOver = List.of();
+        return left;
     }
 
     /** The journal of a batch, opened on first use and kept open until the batch is over. */

@@ -30,6 +30,7 @@ public final class TaskStore {
     private final Clock clock;
     private final Duration retention;
     private final Map<String, AsyncTask> tasks = new ConcurrentHashMap<>();
+    private List<AsyncTask> leftOver;
 
     public TaskStore(Path dir, ObjectMapper mapper, Clock clock, Duration retention) {
         this.dir = dir;
@@ -37,6 +38,7 @@ public final class TaskStore {
         this.clock = clock;
         this.retention = retention;
         load();
+        leftOver = tasks.values().stream().filter(t -> !t.done()).toList();
     }
 
     public AsyncTask put(AsyncTask task) {
@@ -60,9 +62,14 @@ public final class TaskStore {
         return Optional.ofNullable(id).map(tasks::get).filter(t -> !expired(t, clock.instant()));
     }
 
-    /** Tasks not done: after a restart, to be run again. */
-    public List<AsyncTask> unfinished() {
-        return tasks.values().stream().filter(t -> !t.done()).toList();
+    /**
+     * The tasks that were not done when the gateway last stopped, as read at startup; given once, so that they run
+     * again once (tasks accepted since are queued already).
+     */
+    public synchronized List<AsyncTask> leftOver() {
+        List<AsyncTask> left = leftOver;
+        leftOver = List.of();
+        return left;
     }
 
     /** Forgets the tasks whose retention has passed; returns how many. */

@@ -10,6 +10,7 @@ import dev.keypool.batch.TaskStore;
 import dev.keypool.gateway.GatewayError;
 import dev.keypool.tenant.Tenants;
 import org.apache.camel.Exchange;
+import org.apache.camel.support.SynchronizationAdapter;
 
 /**
  * Async requests (SPEC §12): {@code X-KeyPool-Async: true} stores the request and answers 202 with a task id; the
@@ -49,7 +50,11 @@ public final class AsyncTasks {
         answer(exchange, 202, task);
     }
 
-    /** Makes the queued task named by kpTaskId a request for the gateway core, for its tenant; in_progress. */
+    /**
+     * Makes the queued task named by kpTaskId a request for the gateway core, for its tenant; in_progress. Its answer,
+     * whatever it is, becomes the task's when the exchange completes: the gateway core answers its own errors
+     * (gateway-errors), which ends the route there, so no later step would see them.
+     */
     public void prepare(Exchange exchange) {
         AsyncTask task = tasks.get(exchange.getProperty(Exchanges.TASK_ID, String.class)).orElseThrow(() ->
                 new IllegalStateException("no task " + exchange.getProperty(Exchanges.TASK_ID)));
@@ -61,15 +66,24 @@ public final class AsyncTasks {
         }
         exchange.getMessage().removeHeaders("*");
         exchange.getMessage().setBody(task.request());
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                record(done, task.id());
+            }
+        });
     }
 
-    /** The gateway core's answer, whatever it was, becomes the task's: completed for a 2xx, failed otherwise. */
-    public void record(Exchange exchange) {
-        AsyncTask task = tasks.get(exchange.getProperty(Exchanges.TASK_ID, String.class)).orElse(null);
+    /** The gateway core's answer becomes the task's: completed for a 2xx, failed otherwise. */
+    private void record(Exchange exchange, String id) {
+        AsyncTask task = tasks.get(id).orElse(null);
         if (task == null) {
             return;   // expired meanwhile
         }
         Integer status = exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
+        if (exchange.getException() != null) {
+            status = 500;
+        }
         tasks.put(task.finished(status == null ? 200 : status, BatchJson.body(mapper, exchange.getMessage().getBody(byte[].class)),
                 clock.instant(), mapper));
     }
@@ -83,9 +97,9 @@ public final class AsyncTasks {
         answer(exchange, 200, task);
     }
 
-    /** Tasks accepted and not done when the gateway stopped, by id, to queue again. */
-    public List<String> unfinished() {
-        return tasks.unfinished().stream().map(AsyncTask::id).toList();
+    /** Tasks accepted and not done when the gateway last stopped, by id, to queue again (once). */
+    public List<String> leftOver() {
+        return tasks.leftOver().stream().map(AsyncTask::id).toList();
     }
 
     /** Forgets tasks past batch.retention. */

@@ -199,7 +199,9 @@ public final class BatchLines implements AggregationStrategy {
      */
     public void finish(Exchange exchange) {
         Batch batch = batch(exchange);
-        if (batch.status() == BatchStatus.FAILED) {
+        if (batch.status() == BatchStatus.FAILED || batch.status() == BatchStatus.COMPLETED
+                || batch.status() == BatchStatus.CANCELLED) {
+            // failed validation, or over before a restart (an inbox file whose move the stop interrupted)
             batches.closeJournal(batch);
             return;
         }
@@ -235,7 +237,7 @@ public final class BatchLines implements AggregationStrategy {
         String id = "batch_" + HexFormat.of().formatHex(Sha256.of(name + "\n" + new String(content, StandardCharsets.UTF_8)), 0, 12);
         if (batches.get(id).isEmpty()) {
             FileStore.StoredFile input = files.create(name, "batch", inboxOwner, content);
-            batches.save(new Batch(id, inboxEndpoint(content), input.id(), inboxOwner, clock.instant(), Map.of("source", "inbox")));
+            batches.save(new Batch(id, inboxEndpoint(content), input.id(), inboxOwner, clock.instant(), Map.of(Batch.SOURCE, Batch.INBOX)));
         }
         exchange.setProperty(Exchanges.BATCH_ID, id);
         exchange.setProperty(INBOX_NAME, name.endsWith(".jsonl") ? name.substring(0, name.length() - ".jsonl".length()) : name);
@@ -262,9 +264,9 @@ public final class BatchLines implements AggregationStrategy {
         return lines(results(batch));
     }
 
-    /** The batches a restart takes up again, by id, for the batch-resume route. */
-    public List<String> unfinished() {
-        return batches.unfinished().stream().map(Batch::id).toList();
+    /** The batches the gateway left unfinished when it last stopped, by id, for the batch-resume route. */
+    public List<String> leftOver() {
+        return batches.leftOver().stream().map(Batch::id).toList();
     }
 
     private List<BatchResult> results(Batch batch) {
