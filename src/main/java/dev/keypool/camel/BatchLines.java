@@ -29,6 +29,7 @@ import dev.keypool.config.Api;
 import dev.keypool.tenant.Tenants;
 import org.apache.camel.AggregationStrategy;
 import org.apache.camel.Exchange;
+import org.apache.camel.support.DefaultExchange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -159,15 +160,16 @@ public final class BatchLines implements AggregationStrategy {
     @Override
     public Exchange aggregate(Exchange previous, Exchange answered) {
         BatchLine line = answered.getProperty(Exchanges.BATCH_LINE, BatchLine.class);
-        if (line == null) {
-            return previous == null ? answered : previous;   // a line that did not run (batch cancelled)
+        if (line != null) {   // else it did not run: its batch was cancelled or expired
+            Batch batch = batch(answered);
+            BatchResult result = result(line, answered);
+            if (result != null && batches.journal(batch).record(result)) {
+                batch.counted(result.ok());
+            }
         }
-        Batch batch = batch(answered);
-        BatchResult result = result(line, answered);
-        if (result != null && batches.journal(batch).record(result)) {
-            batch.counted(result.ok());
-        }
-        return previous == null ? answered : previous;
+        // never a line's exchange: one the gateway core answered with an error is marked handled, which would end
+        // the batch-run route after the splitter
+        return previous != null ? previous : new DefaultExchange(answered.getContext());
     }
 
     private BatchResult result(BatchLine line, Exchange answered) {
