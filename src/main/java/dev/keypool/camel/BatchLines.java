@@ -107,13 +107,14 @@ public final class BatchLines implements AggregationStrategy {
 
             @Override
             public boolean hasNext() {
+                // a line once promised is handed out (mayRun stops it if the batch was cancelled meanwhile)
                 while (next == null && all.hasNext() && batch.status() == BatchStatus.IN_PROGRESS) {
                     BatchLine candidate = all.next();
                     if (!journal.done(candidate.index())) {
                         next = candidate;
                     }
                 }
-                return next != null && batch.status() == BatchStatus.IN_PROGRESS;
+                return next != null;
             }
 
             @Override

@@ -112,4 +112,32 @@ class BatchApiSdkTest extends GatewayTestSupport {
         assertThat(client().files().retrieve(done.outputFileId().orElseThrow()).purpose())
                 .isEqualTo(FileObject.Purpose.BATCH_OUTPUT);
     }
+
+    @Test
+    void should_cancel_a_running_batch_and_keep_the_answers_it_had() throws Exception {
+        upstream.holdAnswers();
+        String jsonl = String.join("\n", IntStream.range(0, 100).mapToObj(i -> chatLine("c-" + i)).toList());
+        FileObject file = client().files().create(FileCreateParams.builder()
+                .file(jsonl.getBytes(StandardCharsets.UTF_8)).purpose(FilePurpose.BATCH).build());
+        Batch created = client().batches().create(BatchCreateParams.builder().inputFileId(file.id())
+                .endpoint(BatchCreateParams.Endpoint.V1_CHAT_COMPLETIONS)
+                .completionWindow(BatchCreateParams.CompletionWindow._24H).build());
+        // batch.concurrency (16) lines in flight, held by the provider
+        await().atMost(Duration.ofSeconds(10)).until(() -> upstream.heldAnswers() == 16);
+
+        Batch cancelling = client().batches().cancel(created.id());
+        assertThat(cancelling.status()).isEqualTo(Batch.Status.CANCELLING);
+        assertThat(cancelling.cancellingAt()).isPresent();
+        upstream.releaseAnswers();
+
+        Batch cancelled = await().atMost(Duration.ofSeconds(10)).until(() -> client().batches().retrieve(created.id()),
+                b -> Batch.Status.CANCELLED.equals(b.status()));
+        assertThat(cancelled.requestCounts().orElseThrow().completed()).isEqualTo(16);
+        assertThat(cancelled.requestCounts().orElseThrow().total()).isEqualTo(100);
+        assertThat(upstream.totalHits()).isEqualTo(16);
+        try (HttpResponse content = client().files().content(cancelled.outputFileId().orElseThrow());
+             InputStream body = content.body()) {
+            assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8).lines()).hasSize(16);
+        }
+    }
 }
