@@ -26,6 +26,17 @@ class MultipartFormTest {
     }
 
     @Test
+    void should_read_a_file_part_with_its_name_and_bytes() {
+        MultipartForm form = MultipartForm.of(bytes(BODY), TYPE).orElseThrow();
+
+        MultipartForm.FilePart file = form.file("file").orElseThrow();
+
+        assertThat(file.filename()).isEqualTo("model.wav");
+        assertThat(new String(file.content(), StandardCharsets.UTF_8)).isEqualTo("RIFF\r\n--b0undary-not-really\r\n");
+        assertThat(form.file("upload")).isEmpty();
+    }
+
+    @Test
     void should_replace_only_the_value_of_the_field() {
         MultipartForm form = MultipartForm.of(bytes(BODY), TYPE).orElseThrow();
 
