@@ -51,6 +51,17 @@ public record BatchLine(int index, String customId, String url, byte[] body, Str
         return lines;
     }
 
+    /** One line on its own (a Kafka record): it may call any of {@link #ENDPOINTS}. */
+    public static BatchLine of(String text, ObjectMapper mapper) {
+        String url;
+        try {
+            url = mapper.readTree(text).path("url").asText();
+        } catch (JsonProcessingException | RuntimeException e) {
+            url = ENDPOINTS.get(0);   // not JSON: said by parse
+        }
+        return parse(0, 1, text, ENDPOINTS.contains(url) ? url : ENDPOINTS.get(0), new HashSet<>(), mapper);
+    }
+
     private static BatchLine parse(int index, int number, String text, String endpoint, Set<String> seen, ObjectMapper mapper) {
         JsonNode json;
         try {

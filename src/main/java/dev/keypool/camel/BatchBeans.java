@@ -16,6 +16,7 @@ import dev.keypool.batch.TaskStore;
 import dev.keypool.config.Durations;
 import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
+import org.apache.camel.component.caffeine.processor.idempotent.CaffeineIdempotentRepository;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
@@ -56,14 +57,12 @@ final class BatchBeans extends ServiceSupport {
         var registry = context.getRegistry();
         registry.bind("batchApi", new BatchApi(files, batches, mapper, clock,
                 Long.parseLong(setting(properties, "batch.max-file-bytes"))));
-        String inboxTenant = properties.resolveProperty("batch.inbox-tenant").filter(t -> !t.isBlank()).orElse(null);
-        if (inboxTenant != null && tenants.named(inboxTenant).isEmpty()) {
-            throw new IllegalStateException("batch.inbox-tenant: no tenant named '" + inboxTenant + "' in keypool.yaml");
-        }
-        if (inboxTenant == null && tenants.enforced()) {
-            LOG.warn("batch.inbox-tenant is not set: with tenants configured, every line of an inbox file will be refused 401");
-        }
-        registry.bind("batchLines", new BatchLines(batches, files, tenants, mapper, clock, inboxTenant));
+        String inboxTenant = tenant(properties, tenants, "batch.inbox-tenant");
+        BatchLines batchLines = new BatchLines(batches, files, tenants, mapper, clock, inboxTenant);
+        registry.bind("batchLines", batchLines);
+        registry.bind("kafkaLines", new KafkaLines(batchLines, mapper, tenant(properties, tenants, "batch.kafka.tenant")));
+        // custom_ids whose record this run has taken (the Kafka route's idempotent consumer)
+        registry.bind("batchResultsSeen", new CaffeineIdempotentRepository("keypool-batch-results"));
         registry.bind("asyncTasks", new AsyncTasks(new TaskStore(dir.resolve("tasks"), mapper, clock, retention), tenants,
                 mapper, clock));
         // platform threads, not Camel's pools: with camel.threads.virtual.enabled those are unbounded
@@ -92,6 +91,18 @@ final class BatchBeans extends ServiceSupport {
             t.setDaemon(true);
             return t;
         };
+    }
+
+    /** The tenant a queue's lines run for; a startup error when it names none of keypool.yaml. */
+    private static String tenant(PropertiesComponent properties, Tenants tenants, String setting) {
+        String name = properties.resolveProperty(setting).filter(t -> !t.isBlank()).orElse(null);
+        if (name != null && tenants.named(name).isEmpty()) {
+            throw new IllegalStateException(setting + ": no tenant named '" + name + "' in keypool.yaml");
+        }
+        if (name == null && tenants.enforced()) {
+            LOG.warn("{} is not set: with tenants configured, every line from that queue will be refused 401", setting);
+        }
+        return name;
     }
 
     private static String setting(PropertiesComponent properties, String name) {

@@ -47,6 +47,8 @@ public final class BatchLines implements AggregationStrategy {
     private static final Set<String> NOT_NOW = Set.of("quota_exhausted", "tenant_rate_limited", "budget_exceeded",
             "no_channel_available", "overloaded");
 
+    /** The tenant a batch line runs for (its batch's owner, or the Kafka consumer's tenant); absent for none. */
+    static final String BATCH_OWNER = "kpBatchOwner";
     /** The inbox file's name without .jsonl, for its outbox file's name. */
     static final String INBOX_NAME = "kpInboxName";
 
@@ -75,6 +77,7 @@ public final class BatchLines implements AggregationStrategy {
      */
     public void start(Exchange exchange) {
         Batch batch = batch(exchange);
+        exchange.setProperty(BATCH_OWNER, batch.owner());
         BatchJournal journal = batches.journal(batch);
         List<BatchLine> parsed = BatchLine.parse(files.content(batch.inputFileId()), batch.endpoint(), mapper);
         lines.put(batch.id(), parsed);
@@ -142,13 +145,13 @@ public final class BatchLines implements AggregationStrategy {
      */
     public void prepare(Exchange exchange) {
         BatchLine line = exchange.getMessage().getBody(BatchLine.class);
-        Batch batch = batch(exchange);
+        String owner = exchange.getProperty(BATCH_OWNER, String.class);
         exchange.setProperty(Exchanges.BATCH_LINE, line);
         exchange.setProperty(Exchanges.ENDPOINT, line.endpointPath());
         exchange.setProperty(Exchanges.API, line.endpointPath().equals("embeddings") ? Api.EMBEDDINGS.configName()
                 : Api.CHAT.configName());
-        if (batch.owner() != null) {
-            tenants.named(batch.owner()).ifPresent(t -> exchange.setProperty(Exchanges.TENANT, t));
+        if (owner != null) {
+            tenants.named(owner).ifPresent(t -> exchange.setProperty(Exchanges.TENANT, t));
         }
         exchange.getMessage().removeHeaders("*");
         exchange.getMessage().setBody(line.body());
@@ -173,7 +176,8 @@ public final class BatchLines implements AggregationStrategy {
         return previous != null ? previous : new DefaultExchange(answered.getContext());
     }
 
-    private BatchResult result(BatchLine line, Exchange answered) {
+    /** The result of a line the gateway core answered; null for its "not now" (capacity), to run it again later. */
+    BatchResult result(BatchLine line, Exchange answered) {
         Throwable failure = answered.getException();
         if (failure != null) {
             LOG.warn("Batch line {} failed in the gateway: {}", line.customId(), failure.toString());
