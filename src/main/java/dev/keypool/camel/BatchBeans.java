@@ -60,7 +60,9 @@ final class BatchBeans extends ServiceSupport {
         String inboxTenant = tenant(properties, tenants, "batch.inbox-tenant");
         BatchLines batchLines = new BatchLines(batches, files, tenants, mapper, clock, inboxTenant);
         registry.bind("batchLines", batchLines);
-        registry.bind("kafkaLines", new KafkaLines(batchLines, mapper, tenant(properties, tenants, "batch.kafka.tenant")));
+        boolean kafka = properties.resolveProperty("batch.kafka.bootstrapServers").filter(b -> !b.isBlank()).isPresent();
+        registry.bind("kafkaLines", new KafkaLines(batchLines, mapper,
+                kafka ? tenant(properties, tenants, "batch.kafka.tenant") : null));
         // custom_ids whose record this run has taken (the Kafka route's idempotent consumer)
         registry.bind("batchResultsSeen", new CaffeineIdempotentRepository("keypool-batch-results"));
         registry.bind("asyncTasks", new AsyncTasks(new TaskStore(dir.resolve("tasks"), mapper, clock, retention), tenants,
