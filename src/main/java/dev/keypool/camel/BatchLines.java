@@ -216,6 +216,16 @@ public final class BatchLines implements AggregationStrategy {
             batch.moveTo(BatchStatus.FINALIZING, clock.instant());
             batches.save(batch);
         }
+        if (batch.status() == BatchStatus.EXPIRED) {
+            // as OpenAI does: each line that did not run gets an error line
+            BatchJournal journal = batches.journal(batch);
+            for (BatchLine line : lines.getOrDefault(batch.id(), List.of())) {
+                if (!journal.done(line.index()) && journal.record(BatchResult.failed(line, "batch_expired",
+                        "This request could not be executed before the completion window expired.", mapper))) {
+                    batch.counted(false);
+                }
+            }
+        }
         List<BatchResult> results = results(batch);
         String output = file(batch, results.stream().filter(BatchResult::ok).toList(), "output");
         String errors = file(batch, results.stream().filter(r -> !r.ok()).toList(), "error");
