@@ -22,8 +22,9 @@
 //   POST /control/reset               zero the counters and forget the timestamps (and the rpm windows)
 //   GET  /control/stats               {"total", "connections", "failing", "whileFailing", "ok", "inFlight",
 //                                      "maxInFlight", "latencyMs", "status", "arrivals": [ms since epoch, ...],
-//                                      "arrivalIds": [the `user` field of each call's body, or null, ...]}
-//                                     ?arrivals=0 leaves the timestamp array out; with --rpm also "rpm",
+//                                      "arrivalIds": [the `user` field of each call's body, or null, ...],
+//                                      "arrivalKeys": [the Bearer token of each call, or null, ...]}
+//                                     ?arrivals=0 leaves the three arrays out; with --rpm also "rpm",
 //                                     "rateLimited" (calls answered 429) and "perKey": {token: {ok, rateLimited,
 //                                     maxInWindow}}
 //   GET  /health                      "ok"
@@ -55,11 +56,16 @@ let rpmKeys = new Map();       // token -> { times: [arrival ms, monotonic], hea
 const WINDOW_MS = 60000;
 const { performance } = require('perf_hooks');
 
+function bearerOf(req) {
+  const auth = req.headers['authorization'];
+  if (!auth) return null;
+  return auth.startsWith('Bearer ') ? auth.slice(7) : auth;
+}
+
 // true if the call may go on (and counts it), false if this key is past its rpm
 function admitRpm(req) {
   if (!rpmLimit) return true;
-  const auth = req.headers['authorization'] || '';
-  const token = auth.startsWith('Bearer ') ? auth.slice(7) : auth;
+  const token = bearerOf(req) || '';
   let k = rpmKeys.get(token);
   if (!k) { k = { times: [], head: 0, ok: 0, rateLimited: 0, maxInWindow: 0 }; rpmKeys.set(token, k); }
   const now = performance.now();
@@ -80,6 +86,7 @@ let connections = 0;           // TCP connections accepted (keep-alive reuse sho
 let total = 0, whileFailing = 0, ok = 0, inFlight = 0, maxInFlight = 0;
 let arrivals = [];
 let arrivalIds = [];   // the request's OpenAI `user` field, if any (bench/fault.js puts a request id there)
+let arrivalKeys = [];  // the call's Bearer token (bench/tenants.js: peak calls per key in any sliding 60 s)
 
 const CHAT = (model) => JSON.stringify({
   id: 'chatcmpl-bench',
@@ -121,7 +128,7 @@ function provider(req, res, kind) {
   }
   const arrivedAt = Date.now();
   const slot = arrivals.length < maxArrivals ? arrivals.length : -1;
-  if (slot >= 0) { arrivals.push(arrivedAt); arrivalIds.push(null); }
+  if (slot >= 0) { arrivals.push(arrivedAt); arrivalIds.push(null); arrivalKeys.push(bearerOf(req)); }
   const failing = failStatus;        // decided at arrival
   if (failing) whileFailing++;
   inFlight++;
@@ -230,7 +237,7 @@ function control(req, res, url) {
     return send(res, 200, JSON.stringify({ rpm: rpmLimit }));
   }
   if (req.method === 'POST' && p === '/control/reset') {
-    total = whileFailing = ok = connections = 0; maxInFlight = inFlight; arrivals = []; arrivalIds = [];
+    total = whileFailing = ok = connections = 0; maxInFlight = inFlight; arrivals = []; arrivalIds = []; arrivalKeys = [];
     rpmKeys = new Map(); rateLimited = 0;
     return send(res, 200, JSON.stringify({ reset: true }));
   }
@@ -245,7 +252,8 @@ function control(req, res, url) {
     // built by hand: JSON.stringify of a very large array is fine too, this just avoids a copy
     let body = JSON.stringify(stats);
     if (withArrivals) {
-      body = body.slice(0, -1) + ',"arrivals":[' + arrivals.join(',') + '],"arrivalIds":' + JSON.stringify(arrivalIds) + '}';
+      body = body.slice(0, -1) + ',"arrivals":[' + arrivals.join(',') + '],"arrivalIds":' + JSON.stringify(arrivalIds) +
+        ',"arrivalKeys":' + JSON.stringify(arrivalKeys) + '}';
     }
     return send(res, 200, body);
   }

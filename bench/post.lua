@@ -3,6 +3,10 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 -- BENCH_MODEL picks the model (and so the channel); bench/run.sh quota warms its gateway up on `warm-bench`
 wrk.body = '{"model":"' .. (os.getenv("BENCH_MODEL") or "gpt-4o-mini") .. '","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
+-- BENCH_TOKEN: a tenant's token, for a gateway with tenants (bench/run.sh tenants warms up as tenant `warm`)
+if os.getenv("BENCH_TOKEN") then
+  wrk.headers["Authorization"] = "Bearer " .. os.getenv("BENCH_TOKEN")
+end
 
 local threads = {}
 function setup(thread)

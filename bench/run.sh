@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # KeyPool benchmark: latency/throughput, in-flight capacity, memory, fault scenario, quotas.
 #
-#   bench/run.sh [all|latency|inflight|fault|streams|inflight10k|quota]
-#   (default: all; all does not include inflight10k and quota; quota uses bench/keypool-quota.yaml)
+#   bench/run.sh [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants]
+#   (default: all; all does not include inflight10k, quota, scenarios and tenants; quota uses bench/keypool-quota.yaml,
+#   scenarios bench/keypool-scenarios.yaml: the seeds' four load scenarios, also as bench/scenarios.sh; tenants
+#   bench/keypool-tenants.yaml)
 #
 # Run it from a clone of the repository (it builds target/keypool.jar there if it is missing and starts the
 # gateway from the repository root). Everything runs on 127.0.0.1. See bench/README.md for what each figure
@@ -21,6 +23,15 @@
 #                            (open loop) and seconds, the fake's answer delay
 #   OVERHEAD_ROUNDS=2 OVERHEAD_S=20 OVERHEAD_WARMUP=30   quota: rounds of the bookkeeping cost (a gateway per config
 #                            and round, alternated), seconds measured and of JIT warm-up per gateway
+#   SCEN_CONNS=64 SCEN_S=10 SCEN_LATENCY_MS=50   scenarios: wrk connections and seconds of the normal and hot-model
+#                            runs, the fakes' answer delay
+#   SCEN_FAULT_CLIENTS=16 SCEN_FAULT_S=10   scenarios: closed-loop clients and fault duration of the fault scenario
+#   SCEN_OVERLOAD_RATE=16 SCEN_OVERLOAD_S=75   scenarios: requests/s offered (open loop) to 4 keys x 120 rpm, seconds
+#   TENANTS_S=90 STEADY_RATE=15 NOISY_RATE=10 TENANTS_KEY_RPM=300 TENANTS_LATENCY_MS=50   tenants: seconds of run A
+#                            (steady alone) and of run B (steady + noisy), each tenant's requests/s (open loop), the
+#                            fake's per-key rpm (must match the config's keys), the fake's answer delay
+#   NOISY_UNLIMITED=1        tenants: the control run: noisy's rpm and burst are taken out of the config (a gateway
+#                            started on the copy), to see what the tenant limits buy
 #   GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102   (/observe/* is served on GW_PORT too)
 #   WRK_CPUS / GW_CPUS / FAKE_CPUS   pin wrk / the gateway / the fakes with taskset -c (e.g. WRK_CPUS=1)
 #   KEYPOOL_HOME        repository root to build and run the gateway from (default: the parent of bench/)
@@ -34,7 +45,7 @@ set -euo pipefail
 {
 
 MODE=${1:-all}
-case "$MODE" in all|latency|inflight|fault|streams|inflight10k|quota) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams|inflight10k|quota]" >&2; exit 2 ;; esac
+case "$MODE" in all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants]" >&2; exit 2 ;; esac
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # the repository the gateway is built and started from (application.properties, routes/, target/keypool.jar)
@@ -74,9 +85,30 @@ QUOTA_LATENCY_MS=${QUOTA_LATENCY_MS:-50}
 OVERHEAD_ROUNDS=${OVERHEAD_ROUNDS:-2}
 OVERHEAD_S=${OVERHEAD_S:-20}
 OVERHEAD_WARMUP=${OVERHEAD_WARMUP:-30}
+SCEN_CONNS=${SCEN_CONNS:-64}
+SCEN_S=${SCEN_S:-10}
+SCEN_LATENCY_MS=${SCEN_LATENCY_MS:-50}
+SCEN_FAULT_CLIENTS=${SCEN_FAULT_CLIENTS:-16}
+SCEN_FAULT_S=${SCEN_FAULT_S:-10}
+SCEN_OVERLOAD_RATE=${SCEN_OVERLOAD_RATE:-16}
+SCEN_OVERLOAD_S=${SCEN_OVERLOAD_S:-75}
+TENANTS_S=${TENANTS_S:-90}
+STEADY_RATE=${STEADY_RATE:-15}
+NOISY_RATE=${NOISY_RATE:-10}
+TENANTS_KEY_RPM=${TENANTS_KEY_RPM:-300}
+TENANTS_LATENCY_MS=${TENANTS_LATENCY_MS:-50}
+# with tenants configured every gateway request needs a tenant's token: readiness and JIT warm-up send this one
+READY_TOKEN=""
 if [ "$MODE" = quota ]; then
   CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-quota.yaml}
   READY_MODEL=warm-bench   # readiness through the unlimited channel: the quota channel's minute stays untouched
+elif [ "$MODE" = tenants ]; then
+  CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-tenants.yaml}
+  READY_MODEL=warm-bench   # as in quota: through the unlimited channel, as tenant `warm`
+  READY_TOKEN=bench-token-warm
+elif [ "$MODE" = scenarios ]; then
+  CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-scenarios.yaml}
+  READY_MODEL=gpt-4o-mini
 else
   CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-bench.yaml}
   READY_MODEL=gpt-4o-mini
@@ -154,7 +186,11 @@ RUNTIME_OPTS=""
 
 BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
 READY_BODY='{"model":"'$READY_MODEL'","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
-post_status() { curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' -d "${2:-$BODY}" "$1$CHAT" 2>/dev/null || true; }
+# post_status BASE_URL [BODY [TOKEN]]: the HTTP status of one chat completion (with Authorization: Bearer TOKEN if given)
+post_status() {
+  curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' ${3:+-H "Authorization: Bearer $3"} \
+    -d "${2:-$BODY}" "$1$CHAT" 2>/dev/null || true
+}
 fake_ctl() { curl -sf -m 10 -X POST "$1/control/$2" > /dev/null || die "fake upstream control $1/control/$2 failed"; }
 
 # start_gateway CONFIG LOG: starts the gateway (GW_PID) and waits until it serves a chat completion (READY_MS);
@@ -173,12 +209,12 @@ start_gateway() {
   started=$(date +%s%N)
   for _ in $(seq 1 120); do
     kill -0 "$GW_PID" 2>/dev/null || { tail -40 "$log" >&2; die "the gateway exited during startup (log above, $log)"; }
-    if [ "$(post_status "$PRIMARY")" = 200 ] && [ "$(post_status "$BACKUP")" = 200 ] && [ "$(post_status "$GW" "$READY_BODY")" = 200 ]; then
+    if [ "$(post_status "$PRIMARY")" = 200 ] && [ "$(post_status "$BACKUP")" = 200 ] && [ "$(post_status "$GW" "$READY_BODY" "$READY_TOKEN")" = 200 ]; then
       break
     fi
     sleep 0.5
   done
-  [ "$(post_status "$GW" "$READY_BODY")" = 200 ] || die "the gateway did not serve $GW$CHAT with 200 within 60 s (see $log)"
+  [ "$(post_status "$GW" "$READY_BODY" "$READY_TOKEN")" = 200 ] || die "the gateway did not serve $GW$CHAT with 200 within 60 s (see $log)"
   READY_MS=$(( ($(date +%s%N) - started) / 1000000 ))
   fake_ctl "$PRIMARY" reset; fake_ctl "$BACKUP" reset
 }
@@ -537,6 +573,112 @@ quota_part() {
   say ""
 }
 
+# ---------------------------------------------------------------- the seeds' four load scenarios (issue #14, point 7)
+# bench/keypool-scenarios.yaml: channel main (8 keys, probes, disableAfter 3) with fallback backup, channel limited
+# (4 keys x rpm 120). Both fakes answer after SCEN_LATENCY_MS.
+scenarios_part() {
+  local rps p50 p99 err gcpu stats line fp
+  warm_gateway
+  fake_ctl "$PRIMARY" "latency?ms=$SCEN_LATENCY_MS"; fake_ctl "$BACKUP" "latency?ms=$SCEN_LATENCY_MS"
+
+  say "== scenario 1, normal: wrk $SCEN_CONNS connections for ${SCEN_S}s, model gpt-4o-mini (channel main, 8 keys), upstream ${SCEN_LATENCY_MS} ms =="
+  wrk_run "$GW$CHAT" "$SCEN_CONNS" "$WARMUP" scen-normal-warmup > /dev/null
+  read -r rps p50 p99 err gcpu _ _ <<< "$(wrk_run "$GW$CHAT" "$SCEN_CONNS" "$SCEN_S" scen-normal)"
+  say "baseline: $rps RPS, p50 $(ms "$p50") ms, p99 $(ms "$p99") ms, $err errors; gateway CPU $gcpu% of a core"
+  say ""
+
+  say "== scenario 2, hot model: wrk $SCEN_CONNS connections for ${SCEN_S}s, every request model hot-model (channel main, 8 keys of weight 1) =="
+  fake_ctl "$PRIMARY" "rpm?limit=1000000000"   # the fake counts per key only while it enforces a limit: one never reached
+  fake_ctl "$PRIMARY" reset
+  read -r rps p50 p99 err _ _ _ <<< "$(BENCH_MODEL=hot-model wrk_run "$GW$CHAT" "$SCEN_CONNS" "$SCEN_S" scen-hot)"
+  stats=$(curl -s -m 10 "$PRIMARY/control/stats?arrivals=0")
+  echo "$stats" > "$OUT/scen-hot-fake-stats.json"
+  node -e 'const f=JSON.parse(process.argv[1]);
+    const n=Object.entries(f.perKey||{}).filter(([k])=>k.startsWith("bench-main-key-")).map(([,v])=>v.ok);
+    const sum=n.reduce((a,b)=>a+b,0), max=Math.max(...n), min=Math.min(...n);
+    console.log("spread over "+n.length+" keys: "+n.join(", ")+" calls; max/min share "+(max/min).toFixed(3)+" (max "+(100*max/sum).toFixed(2)+"%, min "+(100*min/sum).toFixed(2)+"% of "+sum+"; fair = "+(100/n.length).toFixed(2)+"%)");'     "$stats" | tee -a "$OUT/summary.txt"
+  say "hot model: $rps RPS, p99 $(ms "$p99") ms, $err errors"
+  fake_ctl "$PRIMARY" "rpm?limit=0"
+  say ""
+
+  fp=$(printf %s bench-main-key-1 | sha256sum | cut -c1-16)
+  say "== scenario 3, fault injection: POST /admin/faults makes key bench-main-key-1 ($fp) of main answer 500 for ${SCEN_FAULT_S}s under $SCEN_FAULT_CLIENTS closed-loop clients =="
+  node "$BENCH_DIR/scenario-fault.js" --gateway "$GW" --key "$fp" --channel main --clients "$SCEN_FAULT_CLIENTS"     --fault-s "$SCEN_FAULT_S" --admin-token "$ADMIN_TOKEN" > "$OUT/scen-fault.txt"
+  grep -v '^RESULT ' "$OUT/scen-fault.txt" | tee -a "$OUT/summary.txt"
+  say "gateway log: $(grep -E "Key $fp\(main\)|Fault fault-" "$OUT/gateway.log" | grep -v 'probe failed' | sed 's/^.* - //' | tr '\n' '|' | sed 's/|$//; s/|/ | /g'); $(grep -c "Key $fp(main) probe failed" "$OUT/gateway.log" || true) failed probes of the key while the fault lasted"
+  say ""
+
+  say "== scenario 4, overload: the fake enforces 120 rpm per key itself; channel limited has the same 4 keys at rpm 120 (480/min); the client offers $SCEN_OVERLOAD_RATE/s = $(( SCEN_OVERLOAD_RATE * 60 ))/min open loop for ${SCEN_OVERLOAD_S}s =="
+  fake_ctl "$PRIMARY" "rpm?limit=120"
+  fake_ctl "$PRIMARY" reset
+  node "$BENCH_DIR/quota.js" --url "$GW$CHAT" --model limited-model --rate "$SCEN_OVERLOAD_RATE" --duration-s "$SCEN_OVERLOAD_S"     --fake-latency-ms "$SCEN_LATENCY_MS" --capacity-per-min 480 --timeout-ms 60000 > "$OUT/scen-overload.txt"
+  line=$(grep '^RESULT ' "$OUT/scen-overload.txt" | cut -d' ' -f2-)
+  stats=$(curl -s -m 10 "$PRIMARY/control/stats")
+  echo "$stats" > "$OUT/scen-overload-fake-stats.json"
+  node -e 'const r=JSON.parse(process.argv[1]), f=JSON.parse(process.argv[2]);
+    const keys=Object.entries(f.perKey||{}).filter(([k])=>k.startsWith("bench-limited-key-"));
+    const perSecond={}; for (const t of f.arrivals) { const s=Math.floor(t/1000); perSecond[s]=(perSecond[s]||0)+1; }
+    const peakS=Math.max(...Object.values(perSecond)), peakWindow=Math.max(...keys.map(([,v])=>v.maxInWindow));
+    console.log("refused 429 quota_exhausted: "+r.quotaExhausted+" of "+r.offered+" = "+(100*r.quotaExhausted/r.offered).toFixed(1)+"% (other non-200: "+r.other+"); accepted "+r.acceptedPerMin.toFixed(1)+"/min = "+r.acceptedFraction.toFixed(3)+" of 480");
+    console.log("upstream: peak "+peakS+" calls in one second (all keys); per key at most "+peakWindow+" calls in any 60 s (limit 120: "+(peakWindow<=120?"never over":"OVER")+"); the fake refused "+f.rateLimited+" calls past its own 120 rpm (target 0: "+(f.rateLimited===0?"met":"MISSED")+")");'     "$line" "$stats" | tee -a "$OUT/summary.txt"
+  fake_ctl "$PRIMARY" "rpm?limit=0"; fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$BACKUP" "latency?ms=0"
+  say ""
+}
+
+# ---------------------------------------------------------------- tenants under overload (issue #13, point 6)
+# One channel of TENANTS_KEY_RPM x 4 keys, enforced by the fake itself (exact sliding 60 s) and known to the gateway;
+# tenants `steady` (offered STEADY_RATE/s, within its rpm) and `noisy` (offered NOISY_RATE/s, 5x its rpm) share it.
+# Run A: steady alone; run B right after it on the same gateway: steady at the same rate and noisy at the same time.
+# bench/tenants.js drives both (open loop, a stream per tenant with its own Bearer token) and reports.
+tenants_part() {
+  local keys noisy_rpm steady_rpm stats t0 g0 t1 g1 gwlog="$OUT/gateway.log"
+  keys=$(grep -c "^ *rpm: $TENANTS_KEY_RPM\$" "$CONFIG" || true)
+  [ "$keys" -gt 0 ] || die "no 'rpm: $TENANTS_KEY_RPM' keys in $CONFIG (TENANTS_KEY_RPM must match the config)"
+  tenant_rpm() { awk -v t="$1" '$0 ~ "- name: "t"$" {in_t=1; next} /- name:/ {in_t=0} in_t && $1=="rpm:" {print $2; exit}' "$CONFIG"; }
+  steady_rpm=$(tenant_rpm steady); noisy_rpm=$(tenant_rpm noisy)
+  if [ "${NOISY_UNLIMITED:-0}" = 1 ]; then
+    # the control: the same config without noisy's own limits; noisy is still offered 5x the rpm it had
+    local unlimited="$OUT/keypool-tenants-noisy-unlimited.yaml"
+    awk '/- name: noisy$/ {n=1; print; next} /- name:/ {n=0} n && ($1=="rpm:" || $1=="burst:") {next} {print}' "$CONFIG" > "$unlimited"
+    say "== control (NOISY_UNLIMITED=1): noisy's rpm and burst removed, a fresh gateway on $unlimited =="
+    stop_gateway
+    start_gateway "$unlimited" "$OUT/gateway-noisy-unlimited.log"
+    gwlog="$OUT/gateway-noisy-unlimited.log"
+  fi
+  # the JIT warm-up goes to the unlimited channel `warm` as tenant `warm` (authenticate and tenant limits included):
+  # the shared channel's minute is still unused when run A starts
+  BENCH_MODEL=warm-bench BENCH_TOKEN=$READY_TOKEN warm_gateway
+  say "== tenants: channel of $keys keys x $TENANTS_KEY_RPM rpm = $(( keys * TENANTS_KEY_RPM ))/min (the fake enforces it per key, exact sliding 60 s; the gateway knows it), fake answers after ${TENANTS_LATENCY_MS} ms =="
+  [ "${NOISY_UNLIMITED:-0}" = 1 ] && say "   CONTROL: noisy has NO rpm limit in this run (it had $noisy_rpm; '5x its rpm' below refers to that)"
+  say "   steady: rpm $steady_rpm, offered $STEADY_RATE/s = $(( STEADY_RATE * 60 ))/min; noisy: rpm $noisy_rpm (burst $(awk '/- name: noisy$/ {n=1} n && $1=="burst:" {print $2; exit}' "$CONFIG")), offered $NOISY_RATE/s = $(( NOISY_RATE * 60 ))/min = $(awk -v r="$NOISY_RATE" -v m="$noisy_rpm" 'BEGIN {printf "%.1f", r*60/m}')x its rpm"
+  say "   run A: steady alone for ${TENANTS_S}s; run B right after it, same gateway: steady + noisy for ${TENANTS_S}s (open loop, one stream per tenant)"
+  fake_ctl "$PRIMARY" "latency?ms=$TENANTS_LATENCY_MS"
+  fake_ctl "$PRIMARY" "rpm?limit=$TENANTS_KEY_RPM"
+  fake_ctl "$PRIMARY" reset
+  local steady="steady:bench-token-steady:$STEADY_RATE" noisy="noisy:bench-token-noisy:$NOISY_RATE" run
+  for run in A B; do
+    local streams=(--tenant "$steady")
+    [ "$run" = B ] && streams+=(--tenant "$noisy")
+    t0=$(cpu_total); g0=$(cpu_proc "$GW_PID")
+    node "$BENCH_DIR/tenants.js" run --url "$GW$CHAT" --duration-s "$TENANTS_S" --tag "$run" "${streams[@]}" \
+      --timeout-ms 60000 --out "$OUT/tenants-$run.json" > "$OUT/tenants-$run.txt"
+    t1=$(cpu_total); g1=$(cpu_proc "$GW_PID")
+    grep -v '^RESULT ' "$OUT/tenants-$run.txt" | tee -a "$OUT/summary.txt"
+    say "   $(awk -v a="$t0" -v b="$t1" -v g0="$g0" -v g1="$g1" -v hz="$HZ" -v ncpu="$NCPU" 'BEGIN {
+      split(a,x," "); split(b,y," "); secs=(y[2]-x[2])/hz/ncpu
+      printf "during run %s: gateway CPU %.1f%% of one core, box busy %.0f%% of %d cores", "'"$run"'", 100*(g1-g0)/hz/secs, 100*(y[1]-x[1])/(y[2]-x[2]), ncpu }')"
+  done
+  stats=$OUT/tenants-fake-stats.json
+  curl -s -m 30 "$PRIMARY/control/stats" > "$stats"
+  curl -s -m 10 -H "Authorization: Bearer $ADMIN_TOKEN" "$GW/admin/status" > "$OUT/tenants-admin-status.json" || true
+  node "$BENCH_DIR/tenants.js" report --a "$OUT/tenants-A.json" --b "$OUT/tenants-B.json" --stats "$stats" \
+    --steady steady --noisy noisy --key-rpm "$TENANTS_KEY_RPM" --noisy-rpm "$noisy_rpm" > "$OUT/tenants-report.txt"
+  grep -v '^RESULT ' "$OUT/tenants-report.txt" | tee -a "$OUT/summary.txt"
+  say "gateway log: $(grep -c ' WARN ' "$gwlog" || true) WARN, $(grep -c ' ERROR ' "$gwlog" || true) ERROR lines ($gwlog)"
+  fake_ctl "$PRIMARY" "rpm?limit=0"; fake_ctl "$PRIMARY" "latency?ms=0"
+  say ""
+}
+
 alive() {
   kill -0 "$GW_PID" 2>/dev/null && return 0
   say "GATEWAY DIED during the $1 part: $(grep -m1 -E 'shutdown hook|OutOfMemory|Exception' "$OUT/gateway.log" || echo 'no cause in the log') (see $OUT/gateway.log)"
@@ -550,6 +692,8 @@ case "$MODE" in
   fault) fault_part; alive fault ;;
   inflight10k) inflight10k_part; alive inflight10k ;;
   quota) quota_part; alive quota ;;
+  scenarios) scenarios_part; alive scenarios ;;
+  tenants) tenants_part; alive tenants ;;
 esac
 
 kill -0 "$GW_PID" 2>/dev/null || die "the gateway died during the run (see $OUT/gateway.log)"

@@ -50,6 +50,10 @@ final class BreakerLog {
         return prefix + "forced OPEN by operator: " + reason;
     }
 
+    String forcedHalfOpen(HalfOpenTrial trial) {
+        return prefix + "forced HALF_OPEN by operator (needs " + trial.needed() + "/" + trial.allowed() + ")";
+    }
+
     String forcedClosed() {
         return prefix + "forced CLOSED by operator";
     }

@@ -30,9 +30,12 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
  */
 public final class ChannelBreaker {
 
-    /** The moves a breaker may make. OPEN to OPEN: an operator now holds a tripped breaker open. */
+    /**
+     * The moves a breaker may make. OPEN to OPEN: an operator now holds a tripped breaker open; CLOSED to HALF_OPEN:
+     * an operator puts a channel on probation.
+     */
     private static final Map<BreakerState, Set<BreakerState>> ALLOWED = new EnumMap<>(Map.of(
-            BreakerState.CLOSED, EnumSet.of(BreakerState.OPEN),
+            BreakerState.CLOSED, EnumSet.of(BreakerState.OPEN, BreakerState.HALF_OPEN),
             BreakerState.OPEN, EnumSet.of(BreakerState.HALF_OPEN, BreakerState.CLOSED, BreakerState.OPEN),
             BreakerState.HALF_OPEN, EnumSet.of(BreakerState.CLOSED, BreakerState.OPEN)));
 
@@ -191,6 +194,27 @@ public final class ChannelBreaker {
             }
         }
         publish();
+    }
+
+    /**
+     * Operator action: HALF_OPEN now, whatever the state was (a forced OPEN included): the next
+     * {@code halfOpenRequests} requests are probes, and they decide as after a recovery timeout.
+     */
+    public void forceHalfOpen() {
+        synchronized (this) {
+            if (state != BreakerState.HALF_OPEN) {
+                forcedOpen = false;
+                nextAttemptAt = null;
+                trial = new HalfOpenTrial(settings.halfOpenRequests(), settings.halfOpenSuccess());
+                transition(BreakerState.HALF_OPEN, log.forcedHalfOpen(trial));
+            }
+        }
+        publish();
+    }
+
+    /** Whether the breaker is OPEN by an operator's hand (it then stays OPEN until the operator closes it). */
+    public synchronized boolean forcedOpen() {
+        return forcedOpen;
     }
 
     private void applyTime() {

@@ -85,6 +85,7 @@ public final class AdminStatus {
         BreakerFigures f = channel.breaker().figures();
         ObjectNode breaker = node.putObject("breaker");
         breaker.put("state", f.state().name());
+        breaker.put("forcedOpen", channel.breaker().forcedOpen());
         breaker.put("trippedBy", f.trippedBy());
         breaker.put("nextAttemptAt", text(f.nextAttemptAt()));
         ArrayNode triggers = breaker.putArray("triggers");
@@ -119,7 +120,12 @@ public final class AdminStatus {
         node.put("tenant", key.tenant());
         node.put("state", channel.pool().stateOf(key).name());
         node.put("health", channel.pool().healthOf(key).displayName());
+        node.put("draining", key.draining());
         node.put("effectiveWeight", channel.pool().effectiveWeight(key));
+        // why the effective weight may be below the weight (SPEC §8): warming up, rolling out, retiring
+        node.put("warmingUntil", text(channel.pool().warmingUntil(key).orElse(null)));
+        node.put("rolloutUntil", text(channel.pool().rolloutUntil(key).orElse(null)));
+        node.put("retiring", channel.pool().retiring(key));
         node.put("coolingUntil", text(channel.pool().coolingUntil(key).orElse(null)));
         node.put("inFlight", s.inFlight());
         node.put("callCount", s.callCount());

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.batch.AsyncTask;
 import dev.keypool.batch.TaskStore;
 import dev.keypool.gateway.GatewayError;
-import dev.keypool.tenant.Tenants;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.SynchronizationAdapter;
 
@@ -23,13 +22,11 @@ public final class AsyncTasks {
     public static final String HEADER = "X-KeyPool-Async";
 
     private final TaskStore tasks;
-    private final Tenants tenants;
     private final ObjectMapper mapper;
     private final Clock clock;
 
-    public AsyncTasks(TaskStore tasks, Tenants tenants, ObjectMapper mapper, Clock clock) {
+    public AsyncTasks(TaskStore tasks, ObjectMapper mapper, Clock clock) {
         this.tasks = tasks;
-        this.tenants = tenants;
         this.mapper = mapper;
         this.clock = clock;
     }
@@ -62,7 +59,7 @@ public final class AsyncTasks {
         exchange.setProperty(Exchanges.ENDPOINT, task.endpoint());
         exchange.setProperty(Exchanges.API, task.api());
         if (task.owner() != null) {
-            tenants.named(task.owner()).ifPresent(t -> exchange.setProperty(Exchanges.TENANT, t));
+            exchange.setProperty(Exchanges.NAMED_TENANT, task.owner());
         }
         exchange.getMessage().removeHeaders("*");
         exchange.getMessage().setBody(task.request());

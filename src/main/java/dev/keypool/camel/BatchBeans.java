@@ -58,15 +58,14 @@ final class BatchBeans extends ServiceSupport {
         registry.bind("batchApi", new BatchApi(files, batches, mapper, clock,
                 Long.parseLong(setting(properties, "batch.max-file-bytes"))));
         String inboxTenant = tenant(properties, tenants, "batch.inbox-tenant");
-        BatchLines batchLines = new BatchLines(batches, files, tenants, mapper, clock, inboxTenant);
+        BatchLines batchLines = new BatchLines(batches, files, mapper, clock, inboxTenant);
         registry.bind("batchLines", batchLines);
         boolean kafka = properties.resolveProperty("batch.kafka.bootstrapServers").filter(b -> !b.isBlank()).isPresent();
         registry.bind("kafkaLines", new KafkaLines(batchLines, mapper,
                 kafka ? tenant(properties, tenants, "batch.kafka.tenant") : null));
         // custom_ids whose record this run has taken (the Kafka route's idempotent consumer)
         registry.bind("batchResultsSeen", new CaffeineIdempotentRepository("keypool-batch-results"));
-        registry.bind("asyncTasks", new AsyncTasks(new TaskStore(dir.resolve("tasks"), mapper, clock, retention), tenants,
-                mapper, clock));
+        registry.bind("asyncTasks", new AsyncTasks(new TaskStore(dir.resolve("tasks"), mapper, clock, retention), mapper, clock));
         // platform threads, not Camel's pools: with camel.threads.virtual.enabled those are unbounded
         ExecutorService lineThreads = Executors.newFixedThreadPool(concurrency, named("batch-line-"));
         registry.bind("batchLineThreads", lineThreads);

@@ -26,7 +26,6 @@ import dev.keypool.batch.BatchStore;
 import dev.keypool.batch.FileStore;
 import dev.keypool.batch.Ids;
 import dev.keypool.config.Api;
-import dev.keypool.tenant.Tenants;
 import org.apache.camel.AggregationStrategy;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.DefaultExchange;
@@ -54,7 +53,6 @@ public final class BatchLines implements AggregationStrategy {
 
     private final BatchStore batches;
     private final FileStore files;
-    private final Tenants tenants;
     private final ObjectMapper mapper;
     private final Clock clock;
     /** The tenant of the inbox's batches (batch.inbox-tenant), null for none. */
@@ -62,11 +60,10 @@ public final class BatchLines implements AggregationStrategy {
     /** The lines of the batches being run, parsed once per run. */
     private final Map<String, List<BatchLine>> lines = new ConcurrentHashMap<>();
 
-    public BatchLines(BatchStore batches, FileStore files, Tenants tenants, ObjectMapper mapper, Clock clock, String inboxOwner) {
+    public BatchLines(BatchStore batches, FileStore files, ObjectMapper mapper, Clock clock, String inboxOwner) {
         this.inboxOwner = inboxOwner;
         this.batches = batches;
         this.files = files;
-        this.tenants = tenants;
         this.mapper = mapper;
         this.clock = clock;
     }
@@ -141,7 +138,8 @@ public final class BatchLines implements AggregationStrategy {
 
     /**
      * Makes the exchange what an entry route makes of a client request: the line's body, its endpoint and API, and
-     * the batch's owner as the tenant (gateway-core's authenticate keeps it); kpBatchLine marks it low priority.
+     * the tenant it runs for by name (authenticate takes it, as a host application's through the keypool component);
+     * kpBatchLine marks it low priority.
      */
     public void prepare(Exchange exchange) {
         BatchLine line = exchange.getMessage().getBody(BatchLine.class);
@@ -151,7 +149,7 @@ public final class BatchLines implements AggregationStrategy {
         exchange.setProperty(Exchanges.API, line.endpointPath().equals("embeddings") ? Api.EMBEDDINGS.configName()
                 : Api.CHAT.configName());
         if (owner != null) {
-            tenants.named(owner).ifPresent(t -> exchange.setProperty(Exchanges.TENANT, t));
+            exchange.setProperty(Exchanges.NAMED_TENANT, owner);
         }
         exchange.getMessage().removeHeaders("*");
         exchange.getMessage().setBody(line.body());

@@ -8,6 +8,7 @@ import java.util.Optional;
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.GatewayRequest;
+import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.quota.CapacityQueue;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
@@ -26,11 +27,13 @@ public final class CapacityWait {
     private final CapacityQueue queue;
     private final Duration maxWait;
     private final Clock clock;
+    private final GatewayMetrics metrics;
 
-    public CapacityWait(CapacityQueue queue, Duration maxWait, Clock clock) {
+    public CapacityWait(CapacityQueue queue, Duration maxWait, Clock clock, GatewayMetrics metrics) {
         this.queue = queue;
         this.maxWait = maxWait;
         this.clock = clock;
+        this.metrics = metrics;
     }
 
     /** Last step of each round of the walk: sets kpWalk to whether the request walks its chain again. */
@@ -53,8 +56,10 @@ public final class CapacityWait {
         long started = System.nanoTime();
         CapacityQueue.Outcome outcome = queue.await(request, request.priority(), () -> soonestRoom(request).filter(at -> !at.isAfter(clock.instant()))
                 .isPresent(), deadline);
+        Duration waited = Duration.ofNanos(System.nanoTime() - started);
+        metrics.queueWaited(waited);
         LOG.debug("Request for model '{}' waited {} ms for quota room: {} ({} waiting)", request.model(),
-                (System.nanoTime() - started) / 1_000_000, outcome, queue.waiting());
+                waited.toMillis(), outcome, queue.waiting());
         if (outcome == CapacityQueue.Outcome.ROOM) {
             request.walkAgain();
             exchange.setProperty(Exchanges.WALK, true);

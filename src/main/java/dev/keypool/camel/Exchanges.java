@@ -43,6 +43,18 @@ final class Exchanges {
     static final String RATE_LIMITS = "kpRateLimits";
     /** The {@link ClientRequest} read from the body by {@link RequestPlanner}, before its channels are planned. */
     static final String CLIENT_REQUEST = "kpClientRequest";
+    /** The health probe ({@link dev.keypool.probe.Probe}) an exchange of route probe-key sends. */
+    static final String PROBE = "kpProbe";
+    /** The probe's HTTP method (GET for models, POST for chat), read by toD in probe-key. */
+    static final String PROBE_METHOD = "kpProbeMethod";
+    /** Every probe of a POST /admin/probe, sent or skipped, for its report. */
+    static final String PROBE_ROUND = "kpProbeRound";
+    /**
+     * The name of the tenant a host application's request is made for, when it came through the keypool component
+     * (header KeyPoolTenant or the endpoint's tenant option, set by routes/component.camel.yaml): the host is trusted
+     * to name it, as an HTTP client is trusted by its token.
+     */
+    static final String NAMED_TENANT = "kpTenantName";
 
     /** The {@link dev.keypool.batch.BatchLine} a batch route runs through the gateway core; absent for client requests. */
     static final String BATCH_LINE = "kpBatchLine";

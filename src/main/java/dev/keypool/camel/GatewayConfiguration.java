@@ -4,30 +4,40 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.keypool.breaker.ChannelBreaker;
+import dev.keypool.admin.RuntimeChanges;
+import dev.keypool.admin.RuntimeChangesFile;
 import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.ConfigLoader;
 import dev.keypool.config.GatewayConfig;
 import dev.keypool.config.TenantConfig;
+import dev.keypool.events.EventLog;
 import dev.keypool.events.StateListeners;
+import dev.keypool.fault.Faults;
 import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.ChannelAssembly;
 import dev.keypool.gateway.Channels;
 import dev.keypool.gateway.InFlightLimit;
+import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.pool.ApiKey;
-import dev.keypool.pool.KeyPool;
-import dev.keypool.pool.SelectionStrategy;
+import dev.keypool.probe.ProbeSchedule;
 import dev.keypool.quota.CapacityQueue;
 import dev.keypool.quota.QuotaStateFile;
 import dev.keypool.quota.TokenEstimator;
 import dev.keypool.tenant.LocalTenantLimits;
 import dev.keypool.tenant.Tenant;
 import dev.keypool.tenant.Tenants;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.VertxOptions;
+import org.apache.camel.component.micrometer.MicrometerConstants;
+import org.apache.camel.component.micrometer.MicrometerUtils;
 import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyConfiguration;
 import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyFactory;
 import org.apache.camel.CamelConfiguration;
@@ -51,6 +61,21 @@ public class GatewayConfiguration implements CamelConfiguration {
 
     private static final Logger LOG = LoggerFactory.getLogger(GatewayConfiguration.class);
 
+    private final boolean http;
+
+    /** The service: KeyPool answers HTTP on Camel Main's server. */
+    public GatewayConfiguration() {
+        this(true);
+    }
+
+    /**
+     * @param http whether KeyPool's HTTP entry routes run in this context; the keypool component without
+     *             {@code httpEnabled} binds the same beans but leaves the host's Vert.x and HTTP server alone
+     */
+    public GatewayConfiguration(boolean http) {
+        this.http = http;
+    }
+
     @Override
     public void configure(CamelContext context) {
         PropertiesComponent properties = context.getPropertiesComponent();
@@ -63,31 +88,44 @@ public class GatewayConfiguration implements CamelConfiguration {
             clock = Clock.systemUTC();
         }
         ObjectMapper mapper = new ObjectMapper();
-        registry.bind("vertxOptions", vertxOptions(Integer.parseInt(required(properties, "keypool.worker-threads"))));
-        if (Boolean.parseBoolean(required(properties, "camel.metrics.enabled"))) {
+        if (http) {
+            registry.bind("vertxOptions", vertxOptions(Integer.parseInt(required(properties, "keypool.worker-threads"))));
+        }
+        // off unless asked, as in Camel: an application embedding KeyPool may have no meter registry
+        if (properties.resolveProperty("camel.metrics.enabled").map(Boolean::parseBoolean).orElse(false)) {
             context.addRoutePolicyFactory(routeTimers(context));
         }
 
         // every key and breaker state change, for whoever listens (admin events, metrics, shared state)
         StateListeners stateListeners = new StateListeners();
         registry.bind("stateListeners", stateListeners);
+        // the last 1,000 of them for GET /admin/events and its stream
+        EventLog eventLog = new EventLog(1000);
+        stateListeners.add(eventLog);
+        registry.bind("eventLog", eventLog);
+        // SPEC §10 on the registry camel-micrometer-prometheus serves at /observe/metrics (it binds none when one is there)
+        GatewayMetrics metrics = new GatewayMetrics(metricsRegistry(registry));
+        registry.bind("gatewayMetrics", metrics);
+        ChannelAssembly assembly = new ChannelAssembly(clock, stateListeners, metrics::channel);
         List<Channel> channels = new ArrayList<>();
         for (ChannelConfig c : config.channels()) {
-            List<ApiKey> keys = c.keys().stream()
-                    .map(k -> new ApiKey(k.key(), k.label(), k.weight(), k.limits(), k.tenant())).toList();
-            KeyPool pool = new KeyPool(c.name(), keys, SelectionStrategy.named(c.strategy()), c.cooldown(),
-                    c.disableAfter(), c.quotaZone(), clock, stateListeners);
-            ChannelBreaker breaker = new ChannelBreaker(c.name(), c.breaker(), pool::hasActiveKey, clock, stateListeners);
+            Channel channel = assembly.build(c);
             // the channel route's circuitBreaker EIP uses this instance (resilience4jConfiguration.circuitBreaker)
-            registry.bind("breaker-" + c.name(), breaker.circuitBreaker());
-            channels.add(new Channel(c, pool, breaker));
+            registry.bind("breaker-" + c.name(), channel.breaker().circuitBreaker());
+            channels.add(channel);
             if (c.baseUrl().contains("/demo/v1")) {
                 LOG.info("Channel [{}] calls the built-in demo upstream SIMULATOR (canned answers, not a real LLM)", c.name());
             }
+            List<ApiKey> keys = channel.pool().keys();
             LOG.info("Channel [{}]: {} keys ({}), models {}, fallback {}", c.name(), keys.size(),
                     keys.stream().map(ApiKey::fingerprint).collect(Collectors.joining(", ")), c.models(), c.fallback());
         }
         Channels all = new Channels(channels);
+        // operators' changes made through the admin API before the last stop, laid over the file
+        Path stateDir = Path.of(required(properties, "state.dir"));
+        RuntimeChangesFile changesFile = new RuntimeChangesFile(stateDir);
+        RuntimeChanges runtimeChanges = changesFile.read();
+        all.all().forEach(runtimeChanges::applyTo);
         long maxBody = Long.parseLong(required(properties, "keypool.max-body-bytes"));
 
         int maxInFlight = properties.resolveProperty("keypool.max-in-flight").filter(v -> !v.isBlank()).map(Integer::parseInt)
@@ -116,28 +154,32 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
         registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator));
-        registry.bind("capacityWait", new CapacityWait(capacityQueue, config.queue().maxWait(), clock));
-        GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock);
+        registry.bind("capacityWait", new CapacityWait(capacityQueue, config.queue().maxWait(), clock, metrics));
+        metrics.watch(all, capacityQueue);
+        GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics);
         registry.bind("gatewayResponses", gatewayResponses);
-        addStartupListener(context, new StartupListener() {
-            @Override
-            public void onCamelContextStarted(CamelContext started, boolean alreadyStarted) {
-                // platform-http's router is not there yet
-            }
-
-            @Override
-            public void onCamelContextFullyStarted(CamelContext started, boolean alreadyStarted) {
-                // one router per HTTP server (the API's, and the management one when it has its own port)
-                started.getRegistry().findByType(VertxPlatformHttpRouter.class)
-                        .forEach(router -> UnmatchedRequests.install(router, gatewayResponses));
-            }
-        });
+        if (http) {
+            boolean reload = properties.resolveProperty("camel.main.routes-reload-enabled").map(Boolean::parseBoolean).orElse(false);
+            installRouterHandlers(context, gatewayResponses, reload);
+        }
         registry.bind("modelCatalog", new ModelCatalog(all, mapper));
         registry.bind("demoUpstream", new DemoUpstream(mapper));
-        registry.bind("adminGuard", new AdminGuard(config.admin() == null ? null : config.admin().token()));
+        AdminGuard adminGuard = new AdminGuard(config.admin() == null ? null : config.admin().token());
+        registry.bind("adminGuard", adminGuard);
         registry.bind("adminStatus", new AdminStatus(all, capacityQueue, tenants, mapper));
+        registry.bind("adminActions", new AdminActions(all, runtimeChanges, changesFile, metrics, mapper));
+        registry.bind("adminEvents", new AdminEvents(eventLog, mapper));
+        registry.bind("adminDashboard", new AdminDashboard());
+        registry.bind("configReloader", new ConfigReloader(context, file,
+                new ConfigLoader(ConfigLoader.variables(settings, System::getenv)), config, assembly, all, runtimeChanges,
+                adminGuard, metrics, mapper));
+        // health probes (routes/probes.camel.yaml) and fault injection (routes/faults.camel.yaml, upstream-attempt)
+        registry.bind("healthProbes", new HealthProbes(new ProbeSchedule(all.all(), clock), mapper, clock));
+        registry.bind("faults", new FaultInjector(new Faults(all.all().stream().collect(Collectors.toMap(Channel::name,
+                c -> c.pool().keys().stream().map(ApiKey::fingerprint).collect(Collectors.toSet()))), clock,
+                () -> ThreadLocalRandom.current().nextDouble()), mapper));
         // read back now, before any route takes traffic; written by the quota-state timer route and when the context stops
-        QuotaStateKeeper quotaState = new QuotaStateKeeper(all, new QuotaStateFile(Path.of(required(properties, "state.dir"))));
+        QuotaStateKeeper quotaState = new QuotaStateKeeper(all, new QuotaStateFile(stateDir));
         registry.bind("quotaState", quotaState);
         addService(context, quotaState);
 
@@ -157,6 +199,43 @@ public class GatewayConfiguration implements CamelConfiguration {
                         new LocalTenantLimits(t.name(), t.rpm(), t.bucketSize() == null ? 1 : t.bucketSize(), t.tpm(),
                                 t.rpd(), t.budgetDaily(), t.budgetMonthly(), clock)))
                 .toList());
+    }
+
+    /**
+     * The registry behind /observe/metrics: camel-micrometer-prometheus's own when it has bound it already, else one
+     * bound here under its name, which it then takes instead of making a second.
+     */
+    private static MeterRegistry metricsRegistry(Registry registry) {
+        MeterRegistry meters = MicrometerUtils.getMeterRegistryFromCamelRegistry(registry, MicrometerConstants.METRICS_REGISTRY_NAME);
+        if (meters == null) {
+            meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            registry.bind(MicrometerConstants.METRICS_REGISTRY_NAME, meters);
+        }
+        return meters;
+    }
+
+    /**
+     * Once the HTTP servers are up: OpenAI-shaped 404/405 for requests no route takes ({@link UnmatchedRequests}), and
+     * with live route reload on, requests held while their route is replaced ({@link ReloadGate}).
+     */
+    private static void installRouterHandlers(CamelContext context, GatewayResponses gatewayResponses, boolean reload) {
+        addStartupListener(context, new StartupListener() {
+            @Override
+            public void onCamelContextStarted(CamelContext started, boolean alreadyStarted) {
+                // platform-http's router is not there yet
+            }
+
+            @Override
+            public void onCamelContextFullyStarted(CamelContext started, boolean alreadyStarted) {
+                // one router per HTTP server (the API's, and the management one when it has its own port)
+                for (VertxPlatformHttpRouter router : started.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
+                    UnmatchedRequests.install(router, gatewayResponses);
+                    if (reload) {
+                        ReloadGate.install(started, router);
+                    }
+                }
+            }
+        });
     }
 
     /**
@@ -182,7 +261,8 @@ public class GatewayConfiguration implements CamelConfiguration {
     private static MicrometerRoutePolicyFactory routeTimers(CamelContext context) {
         MicrometerRoutePolicyConfiguration timers = new MicrometerRoutePolicyConfiguration();
         timers.setContextEnabled(false);
-        timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,upstream-*,capacity-tick,quota-state");
+        timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,upstream-*,capacity-tick,quota-state,"
+                + "probe-*,fault-expiry,config-watch,batch-*,task-run,task-resume,task-expiry,async-submit");
         MicrometerRoutePolicyFactory factory = new MicrometerRoutePolicyFactory();
         factory.setCamelContext(context);
         factory.setPolicyConfiguration(timers);

@@ -13,6 +13,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.config.Api;
 import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.GatewayRequest;
+import dev.keypool.metrics.GatewayMetrics;
+import dev.keypool.tenant.Tenant;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.slf4j.Logger;
@@ -27,10 +29,12 @@ public final class GatewayResponses {
 
     private final ObjectMapper mapper;
     private final Clock clock;
+    private final GatewayMetrics metrics;
 
-    public GatewayResponses(ObjectMapper mapper, Clock clock) {
+    public GatewayResponses(ObjectMapper mapper, Clock clock, GatewayMetrics metrics) {
         this.mapper = mapper;
         this.clock = clock;
+        this.metrics = metrics;
     }
 
     public void finish(Exchange exchange) {
@@ -48,10 +52,14 @@ public final class GatewayResponses {
         Exchanges.answer(message, status == null ? 200 : status, contentType == null ? "application/json" : contentType,
                 message.getBody());
         request.responseHeaders().forEach(message::setHeader);
+        String outcome = request.isStreamBroken() ? GatewayMetrics.STREAM_BROKEN
+                : status != null && status >= 400 ? GatewayMetrics.CLIENT_ERROR : GatewayMetrics.SUCCESS;
+        metrics.request(request.servedBy().name(), request.model(), request.tenant(), outcome);
         if (request.level() > 0) {
             String primary = request.primary().name();
             LOG.info("Request fell back {} -> {} (level {}): {}", primary, request.servedBy().name(), request.level(),
                     request.whyNotServed().getOrDefault(primary, "unknown"));
+            metrics.fellBack(primary, request.servedBy().name(), request.level());
         }
     }
 
@@ -73,6 +81,23 @@ public final class GatewayResponses {
             message.setHeader(GatewayRequest.ATTEMPTS_HEADER, request.totalAttempts());
         }
         TenantGate.addRateLimitHeaders(exchange);
+        if (countsAsRequest(exchange)) {
+            metrics.request(request == null ? GatewayMetrics.NONE : request.primary().name(),
+                    request == null ? GatewayMetrics.NONE : request.model(),
+                    request != null ? request.tenant() : tenantOf(exchange), error.code());
+        }
+    }
+
+    /** The tenant of a request refused before it was planned (a tenant limit): known once it authenticated. */
+    private static String tenantOf(Exchange exchange) {
+        Tenant tenant = exchange.getProperty(Exchanges.TENANT, Tenant.class);
+        return tenant == null ? GatewayRequest.NO_TENANT : tenant.name();
+    }
+
+    /** Requests to the LLM API count in keypool_requests_total; the admin API's and the demo simulator's do not. */
+    private static boolean countsAsRequest(Exchange exchange) {
+        String route = exchange.getFromRouteId();
+        return route != null && !route.startsWith("admin-") && !route.startsWith("demo-");
     }
 
     /** The error in the shape of {@code api} (null when not known: OpenAI's). */

@@ -27,11 +27,16 @@ public final class TenantGate {
 
     /**
      * 401 {@code invalid_api_key} unless the request carries a tenant's token: {@code Authorization: Bearer <token>},
-     * or {@code x-api-key: <token>} as Anthropic's clients send it.
+     * or {@code x-api-key: <token>} as Anthropic's clients send it. A request of a host application through the
+     * keypool component names its tenant instead (the host is trusted as a token holder is); an unknown name is 401 too.
      */
     public void authenticate(Exchange exchange) {
-        // a batch line or async task runs for the tenant that sent it, set by its route (BatchLines, AsyncTasks)
-        if (!tenants.enforced() || exchange.getProperty(Exchanges.TENANT) != null) {
+        if (!tenants.enforced()) {
+            return;
+        }
+        String named = exchange.getProperty(Exchanges.NAMED_TENANT, String.class);
+        if (named != null) {
+            exchange.setProperty(Exchanges.TENANT, tenants.named(named).orElseThrow(GatewayError::invalidApiKey));
             return;
         }
         String token = Bearer.token(exchange.getMessage().getHeader(Bearer.HEADER, String.class))

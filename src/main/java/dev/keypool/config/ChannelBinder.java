@@ -30,7 +30,8 @@ final class ChannelBinder {
     }
 
     private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
-            "maxRetries", "cooldown", "disableAfter", "quotaZone", "pricing", "keys", "fallback", "breaker", "apis", "auth");
+            "maxRetries", "cooldown", "disableAfter", "quotaZone", "pricing", "keys", "fallback", "breaker", "apis", "auth",
+            "probe", "warmup");
     private static final Set<String> PRICE_FIELDS = Set.of("input", "output");
 
     private static final String DEFAULT_STRATEGY = RoundRobinStrategy.NAME;
@@ -41,6 +42,7 @@ final class ChannelBinder {
 
     private final KeyBinder keys = new KeyBinder();
     private final BreakerBinder breaker = new BreakerBinder();
+    private final ProbeBinder probe = new ProbeBinder();
 
     Optional<BoundChannel> bind(ConfigNode node, UniqueNames names) {
         if (!node.checkMapping(FIELDS)) {
@@ -63,7 +65,8 @@ final class ChannelBinder {
         List<ChannelReferences.Ref> fallback = ChannelReferences.read(node.field("fallback"));
         ChannelConfig channel = new ChannelConfig(name, baseUrl, models, modelMap, strategy, timeout, maxRetries,
                 cooldown, disableAfter, quotaZone, keyList, ChannelReferences.names(fallback),
-                breaker.bind(node.field("breaker")), apis(node.field("apis")), auth(node.field("auth")), pricing);
+                breaker.bind(node.field("breaker")), apis(node.field("apis")), auth(node.field("auth")), pricing,
+                probe.bind(node.field("probe"), models), node.field("warmup").duration().orElse(Duration.ZERO));
         return Optional.of(new BoundChannel(channel, fallback, keyTenants));
     }
 

@@ -12,12 +12,14 @@ import dev.keypool.quota.ModelPrice;
 
 /**
  * One upstream provider endpoint with its pool of keys, selection strategy, fallback chain and breaker;
- * {@code pricing} by upstream model name.
+ * {@code pricing} by upstream model name; {@code probe} its health probes (null: none); {@code warmup} how long a key
+ * entering service ramps up to its weight (zero: at once).
  */
 public record ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
                             String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
                             ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker,
-                            Set<Api> apis, ProviderAuth auth, Map<String, ModelPrice> pricing) {
+                            Set<Api> apis, ProviderAuth auth, Map<String, ModelPrice> pricing,
+                            ProbeConfig probe, Duration warmup) {
 
     /** In {@code models} means "serves every model". */
     public static final String ANY_MODEL = "*";
@@ -33,6 +35,16 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
         apis = apis == null ? Api.DEFAULT : Set.copyOf(apis);
         auth = auth == null ? ProviderAuth.BEARER : auth;
         pricing = Copies.map(pricing);
+        warmup = warmup == null ? Duration.ZERO : warmup;
+    }
+
+    /** Without probes and warm-up. */
+    public ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
+                         String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
+                         ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker,
+                         Set<Api> apis, ProviderAuth auth, Map<String, ModelPrice> pricing) {
+        this(name, baseUrl, models, modelMap, strategy, timeout, maxRetries, cooldown, disableAfter, quotaZone, keys,
+                fallback, breaker, apis, auth, pricing, null, Duration.ZERO);
     }
 
     /** Whether requests of this API may come here ({@code apis}, default chat, embeddings, completions). */

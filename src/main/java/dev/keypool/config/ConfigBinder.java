@@ -54,9 +54,10 @@ final class ConfigBinder {
 
     /** No {@code admin} block means the admin API is off; a block without a usable token is a mistake. */
     private static AdminConfig admin(ConfigNode node) {
-        if (node.isAbsent() || !node.checkMapping(Set.of("token"))) {
+        if (node.isAbsent() || !node.checkMapping(Set.of("token", "watchConfig"))) {
             return null;
         }
-        return node.field("token").requiredSecret().map(AdminConfig::new).orElse(null);
+        boolean watch = node.field("watchConfig").bool().orElse(false);
+        return node.field("token").requiredSecret().map(token -> new AdminConfig(token, watch)).orElse(null);
     }
 }

@@ -143,10 +143,10 @@ final class ConfigNode {
         return wholeNumber(min, Long.MAX_VALUE);
     }
 
-    /** {@code true} or {@code false}, in any case. */
+    /** {@code true} or {@code false}, nothing else (a typo such as {@code ture} must not read as false). */
     Optional<Boolean> bool() {
         return scalar("true or false").flatMap(text -> {
-            if (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false")) {
+            if (text.equals("true") || text.equals("false")) {
                 return Optional.of(Boolean.parseBoolean(text));
             }
             problem("must be true or false");

@@ -10,7 +10,8 @@ import java.util.Set;
 /** The {@code keys} list of one channel. */
 final class KeyBinder {
 
-    private static final Set<String> FIELDS = Set.of("key", "label", "weight", "rpm", "tpm", "rpd", "tpd", "tpmMonth", "tenant");
+    private static final Set<String> FIELDS = Set.of("key", "label", "weight", "rpm", "tpm", "rpd", "tpd", "tpmMonth",
+            "rollout", "retiring", "tenant");
     private static final int DEFAULT_WEIGHT = 1;
 
     /**
@@ -40,6 +41,8 @@ final class KeyBinder {
                     item.field("rpd").integer(1).orElse(null),
                     item.field("tpd").longInteger(1).orElse(null),
                     item.field("tpmMonth").longInteger(1).orElse(null),
+                    item.field("rollout").positiveDuration().orElse(null),
+                    item.field("retiring").bool().orElse(false),
                     tenant(item.field("tenant"), tenants)));
         }
         return keys;

@@ -1,17 +1,26 @@
 package dev.keypool.config;
 
+import java.time.Duration;
+
+import dev.keypool.pool.KeyRamp;
 import dev.keypool.quota.QuotaLimits;
 
 /**
- * One upstream API key, its optional per-key limits (null = no limit) and the tenant whose own key it is (null =
- * a shared key, SPEC §7). The raw key must never reach a log or message, hence the {@link #toString()} without it.
+ * One upstream API key, its optional per-key limits (null = no limit), {@code rollout} (null = none) and
+ * {@code retiring} of SPEC §8, and the tenant whose own key it is (null = a shared key, SPEC §7). The raw key must
+ * never reach a log or message, hence the {@link #toString()} without it.
  */
 public record KeyConfig(String key, String label, int weight, Integer rpm, Long tpm, Integer rpd, Long tpd,
-                        Long tpmMonth, String tenant) {
+                        Long tpmMonth, Duration rollout, boolean retiring, String tenant) {
 
-    /** A shared key. */
+    /** A shared key, neither rolling out nor retiring. */
     public KeyConfig(String key, String label, int weight, Integer rpm, Long tpm, Integer rpd, Long tpd, Long tpmMonth) {
-        this(key, label, weight, rpm, tpm, rpd, tpd, tpmMonth, null);
+        this(key, label, weight, rpm, tpm, rpd, tpd, tpmMonth, null, false, null);
+    }
+
+    /** How the key enters or leaves service, as its ramp takes it. */
+    public KeyRamp.Plan rampPlan() {
+        return new KeyRamp.Plan(rollout, retiring);
     }
 
     /** The limits as the key's quota takes them. */

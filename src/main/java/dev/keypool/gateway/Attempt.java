@@ -47,7 +47,9 @@ public final class Attempt {
 
     /** A stream's first event arrived: the request is this key's now, with no failover; the call goes on. */
     public void firstByte() {
-        channel.pool().recordFirstByte(key, elapsed());
+        Duration timeToFirstByte = elapsed();
+        channel.pool().recordFirstByte(key, timeToFirstByte);
+        channel.meters().firstByte(timeToFirstByte);
         request.served(channel, key);
     }
 
@@ -60,6 +62,7 @@ public final class Attempt {
                     completionTokens);
             request.charge().ifPresent(charge -> charge.answered(request.keyScope().isOwn(key), promptTokens,
                     completionTokens, cost));
+            channel.meters().answered(request.tenant(), promptTokens, completionTokens, cost);
             channel.breaker().onKeySuccess(key.fingerprint());
             request.served(channel, key);
         }
@@ -128,7 +131,9 @@ public final class Attempt {
             return false;
         }
         ended = true;
-        request.attemptEnded(this, elapsed());
+        Duration elapsed = elapsed();
+        request.attemptEnded(this, elapsed);
+        channel.meters().upstreamCall(elapsed);
         channel.pool().settle(lease, usedTokens, failed);
         return true;
     }

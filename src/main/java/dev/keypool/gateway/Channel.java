@@ -7,12 +7,16 @@ import dev.keypool.config.ChannelConfig;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.quota.CostLedger;
 
-/** One provider endpoint: its configuration, its key pool, its breaker and what its answered calls cost. */
-public record Channel(ChannelConfig config, KeyPool pool, ChannelBreaker breaker, CostLedger costs) {
+/**
+ * One provider endpoint: its configuration, its key pool, its breaker, what its answered calls cost and the meters its
+ * upstream calls are measured with. A reload makes a new Channel for a channel that stays, around the same pool,
+ * breaker, ledger and meters.
+ */
+public record Channel(ChannelConfig config, KeyPool pool, ChannelBreaker breaker, CostLedger costs, ChannelMeters meters) {
 
-    /** With a cost ledger priced by the configuration's {@code pricing}. */
+    /** With a cost ledger priced by the configuration's {@code pricing}, measured by nobody. */
     public Channel(ChannelConfig config, KeyPool pool, ChannelBreaker breaker) {
-        this(config, pool, breaker, new CostLedger(config.pricing()));
+        this(config, pool, breaker, new CostLedger(config.pricing()), ChannelMeters.NONE);
     }
 
     public String name() {

@@ -1,48 +1,79 @@
 package dev.keypool.gateway;
 
 import java.util.Collection;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import dev.keypool.config.Api;
+import dev.keypool.config.ChannelConfig;
 
-/** All channels in configuration order, and the model routing of SPEC §2. */
+/**
+ * All channels in configuration order, and the model routing of SPEC §2. A reload replaces the whole set at once
+ * ({@link #replace}); a request plans against one set and keeps the channels it was given until it is answered.
+ */
 public final class Channels {
 
     /** Where a request goes: its model as the client meant it and the ordered chain of channels to try. */
     public record Plan(String model, List<Channel> chain) {
     }
 
-    private final Map<String, Channel> byName = new LinkedHashMap<>();
-    /** Each channel's chain per API (only channels serving it), worked out once: a request only looks it up. */
-    private final Map<Api, Map<String, List<Channel>>> chains = new EnumMap<>(Api.class);
+    /**
+     * One configuration's channels by name, and each channel's chain per API (only channels serving it), worked out
+     * once: a request only looks it up.
+     */
+    private record Snapshot(Map<String, Channel> byName, Map<Api, Map<String, List<Channel>>> chains, Set<String> models) {
+    }
+
+    private volatile Snapshot snapshot;
 
     public Channels(Collection<Channel> channels) {
+        replace(channels);
+    }
+
+    /** The channels of a reloaded configuration, from now on; requests already planned keep theirs. */
+    public void replace(Collection<Channel> channels) {
+        Map<String, Channel> byName = new LinkedHashMap<>();
         channels.forEach(c -> byName.put(c.name(), c));
+        Map<Api, Map<String, List<Channel>>> chains = new EnumMap<>(Api.class);
         for (Api api : Api.values()) {
             Map<String, List<Channel>> byPrimary = new HashMap<>();
             byName.values().forEach(c -> byPrimary.put(c.name(),
-                    chainOf(c).stream().filter(member -> member.config().servesApi(api)).toList()));
+                    chainOf(byName, c).stream().filter(member -> member.config().servesApi(api)).toList()));
             chains.put(api, byPrimary);
         }
+        Set<String> models = new HashSet<>();
+        byName.values().forEach(c -> {
+            models.addAll(c.config().models());
+            models.addAll(c.config().modelMap().keySet());
+        });
+        models.remove(ChannelConfig.ANY_MODEL);
+        snapshot = new Snapshot(Collections.unmodifiableMap(byName), chains, Set.copyOf(models));
     }
 
     public Collection<Channel> all() {
-        return byName.values();
+        return snapshot.byName().values();
     }
 
     public Optional<Channel> get(String name) {
-        return Optional.ofNullable(byName.get(name));
+        return Optional.ofNullable(snapshot.byName().get(name));
+    }
+
+    /** Whether a channel lists the model by name (in {@code models} or as a {@code modelMap} alias); {@code *} does not count. */
+    public boolean configured(String model) {
+        return snapshot.models().contains(model);
     }
 
     /** The model a request names, without a {@code channel/} prefix naming one of the channels. */
     public String modelName(String requestedModel) {
         int slash = requestedModel.indexOf('/');
-        return slash > 0 && byName.containsKey(requestedModel.substring(0, slash))
+        return slash > 0 && snapshot.byName().containsKey(requestedModel.substring(0, slash))
                 ? requestedModel.substring(slash + 1) : requestedModel;
     }
 
@@ -53,6 +84,8 @@ public final class Channels {
      * in the chain.
      */
     public Plan plan(String requestedModel, Api api) {
+        Snapshot now = snapshot;
+        Map<String, Channel> byName = now.byName();
         String model = requestedModel;
         Channel primary = null;
         int slash = requestedModel.indexOf('/');
@@ -71,15 +104,18 @@ public final class Channels {
         if (primary == null) {
             throw GatewayError.modelNotFound(requestedModel, api);
         }
-        return new Plan(model, chains.get(api).get(primary.name()));
+        return new Plan(model, now.chains().get(api).get(primary.name()));
     }
 
     /** The primary and its own fallback list, one level deep and without repeats. */
-    private List<Channel> chainOf(Channel primary) {
+    private static List<Channel> chainOf(Map<String, Channel> byName, Channel primary) {
         Map<String, Channel> chain = new LinkedHashMap<>();
         chain.put(primary.name(), primary);
         for (String name : primary.config().fallback()) {
-            get(name).ifPresent(c -> chain.putIfAbsent(c.name(), c));
+            Channel fallback = byName.get(name);
+            if (fallback != null) {
+                chain.putIfAbsent(fallback.name(), fallback);
+            }
         }
         return List.copyOf(chain.values());
     }

@@ -85,6 +85,17 @@ public final class GatewayRequest {
         this.stream = stream;
     }
 
+    /** What metrics label a request with no tenant: the gateway has no tenants. */
+    public static final String NO_TENANT = "none";
+
+    /**
+     * The name of the tenant this request is made for, as metrics label it (SPEC §10 {@code tenant}); {@link #NO_TENANT}
+     * when the gateway has no tenants. The one place the tenant label comes from.
+     */
+    public String tenant() {
+        return charge == null ? NO_TENANT : charge.tenant().name();
+    }
+
     /** {@code "stream": true}: the answer is relayed as Server-Sent Events. */
     public boolean isStream() {
         return stream;

@@ -20,10 +20,14 @@ public final class ApiKey {
 
     private final String secret;
     private final String fingerprint;
-    private final String label;
-    private final int weight;
-    private final QuotaLimits limits;
+    // the file's values, or an operator's (reload, PATCH /admin/keys): read on every pick, changed rarely
+    private volatile String label;
+    private volatile int weight;
+    private volatile QuotaLimits limits;
+    /** Drained by an operator or removed by a reload: no new calls, those in flight finish. */
+    private volatile boolean draining;
     private final String tenant;
+    private final KeyRamp.Plan rampPlan;
     private final AtomicReference<KeyAvailability> availability = new AtomicReference<>(KeyAvailability.ACTIVE);
     private final KeyCounters counters = new KeyCounters();
 
@@ -38,11 +42,14 @@ public final class ApiKey {
 
     /** @param limits the key's quota (SPEC §6), kept by the pool it joins */
     public ApiKey(String secret, String label, int weight, QuotaLimits limits) {
-        this(secret, label, weight, limits, null);
+        this(secret, label, weight, limits, KeyRamp.Plan.NONE, null);
     }
 
-    /** @param tenant the tenant whose own key this is (SPEC §7), null for a shared key */
-    public ApiKey(String secret, String label, int weight, QuotaLimits limits, String tenant) {
+    /**
+     * @param rampPlan whether the key rolls out or is retiring (SPEC §8), applied by the pool it joins
+     * @param tenant   the tenant whose own key this is (SPEC §7), null for a shared key
+     */
+    public ApiKey(String secret, String label, int weight, QuotaLimits limits, KeyRamp.Plan rampPlan, String tenant) {
         if (secret == null || secret.isBlank()) {
             throw new IllegalArgumentException("API key secret must not be blank");
         }
@@ -50,18 +57,10 @@ public final class ApiKey {
         if (secret.codePoints().anyMatch(c -> Character.isWhitespace(c) || Character.isISOControl(c))) {
             throw new IllegalArgumentException("API key " + fingerprint + " contains whitespace or control characters");
         }
-        if (label != null && label.contains(secret)) {
-            // labels end up in logs and metrics, so a pasted secret there would leak it
-            throw new IllegalArgumentException("Label of API key " + fingerprint + " contains the secret");
-        }
-        if (weight < 1) {
-            throw new IllegalArgumentException("Weight of API key " + fingerprint + " must be at least 1, was " + weight);
-        }
         this.secret = secret;
-        this.label = label;
-        this.weight = weight;
-        this.limits = Objects.requireNonNull(limits, "limits");
+        retune(label, weight, limits);
         this.tenant = tenant;
+        this.rampPlan = Objects.requireNonNull(rampPlan, "rampPlan");
     }
 
     public String fingerprint() {
@@ -84,6 +83,10 @@ public final class ApiKey {
     /** The tenant whose own key this is, or null for a key of the shared pool. */
     public String tenant() {
         return tenant;
+    }
+
+    public KeyRamp.Plan rampPlan() {
+        return rampPlan;
     }
 
     /**
@@ -128,6 +131,32 @@ public final class ApiKey {
     /** {@code text} with any occurrence of the secret replaced by the fingerprint, for messages from outside. */
     String redact(String text) {
         return text == null ? null : text.replace(secret, fingerprint);
+    }
+
+    /** Whether the key takes no new calls (drained by an operator, or removed by a reload); calls in flight finish. */
+    public boolean draining() {
+        return draining;
+    }
+
+    /** @return whether this changed the flag */
+    boolean drain(boolean drained) {
+        boolean before = draining;
+        draining = drained;
+        return before != drained;
+    }
+
+    /** New label, weight and limits (a reload, an operator): the key's state, counters and quota use stay. */
+    void retune(String label, int weight, QuotaLimits limits) {
+        if (label != null && label.contains(secret)) {
+            // labels end up in logs and metrics, so a pasted secret there would leak it
+            throw new IllegalArgumentException("Label of API key " + fingerprint + " contains the secret");
+        }
+        if (weight < 1) {
+            throw new IllegalArgumentException("Weight of API key " + fingerprint + " must be at least 1, was " + weight);
+        }
+        this.label = label;
+        this.weight = weight;
+        this.limits = Objects.requireNonNull(limits, "limits");
     }
 
     KeyCounters counters() {

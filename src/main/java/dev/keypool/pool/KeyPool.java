@@ -11,16 +11,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.IdentityHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 import dev.keypool.events.StateListener;
 import dev.keypool.quota.KeyQuota;
+import dev.keypool.quota.QuotaLimits;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +32,8 @@ import org.slf4j.LoggerFactory;
  * The keys of one channel: hands out usable keys and turns the outcome of each upstream call into counters and
  * state changes (429 → COOLING, failures in a row or rejected credentials → DISABLED). Thread-safe; every state
  * change is a single atomic transition on the key, and the log line is written only by the caller that made it.
+ * A reloaded keypool.yaml changes the keys in place ({@link #reload}); operators drain keys and change their weight
+ * and limits live ({@link #drain}, {@link #tune}).
  */
 public final class KeyPool {
 
@@ -38,14 +43,26 @@ public final class KeyPool {
     private static final Duration LONGEST_COOLING = Duration.ofDays(365);
 
     private final String channel;
-    private final List<ApiKey> keys;
-    private final Map<String, ApiKey> byFingerprint;
-    private final SelectionStrategy strategy;
-    private final Duration cooldown;
-    private final int disableAfter;
+    // replaced as a whole by a reload (byFingerprint before keys, so that a listed key is always found); read once per use
+    private volatile List<ApiKey> keys;
+    private volatile Map<String, ApiKey> byFingerprint;
+    /** Keys a reload removed while calls were in flight on them: still ours until those calls are recorded. */
+    private final Map<String, ApiKey> removed = new ConcurrentHashMap<>();
+    private volatile SelectionStrategy strategy;
+    private volatile Duration cooldown;
+    private volatile int disableAfter;
+    private final ZoneId quotaZone;
     private final Clock clock;
     private final StateListener listener;
-    private final Map<ApiKey, KeyQuota> quotas = new IdentityHashMap<>();
+    // ApiKey has identity equality: keyed by the object, as the IdentityHashMap it was
+    private final Map<ApiKey, KeyQuota> quotas = new ConcurrentHashMap<>();
+    /** Each key's warm-up, rollout and retiring; ApiKey has identity equality. */
+    private final Map<ApiKey, KeyRamp> ramps = new ConcurrentHashMap<>();
+    private final Duration warmup;
+    /** Error rate (percent, last 60 s) above which a key shows as degraded: the channel breaker's errorRateThreshold. */
+    private final double degradedErrorRatePercent;
+    /** Keys an operator disabled: a successful probe does not bring them back, only the operator does. */
+    private final Set<String> disabledByOperator = ConcurrentHashMap.newKeySet();
 
     /**
      * @param keys         in configuration order, distinct secrets; a key's sliding window runs on the clock of the
@@ -57,6 +74,15 @@ public final class KeyPool {
      */
     public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy,
                    Duration cooldown, int disableAfter, ZoneId quotaZone, Clock clock, StateListener listener) {
+        this(channel, keys, strategy, cooldown, disableAfter, quotaZone, clock, listener, Duration.ZERO, 100);
+    }
+
+    /**
+     * @param warmup                   how long a key coming back into service ramps up to its weight (zero: at once)
+     * @param degradedErrorRatePercent a key failing more than this share of its calls of the last 60 s is degraded
+     */
+    public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy, Duration cooldown, int disableAfter,
+                   ZoneId quotaZone, Clock clock, StateListener listener, Duration warmup, double degradedErrorRatePercent) {
         if (channel == null || channel.isBlank()) {
             throw new IllegalArgumentException("channel must not be blank");
         }
@@ -65,30 +91,48 @@ public final class KeyPool {
         Objects.requireNonNull(cooldown, "cooldown");
         Objects.requireNonNull(clock, "clock");
         Objects.requireNonNull(listener, "listener");
+        checkSettings(channel, cooldown, disableAfter);
+        this.channel = channel;
+        this.quotaZone = Objects.requireNonNull(quotaZone, "quotaZone");
+        this.clock = clock;
+        this.listener = listener;
+        this.degradedErrorRatePercent = degradedErrorRatePercent;
+        this.warmup = Objects.requireNonNull(warmup, "warmup");
+        Map<String, ApiKey> index = index(keys);
+        index.values().forEach(this::join);
+        this.byFingerprint = Collections.unmodifiableMap(index);
+        this.keys = List.copyOf(keys);
+        this.strategy = strategy;
+        this.cooldown = cooldown;
+        this.disableAfter = disableAfter;
+        // keys present when the pool is made are in service already: only a rollout ramps them
+        this.keys.forEach(this::ramp);
+    }
+
+    private static void checkSettings(String channel, Duration cooldown, int disableAfter) {
         if (cooldown.isNegative()) {
             throw new IllegalArgumentException("cooldown of channel " + channel + " must not be negative");
         }
         if (disableAfter < 1) {
             throw new IllegalArgumentException("disableAfter of channel " + channel + " must be at least 1, was " + disableAfter);
         }
+    }
+
+    private Map<String, ApiKey> index(List<ApiKey> keys) {
         Map<String, ApiKey> index = new LinkedHashMap<>();
         for (ApiKey key : keys) {
             Objects.requireNonNull(key, "key");
             if (index.putIfAbsent(key.fingerprint(), key) != null) {
                 throw new IllegalArgumentException("Key " + key.fingerprint() + " appears twice in channel " + channel);
             }
-            key.useClock(clock);
-            quotas.put(key, new KeyQuota("Key " + key.fingerprint() + "(" + channel + ")", key.limits(),
-                    Objects.requireNonNull(quotaZone, "quotaZone"), clock));
         }
-        this.channel = channel;
-        this.keys = List.copyOf(keys);
-        this.byFingerprint = Collections.unmodifiableMap(index);
-        this.strategy = strategy;
-        this.cooldown = cooldown;
-        this.disableAfter = disableAfter;
-        this.clock = clock;
-        this.listener = listener;
+        return index;
+    }
+
+    /** A key enters the pool: its counters follow the pool's clock, and its quota is kept here. */
+    private void join(ApiKey key) {
+        key.useClock(clock);
+        quotas.put(key, new KeyQuota("Key " + key.fingerprint() + "(" + channel + ")", key.limits(), quotaZone, clock));
     }
 
     public String channel() {
@@ -211,7 +255,7 @@ public final class KeyPool {
                 continue;
             }
             KeyAvailability availability = refresh(key);
-            if (availability.state() == KeyState.DISABLED
+            if (availability.state() == KeyState.DISABLED || key.draining()
                     || availability.state() == KeyState.COOLING && !availability.coolingUntil().isBefore(deadline)) {
                 continue;
             }
@@ -246,7 +290,7 @@ public final class KeyPool {
                 continue;
             }
             KeyAvailability availability = refresh(key);
-            if (availability.state() == KeyState.DISABLED) {
+            if (availability.state() == KeyState.DISABLED || key.draining()) {
                 continue;
             }
             Instant from = availability.state() == KeyState.COOLING ? availability.coolingUntil() : now;
@@ -262,20 +306,98 @@ public final class KeyPool {
 
     /**
      * The share of traffic a key gets now, relative to the others (SPEC §8): its configured weight times its quota
-     * factor (a quarter from 90 % of a window, none from 95 %); the warm-up and rollout factor of keys entering
-     * service will multiply in here too.
+     * factor (a quarter from 90 % of a window, none from 95 %) times its ramp factor ({@link KeyRamp}: warming up,
+     * rolling out, retiring).
      */
     public double effectiveWeight(ApiKey key) {
         KeyQuota quota = quotas.get(key);
-        return quota.limited() ? key.weight() * quota.weightFactor() : key.weight();
+        double weight = quota.limited() ? key.weight() * quota.weightFactor() : key.weight();
+        return weight * ramp(key).factor(clock.instant());
     }
 
-    /** The key's health now: unhealthy while COOLING or DISABLED, degraded while a quota window is at 90 % or more. */
+    /**
+     * The key's health now: unhealthy while COOLING or DISABLED; degraded while warming up, rolling out or retiring,
+     * at 90 % or more of a quota window, or failing more than the channel's error rate threshold of its calls of
+     * the last 60 s.
+     */
     public KeyHealth healthOf(ApiKey key) {
         if (stateOf(key) != KeyState.ACTIVE) {
             return KeyHealth.UNHEALTHY;
         }
-        return quotas.get(key).degraded() ? KeyHealth.DEGRADED : KeyHealth.HEALTHY;
+        KeyStats stats = key.stats();
+        boolean failing = stats.windowCalls() > 0
+                && 100.0 * stats.windowFailures() / stats.windowCalls() > degradedErrorRatePercent;
+        return quotas.get(key).degraded() || ramp(key).ramping(clock.instant()) || failing
+                ? KeyHealth.DEGRADED : KeyHealth.HEALTHY;
+    }
+
+    /** Whether the key was configured {@code retiring: true}. */
+    public boolean retiring(ApiKey key) {
+        return ramp(owned(key)).retiring();
+    }
+
+    /** When the key's warm-up ends; empty when it is not warming up. */
+    public Optional<Instant> warmingUntil(ApiKey key) {
+        return Optional.ofNullable(ramp(owned(key)).warmingUntil(clock.instant()));
+    }
+
+    /** When the key's rollout ends, or ended; empty for a key without {@code rollout}. */
+    public Optional<Instant> rolloutUntil(ApiKey key) {
+        return Optional.ofNullable(ramp(owned(key)).rolloutUntil());
+    }
+
+    /**
+     * A health probe of the key starts (SPEC §8), whatever its state: it takes one request of the key's quota and
+     * counts as in flight until its outcome is recorded (with {@link #recordProbeSuccess} or the record methods of
+     * real calls) and its lease {@link #settle settled}. Empty when the key's quota has no room for the probe,
+     * which then does not go out.
+     *
+     * @param tokens what the probe may cost in tokens (a models probe none)
+     */
+    public Optional<Lease> startProbe(ApiKey key, long tokens) {
+        ApiKey owned = owned(key);
+        KeyQuota quota = quotas.get(owned);
+        Lease lease;
+        if (!quota.limited()) {
+            lease = new Lease(owned, null);
+        } else {
+            Optional<KeyQuota.Reservation> reservation = quota.tryReserve(tokensFor(quota, () -> tokens), true);
+            if (reservation.isEmpty()) {
+                return Optional.empty();
+            }
+            lease = new Lease(owned, reservation.get());
+        }
+        owned.counters().acquired();
+        return Optional.of(lease);
+    }
+
+    /**
+     * A probe got a 2xx: the failures in a row start again, and a DISABLED key comes back ACTIVE, warming up; a key
+     * an operator disabled stays DISABLED.
+     */
+    public void recordProbeSuccess(ApiKey key, Duration latency) {
+        ApiKey owned = owned(key);
+        owned.counters().success(millis(latency), 0, 0);
+        if (disabledByOperator.contains(owned.fingerprint())) {
+            return;
+        }
+        transition(owned, current -> current.state() == KeyState.DISABLED ? KeyAvailability.ACTIVE : current,
+                after -> "probe ok, DISABLED -> ACTIVE" + warmingUp(owned));
+    }
+
+    /**
+     * The key enters service now though it was never out of it (a key added to a running gateway): it ramps up over
+     * the channel's warmup as a key back from DISABLED does.
+     *
+     * @throws IllegalArgumentException when no key of this channel has that fingerprint
+     */
+    public void warmUp(String fingerprint) {
+        ramp(require(fingerprint)).enteredService(clock.instant());
+    }
+
+    /** Whether an operator disabled the key (then only an operator enables it again). */
+    public boolean disabledByOperator(ApiKey key) {
+        return disabledByOperator.contains(owned(key).fingerprint());
     }
 
     /** {@link #hasUsableKey(KeyScope, Set)} among the shared keys. */
@@ -379,7 +501,123 @@ public final class KeyPool {
     public void enable(String fingerprint) {
         ApiKey key = require(fingerprint);
         key.counters().resetConsecutiveFailures();
-        transition(key, current -> KeyAvailability.ACTIVE, after -> "enabled by operator, ACTIVE");
+        disabledByOperator.remove(fingerprint);
+        KeyState before = key.storedState();
+        boolean wasDraining = key.drain(false);
+        if (transition(key, current -> KeyAvailability.ACTIVE, after -> "enabled by operator, ACTIVE" + warmingUp(key))
+                == KeyAvailability.ACTIVE
+                && before == KeyState.ACTIVE && wasDraining) {
+            announce(key, before, KeyState.ACTIVE, "enabled by operator, ACTIVE (no longer draining)");
+        }
+    }
+
+    /**
+     * Operator: no new calls on this key, while those in flight finish (SPEC §9 drain); {@link #enable} ends it.
+     *
+     * @throws IllegalArgumentException when no key of this channel has that fingerprint
+     */
+    public void drain(String fingerprint) {
+        ApiKey key = require(fingerprint);
+        if (key.drain(true)) {
+            KeyState state = stateOf(key);
+            announce(key, state, state, "draining by operator: no new requests, " + key.inFlight() + " in flight finish");
+        }
+    }
+
+    /**
+     * Operator: a new weight and new limits, live; the key's state, counters and quota use stay (a window that is
+     * newly limited starts empty). Says what changed in one line; nothing when nothing changed.
+     *
+     * @throws IllegalArgumentException when no key of this channel has that fingerprint, or the weight is below 1
+     */
+    public void tune(String fingerprint, int weight, QuotaLimits limits) {
+        ApiKey key = require(fingerprint);
+        String changes = KeyTuning.describe(key.weight(), key.limits(), weight, limits);
+        if (changes.isEmpty()) {
+            return;
+        }
+        key.retune(key.label(), weight, limits);
+        quotas.get(key).changeLimits(limits);
+        KeyState state = stateOf(key);
+        announce(key, state, state, "changed by operator: " + changes);
+    }
+
+    /** What a {@link #reload} did, by fingerprint. */
+    public record Reload(List<String> kept, List<String> added, List<String> removed) {
+    }
+
+    /**
+     * The channel's keys and settings as a reloaded keypool.yaml has them. A key whose fingerprint stays keeps its
+     * state, counters and quota use (its label, weight and limits are the new ones); a new key joins ACTIVE; a removed
+     * key takes no new calls and is let go once its calls in flight are recorded (they still find it here).
+     */
+    public Reload reload(List<ApiKey> configured, SelectionStrategy newStrategy, Duration newCooldown, int newDisableAfter) {
+        checkSettings(channel, newCooldown, newDisableAfter);
+        Map<String, ApiKey> wanted = index(configured);
+        Map<String, ApiKey> before = byFingerprint;
+        List<String> kept = new ArrayList<>();
+        List<String> added = new ArrayList<>();
+        List<String> gone = new ArrayList<>();
+        Map<String, ApiKey> next = new LinkedHashMap<>();
+        for (ApiKey fresh : wanted.values()) {
+            ApiKey old = before.get(fresh.fingerprint());
+            if (old == null) {
+                old = removed.remove(fresh.fingerprint());   // removed by an earlier reload, back again
+            }
+            if (old != null) {
+                old.retune(fresh.label(), fresh.weight(), fresh.limits());
+                quotas.get(old).changeLimits(fresh.limits());
+                old.drain(false);
+                next.put(old.fingerprint(), old);
+                kept.add(old.fingerprint());
+            } else {
+                join(fresh);
+                next.put(fresh.fingerprint(), fresh);
+                added.add(fresh.fingerprint());
+            }
+        }
+        for (ApiKey old : before.values()) {
+            if (!next.containsKey(old.fingerprint())) {
+                old.drain(true);
+                removed.put(old.fingerprint(), old);
+                gone.add(old.fingerprint());
+            }
+        }
+        byFingerprint = Collections.unmodifiableMap(next);
+        keys = List.copyOf(next.values());
+        strategy = newStrategy;
+        cooldown = newCooldown;
+        disableAfter = newDisableAfter;
+        for (String fingerprint : added) {
+            // a key added to a running gateway enters service: it warms up (SPEC §8)
+            ramp(next.get(fingerprint)).enteredService(clock.instant());
+            announce(next.get(fingerprint), KeyState.ACTIVE, KeyState.ACTIVE, "added by reload, ACTIVE" + warmingUp(next.get(fingerprint)));
+        }
+        for (String fingerprint : gone) {
+            ApiKey old = removed.get(fingerprint);
+            KeyState state = old.storedState();
+            announce(old, state, state, "removed by reload, draining: " + old.inFlight() + " in flight finish");
+        }
+        forgetIdleRemovedKeys();
+        return new Reload(kept, added, gone);
+    }
+
+    /** Removed keys with no call left in flight are let go (their quota with them). */
+    private void forgetIdleRemovedKeys() {
+        removed.values().removeIf(key -> {
+            if (key.inFlight() > 0) {
+                return false;
+            }
+            quotas.remove(key);
+            return true;
+        });
+    }
+
+    /** One log line (INFO) and one event for an operator's or a reload's change that is not a move of the key's state. */
+    private void announce(ApiKey key, KeyState from, KeyState to, String message) {
+        String line = "Key " + key.fingerprint() + "(" + channel + ") " + message;
+        LOG.info(line);
+        listener.stateChanged(new KeyStateChange(clock.instant(), channel, key.fingerprint(), from, to, line));
     }
 
     /**
@@ -388,7 +626,9 @@ public final class KeyPool {
      * @throws IllegalArgumentException when no key of this channel has that fingerprint
      */
     public void disable(String fingerprint) {
-        transition(require(fingerprint), current -> KeyAvailability.DISABLED, after -> "disabled by operator");
+        ApiKey key = require(fingerprint);
+        disabledByOperator.add(fingerprint);
+        transition(key, current -> KeyAvailability.DISABLED, after -> "disabled by operator");
     }
 
     @Override
@@ -411,7 +651,7 @@ public final class KeyPool {
     }
 
     private boolean usable(ApiKey key, Set<String> excluded) {
-        return !excluded.contains(key.fingerprint()) && refresh(key).state() == KeyState.ACTIVE;
+        return !excluded.contains(key.fingerprint()) && !key.draining() && refresh(key).state() == KeyState.ACTIVE;
     }
 
     /** Applies the clock to the key's cooling deadline and returns its availability now. */
@@ -433,6 +673,10 @@ public final class KeyPool {
         if (!done.changed()) {
             return done.after();
         }
+        if (done.before().state() == KeyState.DISABLED && done.after().state() == KeyState.ACTIVE) {
+            // back in service (re-enabled, or a probe succeeded): it ramps up over the channel's warmup
+            ramp(key).enteredService(clock.instant());
+        }
         String line = "Key " + key.fingerprint() + "(" + channel + ") " + message.apply(done.after());
         if (done.after().state() == KeyState.DISABLED) {
             LOG.warn(line);
@@ -442,6 +686,21 @@ public final class KeyPool {
         listener.stateChanged(new KeyStateChange(clock.instant(), channel, key.fingerprint(),
                 done.before().state(), done.after().state(), line));
         return done.after();
+    }
+
+    /** The key's ramp, made when the key is first seen: its rollout runs from then. */
+    private KeyRamp ramp(ApiKey key) {
+        return ramps.computeIfAbsent(key, k -> new KeyRamp(warmup, k.rampPlan(), clock.instant()));
+    }
+
+    /** " (warming up 3m)" for a key that warms up as it comes back, else nothing. */
+    private String warmingUp(ApiKey key) {
+        if (warmup.isZero()) {
+            return "";
+        }
+        long seconds = warmup.toSeconds();
+        return " (warming up " + (seconds > 0 && seconds % 60 == 0 ? seconds / 60 + "m" : seconds > 0 ? seconds + "s"
+                : warmup.toMillis() + "ms") + ")";
     }
 
     private Duration coolingTime(Optional<Duration> retryAfter) {
@@ -455,7 +714,7 @@ public final class KeyPool {
     /** The key itself must be ours: its counters and state live in the object. */
     private ApiKey owned(ApiKey key) {
         Objects.requireNonNull(key, "key");
-        if (byFingerprint.get(key.fingerprint()) != key) {
+        if (byFingerprint.get(key.fingerprint()) != key && removed.get(key.fingerprint()) != key) {
             throw new IllegalArgumentException("Key " + key.fingerprint() + " is not in channel " + channel);
         }
         return key;

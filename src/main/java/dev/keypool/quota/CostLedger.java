@@ -26,7 +26,8 @@ public final class CostLedger {
     static final String OTHER_MODELS = "(other)";
     private static final String UNKNOWN_MODEL = "(unknown)";
 
-    private final Map<String, ModelPrice> pricing;
+    // replaced by a reload; the totals stay
+    private volatile Map<String, ModelPrice> pricing;
     private final Map<String, Tally> byModel = new ConcurrentHashMap<>();
     private final Map<String, DoubleAdder> byKey = new ConcurrentHashMap<>();
     private final DoubleAdder total = new DoubleAdder();
@@ -36,10 +37,15 @@ public final class CostLedger {
         this.pricing = Map.copyOf(pricing);
     }
 
+    /** New prices for the calls from now on (a reload); what was counted stays at the prices of its time. */
+    public void reprice(Map<String, ModelPrice> newPricing) {
+        this.pricing = Map.copyOf(newPricing);
+    }
+
     /**
      * A call answered with this usage, on the key with this fingerprint, for this upstream model.
      *
-     * @return what it cost, in USD
+     * @return what the call cost, in USD (0 without a price)
      */
     public double record(String keyFingerprint, String upstreamModel, long promptTokens, long completionTokens) {
         String model = upstreamModel == null || upstreamModel.isBlank() ? UNKNOWN_MODEL : upstreamModel;

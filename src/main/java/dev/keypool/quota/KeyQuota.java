@@ -73,6 +73,10 @@ public final class KeyQuota {
 
     private final String name;
     private final Clock clock;
+    private final ZoneId zone;
+    // asked before every call without the lock; changed only with the limits
+    private volatile boolean limited;
+    private volatile boolean countsTokens;
     private final Map<Window, Long> limits = new EnumMap<>(Window.class);
     private final Map<Window, SlidingCounter> minute = new EnumMap<>(Window.class);
     private final Map<Window, PeriodCounter> calendar = new EnumMap<>(Window.class);
@@ -86,18 +90,32 @@ public final class KeyQuota {
     public KeyQuota(String name, QuotaLimits limits, ZoneId zone, Clock clock) {
         this.name = name;
         this.clock = clock;
-        put(Window.RPM, limits.rpm());
-        put(Window.TPM, limits.tpm());
-        put(Window.RPD, limits.rpd());
-        put(Window.TPD, limits.tpd());
-        put(Window.TPM_MONTH, limits.tpmMonth());
-        for (Window w : this.limits.keySet()) {
+        this.zone = zone;
+        changeLimits(limits);
+    }
+
+    /**
+     * New limits, live (a reload, an operator): a window that stays limited keeps what it counted, a newly limited
+     * one starts empty, one no longer limited is dropped.
+     */
+    public synchronized void changeLimits(QuotaLimits newLimits) {
+        limits.clear();
+        put(Window.RPM, newLimits.rpm());
+        put(Window.TPM, newLimits.tpm());
+        put(Window.RPD, newLimits.rpd());
+        put(Window.TPD, newLimits.tpd());
+        put(Window.TPM_MONTH, newLimits.tpmMonth());
+        minute.keySet().retainAll(limits.keySet());
+        calendar.keySet().retainAll(limits.keySet());
+        for (Window w : limits.keySet()) {
             switch (w) {
-                case RPM, TPM -> minute.put(w, new SlidingCounter(Duration.ofMinutes(1)));
-                case RPD, TPD -> calendar.put(w, new PeriodCounter(PeriodCounter.Period.DAY, zone));
-                case TPM_MONTH -> calendar.put(w, new PeriodCounter(PeriodCounter.Period.MONTH, zone));
+                case RPM, TPM -> minute.computeIfAbsent(w, k -> new SlidingCounter(Duration.ofMinutes(1)));
+                case RPD, TPD -> calendar.computeIfAbsent(w, k -> new PeriodCounter(PeriodCounter.Period.DAY, zone));
+                case TPM_MONTH -> calendar.computeIfAbsent(w, k -> new PeriodCounter(PeriodCounter.Period.MONTH, zone));
             }
         }
+        limited = !limits.isEmpty();
+        countsTokens = limits.keySet().stream().anyMatch(w -> w.counts(Kind.TOKENS));
     }
 
     private void put(Window window, Long limit) {
@@ -107,11 +125,11 @@ public final class KeyQuota {
     }
 
     public boolean limited() {
-        return !limits.isEmpty();
+        return limited;
     }
 
     public boolean countsTokens() {
-        return limits.keySet().stream().anyMatch(w -> w.counts(Kind.TOKENS));
+        return countsTokens;
     }
 
     /** Whether a call of {@code tokens} fits now; {@code reserve} lets it use the last 5 % of each window. */

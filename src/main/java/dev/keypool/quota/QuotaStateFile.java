@@ -66,16 +66,24 @@ public final class QuotaStateFile {
                     .put("periodStart", count.periodStart().toString())
                     .put("amount", count.amount()));
         });
-        Path dir = file.toAbsolutePath().getParent();
+        replaceAtomically(file, mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
+    }
+
+    /**
+     * Replaces {@code target} with {@code content}: written to a temporary file in the same directory (created if
+     * need be), then renamed over it, so that a crash mid-write leaves the previous version. For every state file.
+     */
+    public static void replaceAtomically(Path target, byte[] content) throws IOException {
+        Path dir = target.toAbsolutePath().getParent();
         Files.createDirectories(dir);
-        Path temp = Files.createTempFile(dir, NAME + ".", ".tmp");
+        Path temp = Files.createTempFile(dir, target.getFileName() + ".", ".tmp");
         try {
-            Files.write(temp, mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
+            Files.write(temp, content);
             try {
-                Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException notHere) {
                 // a file system without atomic rename (rare; some network mounts): a plain replace is the best left
-                Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
+                Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
             }
         } finally {
             Files.deleteIfExists(temp);

@@ -23,9 +23,9 @@ public final class Tenants {
         return all;
     }
 
-    /** The tenant of this name: the owner of a batch or task, kept by name, never by token. */
+    /** The tenant of this name, as a host application names it through the keypool component. */
     public Optional<Tenant> named(String name) {
-        return all.stream().filter(t -> t.name().equals(name)).findFirst();
+        return all.stream().filter(tenant -> tenant.name().equals(name)).findFirst();
     }
 
     /**

@@ -99,7 +99,11 @@ class TenantAccessTest extends GatewayTestSupport {
             assertThat(code(r)).isEqualTo("invalid_api_key");
         }
         assertThat(upstream.totalHits()).isZero();
+        assertThat(chatAs("token-bucket", "gpt-4o-mini").statusCode()).isEqualTo(200);
         assertThat(logs.all()).doesNotContain("token-nobody").doesNotContain("token-bucket");
+        // a tenant's token goes nowhere: not to the provider, not into status
+        assertThat(upstream.received()).allSatisfy(r -> assertThat(r.headers().toString()).doesNotContain("token-bucket"));
+        assertThat(getWithToken("/admin/status", "admin-secret").body()).contains("\"bucket\"").doesNotContain("token-");
         assertThat(logs.messages(Level.INFO)).anyMatch(line -> line.startsWith("4 tenants (bucket, narrow, tokens, spender)"));
     }
 

@@ -18,10 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class KeyPoolScopeTest {
 
     private final MutableClock clock = new MutableClock();
-    private final ApiKey ownA1 = new ApiKey("sk-a-1", null, 1, QuotaLimits.NONE, "team-a");
-    private final ApiKey ownA2 = new ApiKey("sk-a-2", null, 1, QuotaLimits.NONE, "team-a");
+    private final ApiKey ownA1 = new ApiKey("sk-a-1", null, 1, QuotaLimits.NONE, KeyRamp.Plan.NONE, "team-a");
+    private final ApiKey ownA2 = new ApiKey("sk-a-2", null, 1, QuotaLimits.NONE, KeyRamp.Plan.NONE, "team-a");
     private final ApiKey shared = new ApiKey("sk-shared", null, 1);
-    private final ApiKey ownB = new ApiKey("sk-b-1", null, 1, QuotaLimits.NONE, "team-b");
+    private final ApiKey ownB = new ApiKey("sk-b-1", null, 1, QuotaLimits.NONE, KeyRamp.Plan.NONE, "team-b");
     private final KeyPool pool = new KeyPool("chat", List.of(ownB, shared, ownA1, ownA2), new RoundRobinStrategy(),
             Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
     private final KeyScope teamA = new KeyScope("team-a", true);
@@ -72,9 +72,9 @@ class KeyPoolScopeTest {
 
     @Test
     void should_count_only_the_keys_in_scope_when_sizing_the_room_to_come() {
-        ApiKey limitedOwn = new ApiKey("sk-l-1", null, 1, new QuotaLimits(5L, null, null, null, null), "team-a");
+        ApiKey limitedOwn = new ApiKey("sk-l-1", null, 1, new QuotaLimits(5L, null, null, null, null), KeyRamp.Plan.NONE, "team-a");
         ApiKey limitedShared = new ApiKey("sk-l-2", null, 1, new QuotaLimits(7L, null, null, null, null));
-        ApiKey limitedOther = new ApiKey("sk-l-3", null, 1, new QuotaLimits(11L, null, null, null, null), "team-b");
+        ApiKey limitedOther = new ApiKey("sk-l-3", null, 1, new QuotaLimits(11L, null, null, null, null), KeyRamp.Plan.NONE, "team-b");
         KeyPool limited = new KeyPool("chat", List.of(limitedOwn, limitedShared, limitedOther), new RoundRobinStrategy(),
                 Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
 

@@ -66,9 +66,9 @@ class TenantsTest {
     @Test
     void should_scope_a_tenant_to_its_own_keys_then_the_shared_ones() {
         Tenant a = tenants.all().get(0);
-        ApiKey own = new ApiKey("sk-own", null, 1, dev.keypool.quota.QuotaLimits.NONE, "team-a");
+        ApiKey own = new ApiKey("sk-own", null, 1, dev.keypool.quota.QuotaLimits.NONE, dev.keypool.pool.KeyRamp.Plan.NONE, "team-a");
         ApiKey shared = new ApiKey("sk-shared", null, 1);
-        ApiKey others = new ApiKey("sk-b", null, 1, dev.keypool.quota.QuotaLimits.NONE, "team-b");
+        ApiKey others = new ApiKey("sk-b", null, 1, dev.keypool.quota.QuotaLimits.NONE, dev.keypool.pool.KeyRamp.Plan.NONE, "team-b");
 
         assertThat(a.keyScope().admits(own)).isTrue();
         assertThat(a.keyScope().isOwn(own)).isTrue();

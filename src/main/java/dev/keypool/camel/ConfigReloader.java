@@ -1,0 +1,171 @@
+package dev.keypool.camel;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.admin.RuntimeChanges;
+import dev.keypool.config.ConfigException;
+import dev.keypool.config.ConfigLoader;
+import dev.keypool.config.GatewayConfig;
+import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.ChannelAssembly;
+import dev.keypool.gateway.Channels;
+import dev.keypool.metrics.GatewayMetrics;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.TemplatedRouteBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * POST /admin/reload, and the file watch of {@code admin.watchConfig} (SPEC §9): re-reads keypool.yaml and applies it
+ * to the running gateway through {@link ChannelAssembly}; an invalid file changes nothing. A new channel gets its
+ * breaker bound and its route made from the {@code keypool-channel} template; the operators' runtime changes are laid
+ * over the new file again, the admin token follows the file. The queue and tenant settings apply at the next start.
+ */
+public final class ConfigReloader {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConfigReloader.class);
+
+    private final CamelContext context;
+    private final Path file;
+    private final ConfigLoader loader;
+    private final ChannelAssembly assembly;
+    private final Channels channels;
+    private final RuntimeChanges changes;
+    private final AdminGuard guard;
+    private final GatewayMetrics metrics;
+    private final ObjectMapper mapper;
+    // guarded by this
+    private GatewayConfig current;
+    /** The SHA-256 of the file as last read (applied or refused), so that the watch reads each version once. */
+    private byte[] seen;
+
+    public ConfigReloader(CamelContext context, Path file, ConfigLoader loader, GatewayConfig loaded, ChannelAssembly assembly,
+                          Channels channels, RuntimeChanges changes, AdminGuard guard, GatewayMetrics metrics,
+                          ObjectMapper mapper) {
+        this.context = context;
+        this.file = file;
+        this.loader = loader;
+        this.current = loaded;
+        this.assembly = assembly;
+        this.channels = channels;
+        this.changes = changes;
+        this.guard = guard;
+        this.metrics = metrics;
+        this.mapper = mapper;
+        this.seen = digest(read());
+    }
+
+    /** POST /admin/reload: 200 with what changed, or 400 listing every problem of the file (nothing changed then). */
+    public void reload(Exchange exchange) throws IOException {
+        ObjectNode answer = mapper.createObjectNode();
+        int status;
+        try {
+            ChannelAssembly.Reload done = apply("admin API");
+            status = 200;
+            answer.put("reloaded", file.toString());
+            answer.put("summary", done.summary());
+            answer.putPOJO("channelsAdded", done.added());
+            answer.putPOJO("channelsKept", done.kept());
+            answer.putPOJO("channelsRemoved", done.removed());
+            ObjectNode keys = answer.putObject("keys");
+            done.keys().forEach((channel, reload) -> keys.putObject(channel).putPOJO("added", reload.added())
+                    .putPOJO("kept", reload.kept()).putPOJO("removed", reload.removed()));
+        } catch (ConfigException invalid) {
+            status = 400;
+            ObjectNode error = answer.putObject("error");
+            error.put("message", invalid.getMessage() + "\nThe running configuration is unchanged.");
+            error.put("type", "invalid_request_error");
+            error.put("code", "invalid_config");
+            ArrayNode problems = error.putArray("problems");
+            invalid.problems().forEach(problems::add);
+        }
+        Exchanges.answer(exchange.getMessage(), status, "application/json",
+                mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(answer));
+    }
+
+    /** Timer of the file watch: reloads when the file's content changed, if {@code admin.watchConfig} is on. */
+    public void reloadIfChanged() {
+        synchronized (this) {
+            if (current.admin() == null || !current.admin().watchConfig()) {
+                return;
+            }
+            byte[] now = digest(read());
+            if (now == null || Arrays.equals(now, seen)) {
+                return;
+            }
+        }
+        try {
+            apply("file change");
+        } catch (ConfigException invalid) {
+            LOG.warn("{}\nThe running configuration is unchanged.", invalid.getMessage());
+        }
+    }
+
+    /**
+     * Reads, validates and applies the file, one reload at a time.
+     *
+     * @throws ConfigException when the file is invalid; nothing is changed then
+     */
+    synchronized ChannelAssembly.Reload apply(String by) {
+        byte[] content = read();
+        seen = digest(content);
+        GatewayConfig next = loader.load(file);
+        ChannelAssembly.Reload done = assembly.reload(channels, next.channels());
+        for (String added : done.added()) {
+            Channel channel = channels.get(added).orElseThrow();
+            context.getRegistry().bind("breaker-" + added, channel.breaker().circuitBreaker());
+            if (context.getRoute("channel-" + added) == null) {
+                addChannelRoute(added);
+            }
+        }
+        channels.all().forEach(changes::applyTo);
+        guard.replaceToken(next.admin() == null ? null : next.admin().token());
+        if (!next.queue().equals(current.queue()) || !next.tenants().equals(current.tenants())) {
+            LOG.warn("KeyPool configuration {}: queue and tenant settings changed, they apply at the next start", file);
+        }
+        current = next;
+        metrics.refresh();
+        LOG.info("KeyPool configuration {} reloaded ({}): {}", file, by, done.summary());
+        return done;
+    }
+
+    private void addChannelRoute(String channel) {
+        try {
+            TemplatedRouteBuilder.builder(context, ChannelRoutes.TEMPLATE)
+                    .routeId("channel-" + channel)
+                    .prefixId(channel + "-")
+                    .parameter("channel", channel)
+                    .add();
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("Channel [" + channel + "] route could not be made", e);
+        }
+    }
+
+    private byte[] read() {
+        try {
+            return Files.readAllBytes(file);
+        } catch (IOException missing) {
+            return null;
+        }
+    }
+
+    private static byte[] digest(byte[] content) {
+        if (content == null) {
+            return null;
+        }
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(content);
+        } catch (NoSuchAlgorithmException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+}

@@ -1,0 +1,19 @@
+package dev.keypool.component;
+
+/** The message headers of the keypool component. */
+public final class KeyPoolConstants {
+
+    /** In: the tenant the request is made for (a name from keypool.yaml's tenants); the endpoint's tenant option else. */
+    public static final String TENANT = "KeyPoolTenant";
+    /** Out: the channel that served the request (HTTP: X-KeyPool-Channel). */
+    public static final String CHANNEL = "KeyPoolChannel";
+    /** Out: the fingerprint of the key that served it, never the key (HTTP: X-KeyPool-Key). */
+    public static final String KEY = "KeyPoolKey";
+    /** Out: upstream calls made for the request (HTTP: X-KeyPool-Attempts). */
+    public static final String ATTEMPTS = "KeyPoolAttempts";
+    /** Out: 0 for the primary channel, n for the n-th channel of its fallback chain (HTTP: X-Fallback-Level). */
+    public static final String FALLBACK_LEVEL = "KeyPoolFallbackLevel";
+
+    private KeyPoolConstants() {
+    }
+}

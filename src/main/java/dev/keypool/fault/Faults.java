@@ -1,0 +1,138 @@
+package dev.keypool.fault;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.DoubleSupplier;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.keypool.config.Durations;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The faults injected by an operator (SPEC §9), in the order they were added. Each ends by itself at
+ * {@code addedAt + duration} by the clock, or when removed; adding and ending are each one WARN line. Thread-safe.
+ */
+public final class Faults {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Faults.class);
+
+    /** The problems of a rejected fault request, each naming its field. */
+    public static final class InvalidFault extends RuntimeException {
+
+        private final List<String> problems;
+
+        InvalidFault(List<String> problems) {
+            super("Invalid fault: " + String.join("; ", problems), null, false, false);
+            this.problems = List.copyOf(problems);
+        }
+
+        public List<String> problems() {
+            return problems;
+        }
+    }
+
+    private final Map<String, Set<String>> keysByChannel;
+    private final Clock clock;
+    private final DoubleSupplier random;
+    private final AtomicLong ids = new AtomicLong();
+    /** Guarded by this. */
+    private final Map<String, Fault> active = new LinkedHashMap<>();
+
+    /**
+     * @param keysByChannel every channel's key fingerprints, to check what a fault names
+     * @param random        draws in [0, 1) that decide whether a call with a fault of rate below 1 suffers it
+     */
+    public Faults(Map<String, Set<String>> keysByChannel, Clock clock, DoubleSupplier random) {
+        this.keysByChannel = Map.copyOf(keysByChannel);
+        this.clock = clock;
+        this.random = random;
+    }
+
+    /**
+     * Adds the fault a {@code POST /admin/faults} body describes; it is in force at once.
+     *
+     * @throws InvalidFault listing every problem of the body
+     */
+    public Fault add(JsonNode body) {
+        FaultRequest request = FaultRequest.parse(body, keysByChannel);
+        Fault fault = new Fault("fault-" + ids.incrementAndGet(), request.channel(), request.key(), request.kind(),
+                request.status(), request.latencyMs(), request.rate(), request.duration(), clock.instant());
+        synchronized (this) {
+            active.put(fault.id(), fault);
+        }
+        LOG.warn("Fault {} injected: {}", fault.id(), fault.describe());
+        return fault;
+    }
+
+    /** The faults in force now, oldest first. */
+    public List<Fault> active() {
+        expire();
+        synchronized (this) {
+            return List.copyOf(active.values());
+        }
+    }
+
+    /** Ends a fault before its time; empty when no fault in force has that id. */
+    public Optional<Fault> remove(String id) {
+        expire();
+        Fault removed;
+        synchronized (this) {
+            removed = active.remove(id);
+        }
+        if (removed != null) {
+            LOG.warn("Fault {} ended: removed by operator after {} ({})", removed.id(),
+                    Durations.format(Duration.between(removed.addedAt(), clock.instant())), removed.describe());
+        }
+        return Optional.ofNullable(removed);
+    }
+
+    /** Ends the faults whose duration is over, one WARN line each. */
+    public void expire() {
+        Instant now = clock.instant();
+        List<Fault> ended = new ArrayList<>();
+        synchronized (this) {
+            if (active.isEmpty()) {
+                return;
+            }
+            active.values().removeIf(fault -> {
+                boolean over = !now.isBefore(fault.endsAt());
+                if (over) {
+                    ended.add(fault);
+                }
+                return over;
+            });
+        }
+        ended.forEach(fault -> LOG.warn("Fault {} ended: its {} are over ({})", fault.id(),
+                Durations.format(fault.duration()), fault.describe()));
+    }
+
+    /**
+     * The fault a call of this channel on this key suffers now, if any: the oldest fault in force that covers it,
+     * and whose rate lets it strike this call.
+     */
+    public Optional<Fault> strike(String channel, String fingerprint) {
+        List<Fault> covering;
+        synchronized (this) {
+            if (active.isEmpty()) {
+                return Optional.empty();
+            }
+            covering = active.values().stream().filter(f -> f.covers(channel, fingerprint)).toList();
+        }
+        Instant now = clock.instant();
+        for (Fault fault : covering) {
+            if (now.isBefore(fault.endsAt()) && (fault.rate() >= 1.0 || random.getAsDouble() < fault.rate())) {
+                return Optional.of(fault);
+            }
+        }
+        return Optional.empty();
+    }
+}

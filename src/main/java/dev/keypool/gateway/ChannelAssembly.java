@@ -1,0 +1,145 @@
+package dev.keypool.gateway;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import dev.keypool.breaker.BreakerState;
+import dev.keypool.breaker.BreakerStateChange;
+import dev.keypool.breaker.ChannelBreaker;
+import dev.keypool.config.ChannelConfig;
+import dev.keypool.config.KeyConfig;
+import dev.keypool.events.StateListener;
+import dev.keypool.pool.ApiKey;
+import dev.keypool.pool.KeyPool;
+import dev.keypool.pool.SelectionStrategy;
+import dev.keypool.quota.CostLedger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes the channels of keypool.yaml at startup, and applies a reloaded file to the running ones (SPEC §9 reload):
+ * a channel that stays keeps its key pool (keys with an unchanged fingerprint keep state, counters and quota use),
+ * its breaker and its cost ledger; a new channel is made; a removed channel's keys drain. Breakers are never made
+ * twice for one name: a channel's route holds on to its breaker, so a channel that is removed and comes back gets
+ * the same one.
+ */
+public final class ChannelAssembly {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelAssembly.class);
+
+    /** What a reload did: the channels by name, and each remaining or removed channel's keys by fingerprint. */
+    public record Reload(List<String> added, List<String> kept, List<String> removed, Map<String, KeyPool.Reload> keys) {
+
+        /** One line for the log and the reload's answer. */
+        public String summary() {
+            int keysAdded = keys.values().stream().mapToInt(k -> k.added().size()).sum();
+            int keysRemoved = keys.values().stream().mapToInt(k -> k.removed().size()).sum();
+            return "channels " + added.size() + " added, " + kept.size() + " kept, " + removed.size() + " removed; keys "
+                    + keysAdded + " added, " + keysRemoved + " removed";
+        }
+    }
+
+    private final Clock clock;
+    private final StateListener listener;
+    private final Function<String, ChannelMeters> meters;
+    private final Map<String, ChannelBreaker> breakers = new ConcurrentHashMap<>();
+    private final Map<String, KeyPool> pools = new ConcurrentHashMap<>();
+    private final Map<String, ChannelMeters> metersByChannel = new ConcurrentHashMap<>();
+
+    /** @param meters the meters of the channel of a name, asked once per name */
+    public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters) {
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.listener = Objects.requireNonNull(listener, "listener");
+        this.meters = Objects.requireNonNull(meters, "meters");
+    }
+
+    /** A new channel: its pool of keys, and its breaker (the one made before for this name, if any). */
+    public Channel build(ChannelConfig config) {
+        KeyPool pool = new KeyPool(config.name(), keys(config), SelectionStrategy.named(config.strategy()),
+                config.cooldown(), config.disableAfter(), config.quotaZone(), clock, listener, config.warmup(),
+                config.breaker().errorRateThreshold());
+        pools.put(config.name(), pool);
+        // the pool of the name, not this pool: a breaker outlives a removed channel's pool when the channel comes back
+        ChannelBreaker breaker = breakers.computeIfAbsent(config.name(), name -> new ChannelBreaker(name, config.breaker(),
+                () -> pools.get(name).hasActiveKey(), clock, listener));
+        return new Channel(config, pool, breaker, new CostLedger(config.pricing()), meters(config.name()));
+    }
+
+    /**
+     * Applies {@code configs} to {@code channels}, which then route every new request by them. Requests planned
+     * before keep the channels they were given: a remaining channel's pool, breaker and ledger are the same objects,
+     * and a removed channel still serves them.
+     */
+    public Reload reload(Channels channels, List<ChannelConfig> configs) {
+        // every key and strategy made first: what could still be refused is refused before anything changes
+        Map<String, List<ApiKey>> newKeys = new LinkedHashMap<>();
+        configs.forEach(config -> {
+            newKeys.put(config.name(), keys(config));
+            SelectionStrategy.named(config.strategy());
+        });
+        Map<String, Channel> before = new LinkedHashMap<>();
+        channels.all().forEach(c -> before.put(c.name(), c));
+        List<Channel> next = new ArrayList<>();
+        List<String> added = new ArrayList<>();
+        List<String> kept = new ArrayList<>();
+        Map<String, KeyPool.Reload> keys = new LinkedHashMap<>();
+        for (ChannelConfig config : configs) {
+            Channel old = before.remove(config.name());
+            if (old == null) {
+                Channel channel = build(config);
+                next.add(channel);
+                added.add(config.name());
+                announce(channel, "added by reload");
+                continue;
+            }
+            keys.put(config.name(), old.pool().reload(newKeys.get(config.name()), SelectionStrategy.named(config.strategy()),
+                    config.cooldown(), config.disableAfter()));
+            old.costs().reprice(config.pricing());
+            if (!old.config().breaker().equals(config.breaker())) {
+                // its state and windows are what an operator relies on across a reload; new thresholds need a restart
+                LOG.warn("Channel [{}] breaker settings changed in the file: the breaker keeps its state and its old "
+                        + "settings until KeyPool restarts", config.name());
+            }
+            if (!old.config().quotaZone().equals(config.quotaZone())) {
+                LOG.warn("Channel [{}] quotaZone changed in the file: the keys' day and month windows keep their zone "
+                        + "until KeyPool restarts", config.name());
+            }
+            next.add(new Channel(config, old.pool(), old.breaker(), old.costs(), old.meters()));
+            kept.add(config.name());
+        }
+        for (Channel gone : before.values()) {
+            // its route stays for the requests still in it; its keys drain
+            keys.put(gone.name(), gone.pool().reload(List.of(), SelectionStrategy.named(gone.config().strategy()),
+                    gone.config().cooldown(), gone.config().disableAfter()));
+            announce(gone, "removed by reload, its keys drain");
+        }
+        channels.replace(next);
+        return new Reload(added, kept, List.copyOf(before.keySet()), keys);
+    }
+
+    /** The channel's line and event: not a move of its breaker, which stays as it is. */
+    private void announce(Channel channel, String what) {
+        String line = "Channel [" + channel.name() + "] " + what;
+        LOG.info(line);
+        BreakerState state = channel.breaker().state();
+        listener.stateChanged(new BreakerStateChange(clock.instant(), channel.name(), state, state, line));
+    }
+
+    private ChannelMeters meters(String channel) {
+        return metersByChannel.computeIfAbsent(channel, meters);
+    }
+
+    private static List<ApiKey> keys(ChannelConfig config) {
+        return config.keys().stream().map(ChannelAssembly::key).toList();
+    }
+
+    private static ApiKey key(KeyConfig k) {
+        return new ApiKey(k.key(), k.label(), k.weight(), k.limits(), k.rampPlan(), k.tenant());
+    }
+}

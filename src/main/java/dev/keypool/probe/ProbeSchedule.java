@@ -1,0 +1,136 @@
+package dev.keypool.probe;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.keypool.config.ProbeConfig;
+import dev.keypool.gateway.Channel;
+import dev.keypool.pool.ApiKey;
+import dev.keypool.pool.KeyPool;
+import dev.keypool.pool.KeyState;
+
+/**
+ * When each key is probed (SPEC §8). A channel with a {@code probe} block has its ACTIVE keys probed every
+ * {@code interval} and its DISABLED keys every {@code disabledInterval}; COOLING keys wait for their deadline, and
+ * keys an operator disabled are left to the operator. The probes of a channel's N keys are spread evenly: key i's
+ * probes fall on the slots {@code start + i·P/N + k·P} of its current period P, one per slot however late the
+ * schedule is asked, and never two in flight for the same key. Asked on a beat by the probe-tick route; time is
+ * the clock's. Thread-safe.
+ */
+public final class ProbeSchedule {
+
+    /** What a channel without a {@code probe} block is probed with when an operator asks for every key. */
+    private static final ProbeConfig ON_DEMAND = new ProbeConfig(Duration.ZERO, Duration.ZERO,
+            ProbeConfig.Request.MODELS, null, ProbeConfig.DEFAULT_TIMEOUT);
+
+    private final class Slot {
+        final Channel channel;
+        final ApiKey key;
+        final ProbeConfig config;
+        final boolean scheduled;
+        final int index;
+        final int count;
+        final AtomicBoolean inFlight = new AtomicBoolean();
+        volatile Instant lastStart = start;
+
+        Slot(Channel channel, ApiKey key, int index) {
+            this.channel = channel;
+            this.key = key;
+            this.scheduled = channel.config().probe() != null;
+            this.config = scheduled ? channel.config().probe() : ON_DEMAND;
+            this.index = index;
+            this.count = channel.pool().keys().size();
+        }
+
+        /** The probe period for the key's state now; zero when it is not probed in that state. */
+        Duration period() {
+            KeyPool pool = channel.pool();
+            if (!scheduled || pool.disabledByOperator(key)) {
+                return Duration.ZERO;
+            }
+            KeyState state = pool.stateOf(key);
+            return state == KeyState.ACTIVE ? config.interval()
+                    : state == KeyState.DISABLED ? config.disabledInterval() : Duration.ZERO;
+        }
+
+        /** The first of this key's slots of {@code period} after its last probe began. */
+        Instant nextSlot(Duration period) {
+            long periodMs = period.toMillis();
+            Instant first = start.plusMillis(periodMs * index / count);
+            long since = Duration.between(first, lastStart).toMillis();
+            return since < 0 ? first : first.plusMillis((since / periodMs + 1) * periodMs);
+        }
+
+        /** The probe of this key, in flight from now; skipped when one is in flight already or its quota has no room. */
+        Probe start(Instant now) {
+            if (!inFlight.compareAndSet(false, true)) {
+                return Probe.skipped(channel, key, config, "a probe of this key is in flight");
+            }
+            lastStart = now;
+            long tokens = config.request() == ProbeConfig.Request.CHAT ? Probe.CHAT_TOKENS : 0;
+            Optional<KeyPool.Lease> lease = channel.pool().startProbe(key, tokens);
+            if (lease.isEmpty()) {
+                inFlight.set(false);
+                return Probe.skipped(channel, key, config, "no quota room (rpm)");
+            }
+            return new Probe(channel, key, config, lease.get(), () -> inFlight.set(false));
+        }
+    }
+
+    private final Clock clock;
+    private final Instant start;
+    private final List<Slot> slots = new ArrayList<>();
+
+    public ProbeSchedule(Collection<Channel> channels, Clock clock) {
+        this.clock = clock;
+        this.start = clock.instant();
+        for (Channel channel : channels) {
+            List<ApiKey> keys = channel.pool().keys();
+            for (int i = 0; i < keys.size(); i++) {
+                slots.add(new Slot(channel, keys.get(i), i));
+            }
+        }
+    }
+
+    /** The probes due now, each in flight from now (keys with one in flight already wait for their next slot). */
+    public List<Probe> due() {
+        Instant now = clock.instant();
+        List<Probe> due = new ArrayList<>();
+        for (Slot slot : slots) {
+            Duration period = slot.period();
+            if (!period.isZero() && !slot.inFlight.get() && !now.isBefore(slot.nextSlot(period))) {
+                Probe probe = slot.start(now);
+                if (probe.sendable()) {
+                    due.add(probe);
+                }
+            }
+        }
+        return due;
+    }
+
+    /** The cold-start probe: every key of the channels with a {@code probe} block, once, now. */
+    public List<Probe> coldStart() {
+        Instant now = clock.instant();
+        return slots.stream().filter(slot -> slot.scheduled).map(slot -> slot.start(now)).filter(Probe::sendable).toList();
+    }
+
+    /**
+     * Every key of every channel, now (POST /admin/probe), those without a {@code probe} block with a models probe;
+     * the list includes the probes that cannot go out, as skipped.
+     */
+    public List<Probe> all() {
+        Instant now = clock.instant();
+        return slots.stream().map(slot -> slot.start(now)).toList();
+    }
+
+    /** Whether any channel is probed on a schedule. */
+    public boolean scheduled() {
+        return slots.stream().anyMatch(slot -> slot.scheduled);
+    }
+}

@@ -1,0 +1,44 @@
+package dev.keypool.events;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import dev.keypool.pool.KeyState;
+import dev.keypool.pool.KeyStateChange;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class EventLogTest {
+
+    private static StateChange change(int n) {
+        return new KeyStateChange(Instant.EPOCH, "c", "f", KeyState.ACTIVE, KeyState.COOLING, "change " + n);
+    }
+
+    @Test
+    void should_keep_the_last_changes_numbered_in_order() {
+        EventLog log = new EventLog(3);
+        for (int n = 1; n <= 5; n++) {
+            log.stateChanged(change(n));
+        }
+
+        assertThat(log.since(0)).extracting(EventLog.Entry::id).containsExactly(3L, 4L, 5L);
+        assertThat(log.since(4)).singleElement().satisfies(e -> assertThat(e.change().message()).isEqualTo("change 5"));
+    }
+
+    @Test
+    void should_give_a_subscriber_what_it_missed_then_every_new_change_until_closed() {
+        EventLog log = new EventLog(10);
+        log.stateChanged(change(1));
+        log.stateChanged(change(2));
+        List<Long> seen = new CopyOnWriteArrayList<>();
+
+        EventLog.Subscription subscription = log.subscribe(1, entry -> seen.add(entry.id()));
+        log.stateChanged(change(3));
+        subscription.close();
+        log.stateChanged(change(4));
+
+        assertThat(seen).containsExactly(2L, 3L);
+    }
+}

@@ -1,0 +1,147 @@
+package dev.keypool.it;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.logging.Level;
+
+import dev.keypool.pool.Fingerprint;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The dashboard at /admin/ in a real browser: Debian's headless Chromium driven by Selenium (.ci/run installs
+ * chromium and chromium-driver). It loads without a console error, refuses a wrong token, and shows a breaker forced
+ * OPEN and a key disabled over the admin API within 5 seconds. Its screenshot is target/dashboard.png.
+ */
+class DashboardBrowserTest extends GatewayTestSupport {
+
+    private static final String CHROMIUM = "/usr/bin/chromium";
+    private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
+    private static final String ONE = Fingerprint.of("sk-alpha-1");
+
+    private ChromeDriver browser;
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: alpha
+                    baseUrl: UPSTREAM
+                    models: [gpt-test]
+                    pricing:
+                      gpt-test: {input: 2.0, output: 4.0}
+                    keys:
+                      - key: sk-alpha-1
+                        label: team-pro
+                        rpm: 100
+                      - key: sk-alpha-2
+                        weight: 3
+                    fallback: [beta]
+                  - name: beta
+                    baseUrl: UPSTREAM
+                    models: [gpt-beta]
+                    keys:
+                      - key: sk-beta-1
+                admin:
+                  token: admin-secret-token
+                """;
+    }
+
+    @BeforeEach
+    void openBrowser() {
+        assertThat(new File(CHROMIUM)).as("chromium (apt-get install -y chromium chromium-driver)").exists();
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu");
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        // explicit driver and binary: Selenium Manager never runs (no download)
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(CHROMEDRIVER)).usingAnyFreePort().build();
+        browser = new ChromeDriver(service, options);
+        browser.manage().window().setSize(new Dimension(1400, 900));
+    }
+
+    @AfterEach
+    void closeBrowser() {
+        if (browser != null) {
+            browser.quit();
+        }
+    }
+
+    @Test
+    void should_show_a_forced_open_channel_and_a_disabled_key_live() throws Exception {
+        chat("gpt-test");
+        chat("gpt-test");
+        browser.get(url("/admin/"));
+        assertThat(browser.getTitle()).isEqualTo("KeyPool dashboard");
+        assertThat(consoleErrors()).as("console errors after loading").isEmpty();
+
+        signIn(AdminCalls.TOKEN);
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("breaker-alpha")).equals("CLOSED"));
+        assertThat(text(By.id("key-state-alpha-" + ONE))).isEqualTo("ACTIVE");
+        assertThat(text(By.id("channel-alpha"))).contains("team-pro").contains("chain: alpha → beta").contains("rpm 1/100");
+
+        AdminCalls admin = new AdminCalls(http, url(""));
+        assertThat(admin.post("/admin/channels/alpha/breaker", "{\"state\":\"OPEN\",\"reason\":\"injected fault\"}").statusCode())
+                .isEqualTo(200);
+        assertThat(admin.post("/admin/keys/" + ONE + "/disable").statusCode()).isEqualTo(200);
+
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertThat(text(By.id("breaker-alpha"))).isEqualTo("OPEN");
+            assertThat(text(By.id("key-state-alpha-" + ONE))).isEqualTo("DISABLED");
+            assertThat(text(By.id("events"))).contains("Channel [alpha] forced OPEN by operator: injected fault")
+                    .contains("Key " + ONE + "(alpha) disabled by operator");
+        });
+        Path shot = browser.getScreenshotAs(OutputType.FILE).toPath();
+        Files.copy(shot, Path.of("target", "dashboard.png"), StandardCopyOption.REPLACE_EXISTING);
+        assertThat(consoleErrors()).as("console errors while live").isEmpty();
+    }
+
+    @Test
+    void should_refuse_a_wrong_token() {
+        browser.get(url("/admin/"));
+
+        signIn("not-the-token");
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("login-error")).equals("Wrong admin token."));
+        assertThat(browser.findElement(By.id("app")).isDisplayed()).isFalse();
+        assertThat(browser.executeScript("return sessionStorage.getItem('keypoolAdminToken')")).isNull();
+        // the browser reports the refused request itself; nothing else may show up
+        assertThat(consoleErrors()).allSatisfy(line -> assertThat(line).contains("/admin/status").contains("401"));
+    }
+
+    private void signIn(String token) {
+        browser.findElement(By.id("token")).sendKeys(token);
+        browser.findElement(By.id("sign-in")).click();
+    }
+
+    private String text(By by) {
+        List<org.openqa.selenium.WebElement> found = browser.findElements(by);
+        return found.isEmpty() ? "" : found.get(0).getText();
+    }
+
+    private List<String> consoleErrors() {
+        return browser.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(entry -> entry.getLevel().intValue() >= Level.SEVERE.intValue())
+                .map(LogEntry::getMessage).toList();
+    }
+}
