@@ -95,7 +95,8 @@ public final class CapacityWait {
         return request.chain().stream()
                 .filter(channel -> channel.breaker().state() != BreakerState.OPEN)
                 .map(Channel::pool)
-                .map(pool -> pool.capacityAt(request.keyScope(), request.estimatedTokens()))
+                .map(pool -> request.isBatch() ? pool.capacityBelowSoftLimitAt(request.keyScope(), request.estimatedTokens())
+                        : pool.capacityAt(request.keyScope(), request.estimatedTokens()))
                 .flatMap(Optional::stream)
                 .min(Instant::compareTo);
     }

@@ -56,6 +56,13 @@ final class Exchanges {
      */
     static final String NAMED_TENANT = "kpTenantName";
 
+    /** The {@link dev.keypool.batch.BatchLine} a batch route runs through the gateway core; absent for client requests. */
+    static final String BATCH_LINE = "kpBatchLine";
+    /** The id of the batch whose lines the batch route runs. */
+    static final String BATCH_ID = "kpBatchId";
+    /** The id of the async task a task route runs. */
+    static final String TASK_ID = "kpTaskId";
+
     /** An AtomicBoolean set by {@link Admission} when the client hung up before its answer (virtual threads only). */
     static final String CLIENT_GONE = "kpClientGone";
 

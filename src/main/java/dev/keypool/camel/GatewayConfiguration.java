@@ -141,6 +141,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, tokenEstimator));
         Tenants tenants = tenants(config, clock);
         registry.bind("tenantGate", new TenantGate(tenants));
+        // batches, async tasks and the queue consumers (routes/batch.camel.yaml)
+        BatchBeans.bind(context, tenants, mapper, clock);
         registry.bind("channelRouter", new ChannelRouter());
         registry.bind("channelOutcomes", new ChannelOutcomes());
         CapacityQueue capacityQueue = new CapacityQueue(config.queue().maxSize(), clock);
@@ -261,7 +263,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         MicrometerRoutePolicyConfiguration timers = new MicrometerRoutePolicyConfiguration();
         timers.setContextEnabled(false);
         timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,upstream-*,capacity-tick,quota-state,"
-                + "probe-*,fault-expiry,config-watch");
+                + "probe-*,fault-expiry,config-watch,batch-*,task-run,task-resume,task-expiry,async-submit");
         MicrometerRoutePolicyFactory factory = new MicrometerRoutePolicyFactory();
         factory.setCamelContext(context);
         factory.setPolicyConfiguration(timers);

@@ -1,5 +1,7 @@
 package dev.keypool.camel;
 
+import java.util.Optional;
+
 import dev.keypool.auth.ProviderAuth;
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.gateway.Channel;
@@ -33,7 +35,11 @@ public final class KeySelector {
             throw new ChannelOpenedException(request.current().name());
         }
         KeyPool pool = request.current().pool();
-        KeyPool.Lease lease = pool.acquire(request.keyScope(), request.triedKeys(), request::estimatedTokens)
+        // a batch line only below the keys' soft limits: the rest stays for interactive requests (SPEC §12)
+        Optional<KeyPool.Lease> acquired = request.isBatch()
+                ? pool.acquireBelowSoftLimit(request.keyScope(), request.triedKeys(), request::estimatedTokens)
+                : pool.acquire(request.keyScope(), request.triedKeys(), request::estimatedTokens);
+        KeyPool.Lease lease = acquired
                 .orElseThrow(() -> pool.hasUsableKey(request.keyScope(), request.triedKeys())
                         ? new ChannelAtQuotaException(pool.channel()) : new NoUsableKeyException(pool.channel()));
         request.startAttempt(lease);

@@ -147,6 +147,9 @@ public final class RequestPlanner {
         }
         GatewayRequest request = new GatewayRequest(read.endpoint(), read.api(), plan.model(), chain, read.body(),
                 read.stream(), read::estimate, charge);
+        if (exchange.getProperty(Exchanges.BATCH_LINE) != null) {
+            request.markBatch();
+        }
         exchange.setProperty(Exchanges.REQUEST, request);
         exchange.setProperty(Exchanges.UPSTREAM_CONTENT_TYPE, request.upstreamContentType());
     }

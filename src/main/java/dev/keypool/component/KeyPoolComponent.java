@@ -174,7 +174,9 @@ public class KeyPoolComponent extends DefaultComponent {
             properties.addInitialProperty("keypool.config", config);
         }
         for (String name : defaults.stringPropertyNames()) {
-            boolean keypools = name.startsWith("keypool.") || name.equals("state.dir") || name.startsWith(HTTP_SETTINGS);
+            // batch.* too (routes/batch.camel.yaml), but no file inbox in a host's working directory unless it asks
+            boolean keypools = name.startsWith("keypool.") || name.equals("state.dir") || name.startsWith(HTTP_SETTINGS)
+                    || name.startsWith("batch.") && !name.equals("batch.inbox");
             if (keypools && properties.resolveProperty(name).isEmpty()) {
                 properties.addInitialProperty(name, defaults.getProperty(name).strip());
             }

@@ -62,6 +62,8 @@ public final class GatewayRequest {
     private boolean lastFailureKeyLevel;
     private final Map<String, String> whyNotServed = new LinkedHashMap<>();
 
+    private boolean batch;
+
     private Instant waitDeadline;
     private Channel servedBy;
     private ApiKey servedKey;
@@ -149,9 +151,24 @@ public final class GatewayRequest {
         return keyScope;
     }
 
-    /** Its place in the line waiting for quota room: its tenant's priority. */
+    /** Its place in the line waiting for quota room: its tenant's priority, low for a batch line. */
     public Priority priority() {
+        if (batch) {
+            return Priority.LOW;
+        }
         return charge == null ? Priority.NORMAL : charge.tenant().priority();
+    }
+
+    /**
+     * A line of a batch job (SPEC §12): low priority in the waiting line, and only keys below their soft limits, so
+     * that interactive requests keep the rest.
+     */
+    public void markBatch() {
+        batch = true;
+    }
+
+    public boolean isBatch() {
+        return batch;
     }
 
     public Channel primary() {

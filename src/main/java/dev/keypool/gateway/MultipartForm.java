@@ -1,8 +1,12 @@
 package dev.keypool.gateway;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Reads one text field of a {@code multipart/form-data} body (RFC 7578) without copying or decoding the rest, so
@@ -48,6 +52,29 @@ public final class MultipartForm {
 
     /** The first part named {@code name} that is not a file, as text. */
     public Optional<Field> field(String name) {
+        return part(headers -> isField(headers, name)).map(p -> new Field(
+                new String(body, p.start(), p.end() - p.start(), StandardCharsets.UTF_8), p.start(), p.end()));
+    }
+
+    /** A file part of the form: its filename and its bytes. */
+    public record FilePart(String filename, byte[] content) {
+    }
+
+    /**
+     * The first part named {@code name} as a file ({@code Content-Disposition: form-data; name="file"; filename="…"}),
+     * with or without a filename.
+     */
+    public Optional<FilePart> file(String name) {
+        String[] filename = new String[1];
+        return part(headers -> (filename[0] = fileName(headers, name)) != null)
+                .map(p -> new FilePart(filename[0], Arrays.copyOfRange(body, p.start(), p.end())));
+    }
+
+    private record Part(int start, int end) {
+    }
+
+    /** The value bytes of the first part whose headers {@code matches}. */
+    private Optional<Part> part(Predicate<String> matches) {
         int at = indexOf(delimiter, 0);
         while (at >= 0) {
             int headersStart = lineEnd(at + delimiter.length);
@@ -66,13 +93,31 @@ public final class MultipartForm {
             // the value ends with the CRLF before the next delimiter
             int valueEnd = next >= 2 && body[next - 2] == '\r' && body[next - 1] == '\n' ? next - 2 : next;
             String headers = new String(body, headersStart, headersEnd - headersStart, StandardCharsets.UTF_8);
-            if (isField(headers, name) && valueEnd >= valueStart) {
-                return Optional.of(new Field(new String(body, valueStart, valueEnd - valueStart, StandardCharsets.UTF_8),
-                        valueStart, valueEnd));
+            if (valueEnd >= valueStart && matches.test(headers)) {
+                return Optional.of(new Part(valueStart, valueEnd));
             }
             at = next;
         }
         return Optional.empty();
+    }
+
+    private static final Pattern PART_NAME = Pattern.compile(";\\s*name=\"?([^\";]*)\"?");
+    private static final Pattern FILE_NAME = Pattern.compile(";\\s*filename=\"?([^\";]*)\"?");
+
+    /** The filename of the part named {@code name} ("" when it gives none); null when the headers are another part's. */
+    private static String fileName(String headers, String name) {
+        for (String line : headers.split("\r\n")) {
+            if (!line.toLowerCase(Locale.ROOT).startsWith("content-disposition:")) {
+                continue;
+            }
+            Matcher named = PART_NAME.matcher(line);
+            Matcher file = FILE_NAME.matcher(line);
+            if (named.find() && named.group(1).equals(name)) {
+                // a client may send a file's bytes without naming them
+                return file.find() ? file.group(1) : "";
+            }
+        }
+        return null;
     }
 
     /** The body with one field's value replaced, everything else as it was. */

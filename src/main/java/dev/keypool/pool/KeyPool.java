@@ -182,16 +182,28 @@ public final class KeyPool {
      * @param tokens the call's estimated tokens, asked only if a key counts tokens
      */
     public Optional<Lease> acquire(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens) {
+        return acquire(scope, excludedFingerprints, tokens, false);
+    }
+
+    /**
+     * {@link #acquire(KeyScope, Set, LongSupplier)} for a batch line (SPEC §12): only a key whose every window stays
+     * below the soft limit (90 %) with this call; never the reserve. What is above is left to interactive requests.
+     */
+    public Optional<Lease> acquireBelowSoftLimit(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens) {
+        return acquire(scope, excludedFingerprints, tokens, true);
+    }
+
+    private Optional<Lease> acquire(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens, boolean belowSoftLimit) {
         Set<String> excluded = orNone(excludedFingerprints);
         long[] estimate = {-1};
         LongSupplier once = () -> estimate[0] >= 0 ? estimate[0] : (estimate[0] = tokens.getAsLong());
         for (KeyScope tier : scope.tiers()) {
-            for (boolean reserve : new boolean[] {false, true}) {
+            for (boolean reserve : belowSoftLimit ? new boolean[] {false} : new boolean[] {false, true}) {
                 Set<ApiKey> raced = new HashSet<>();
                 while (true) {
                     Optional<ApiKey> picked = strategy.pick(keys,
                             key -> tier.admits(key) && !raced.contains(key) && usable(key, excluded)
-                                    && fits(key, once, reserve),
+                                    && (belowSoftLimit ? fitsBelowSoftLimit(key, once) : fits(key, once, reserve)),
                             reserve ? ApiKey::weight : this::effectiveWeight);
                     if (picked.isEmpty()) {
                         break;
@@ -202,7 +214,9 @@ public final class KeyPool {
                         key.counters().acquired();
                         return Optional.of(new Lease(key, null));
                     }
-                    Optional<KeyQuota.Reservation> reservation = quota.tryReserve(tokensFor(quota, once), reserve);
+                    Optional<KeyQuota.Reservation> reservation = belowSoftLimit
+                            ? quota.tryReserveBelowSoftLimit(tokensFor(quota, once))
+                            : quota.tryReserve(tokensFor(quota, once), reserve);
                     if (reservation.isPresent()) {
                         key.counters().acquired();
                         return Optional.of(new Lease(key, reservation.get()));
@@ -260,6 +274,15 @@ public final class KeyPool {
      * call is larger than every key's limit).
      */
     public Optional<Instant> capacityAt(KeyScope scope, long tokens) {
+        return capacityAt(scope, tokens, false);
+    }
+
+    /** {@link #capacityAt(KeyScope, long)} for a batch line: room below the keys' soft limits ({@link #acquireBelowSoftLimit}). */
+    public Optional<Instant> capacityBelowSoftLimitAt(KeyScope scope, long tokens) {
+        return capacityAt(scope, tokens, true);
+    }
+
+    private Optional<Instant> capacityAt(KeyScope scope, long tokens, boolean belowSoftLimit) {
         Instant now = clock.instant();
         Optional<Instant> soonest = Optional.empty();
         for (ApiKey key : keys) {
@@ -271,7 +294,9 @@ public final class KeyPool {
                 continue;
             }
             Instant from = availability.state() == KeyState.COOLING ? availability.coolingUntil() : now;
-            Optional<Instant> room = quotas.get(key).capacityAt(tokens).map(at -> at.isAfter(from) ? at : from);
+            KeyQuota quota = quotas.get(key);
+            Optional<Instant> room = (belowSoftLimit ? quota.capacityBelowSoftLimitAt(tokens) : quota.capacityAt(tokens))
+                    .map(at -> at.isAfter(from) ? at : from);
             if (room.isPresent() && (soonest.isEmpty() || room.get().isBefore(soonest.get()))) {
                 soonest = room;
             }
@@ -617,6 +642,11 @@ public final class KeyPool {
     private boolean fits(ApiKey key, LongSupplier tokens, boolean reserve) {
         KeyQuota quota = quotas.get(key);
         return !quota.limited() || quota.fits(tokensFor(quota, tokens), reserve);
+    }
+
+    private boolean fitsBelowSoftLimit(ApiKey key, LongSupplier tokens) {
+        KeyQuota quota = quotas.get(key);
+        return !quota.limited() || quota.fitsBelowSoftLimit(tokensFor(quota, tokens));
     }
 
     private static long tokensFor(KeyQuota quota, LongSupplier tokens) {

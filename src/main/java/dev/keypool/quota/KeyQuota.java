@@ -145,17 +145,40 @@ public final class KeyQuota {
         return true;
     }
 
+    /**
+     * Whether a call of {@code tokens} fits below the soft limit: every window stays under {@link #DEGRADED} of its
+     * limit with it. What a batch line may use (SPEC §12), leaving the rest to interactive requests.
+     */
+    public synchronized boolean fitsBelowSoftLimit(long tokens) {
+        Instant now = clock.instant();
+        for (Map.Entry<Window, Long> limit : limits.entrySet()) {
+            if (used(limit.getKey(), now) + amount(limit.getKey(), tokens) > DEGRADED * limit.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Reserves one request and {@code tokens} if {@link #fitsBelowSoftLimit} says so, atomically. */
+    public synchronized Optional<Reservation> tryReserveBelowSoftLimit(long tokens) {
+        return fitsBelowSoftLimit(tokens) ? Optional.of(reserve(tokens)) : Optional.empty();
+    }
+
     /** Reserves one request and {@code tokens} if {@link #fits} says so, atomically. */
     public synchronized Optional<Reservation> tryReserve(long tokens, boolean reserve) {
         if (!fits(tokens, reserve)) {
             return Optional.empty();
         }
+        return Optional.of(reserve(tokens));
+    }
+
+    private Reservation reserve(long tokens) {
         Instant now = clock.instant();
         for (Window w : limits.keySet()) {
             add(w, now, now, amount(w, tokens));
         }
         alertIfDue(now);
-        return Optional.of(new Reservation(now, tokens));
+        return new Reservation(now, tokens);
     }
 
     /**
@@ -194,17 +217,27 @@ public final class KeyQuota {
      * never can (more tokens than a limit).
      */
     public synchronized Optional<Instant> capacityAt(long tokens) {
+        return capacityAt(tokens, 1.0);
+    }
+
+    /** {@link #capacityAt(long)} below the soft limit, for a batch line ({@link #fitsBelowSoftLimit}). */
+    public synchronized Optional<Instant> capacityBelowSoftLimitAt(long tokens) {
+        return capacityAt(tokens, DEGRADED);
+    }
+
+    private Optional<Instant> capacityAt(long tokens, double share) {
         Instant now = clock.instant();
         Instant latest = now;
         for (Map.Entry<Window, Long> limit : limits.entrySet()) {
             Window w = limit.getKey();
             long amount = amount(w, tokens);
-            if (amount > limit.getValue()) {
+            long cap = (long) Math.floor(share * limit.getValue());
+            if (amount > cap) {
                 return Optional.empty();
             }
             Optional<Instant> at = w.calendar()
-                    ? Optional.of(used(w, now) + amount <= limit.getValue() ? now : calendar.get(w).resetsAt(now).toInstant())
-                    : minute.get(w).whenAtMost(now, limit.getValue() - amount);
+                    ? Optional.of(used(w, now) + amount <= cap ? now : calendar.get(w).resetsAt(now).toInstant())
+                    : minute.get(w).whenAtMost(now, cap - amount);
             if (at.isEmpty()) {
                 return Optional.empty();
             }

@@ -26,6 +26,22 @@ class MultipartFormTest {
     }
 
     @Test
+    void should_read_a_file_part_with_its_name_and_bytes() {
+        String upload = "--b0undary\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n"
+                + "--b0undary\r\nContent-Disposition: form-data; name=\"file\"; filename=\"in.jsonl\"\r\n"
+                + "Content-Type: application/jsonl\r\n\r\n{\"a\":1}\n{\"b\":2}\n\r\n--b0undary--\r\n";
+        MultipartForm form = MultipartForm.of(bytes(upload), TYPE).orElseThrow();
+
+        MultipartForm.FilePart file = form.file("file").orElseThrow();
+
+        assertThat(file.filename()).isEqualTo("in.jsonl");
+        assertThat(new String(file.content(), StandardCharsets.UTF_8)).isEqualTo("{\"a\":1}\n{\"b\":2}\n");
+        assertThat(form.field("purpose").orElseThrow().value()).isEqualTo("batch");
+        assertThat(form.field("file")).isEmpty();
+        assertThat(form.file("upload")).isEmpty();
+    }
+
+    @Test
     void should_replace_only_the_value_of_the_field() {
         MultipartForm form = MultipartForm.of(bytes(BODY), TYPE).orElseThrow();
 

@@ -79,6 +79,10 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
             p.put("keypool.retry-backoff-ms", "1");
             // each test its own quota state: none left over from another test or run
             p.put("state.dir", Files.createTempDirectory("keypool-state-").toString());
+            // and its own batch inbox, not the repository's batch/inbox
+            Path batch = Files.createTempDirectory("keypool-batch-");
+            p.put("batch.inbox", batch.resolve("inbox").toString());
+            p.put("batch.outbox", batch.resolve("outbox").toString());
             return p;
         } catch (IOException e) {
             throw new IllegalStateException(e);

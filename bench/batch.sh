@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# KeyPool batch benchmark (issue #16, point 7): a batch of LINES lines through the file inbox against a fake
+# provider answering after LATENCY_MS, on 4 keys x 600 rpm (bench/keypool-batch.yaml); and the interactive wait p99
+# (bench/quota.js, open loop) alone and while the batch runs, on the same keys.
+#
+#   bench/batch.sh            LINES=10000 LATENCY_MS=200 RATE=2 INTERACTIVE_S=30 BATCH_CONCURRENCY=16
+#
+# Needs node, a JDK (JAVA_HOME or java), target/keypool.jar (mvn -B package -DskipTests). Everything on 127.0.0.1.
+set -euo pipefail
+{
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$BENCH_DIR/.." && pwd)
+cd "$ROOT"
+LINES=${LINES:-10000}
+LATENCY_MS=${LATENCY_MS:-200}
+RATE=${RATE:-2}
+INTERACTIVE_S=${INTERACTIVE_S:-30}
+BATCH_CONCURRENCY=${BATCH_CONCURRENCY:-16}
+GW_PORT=${GW_PORT:-18080}
+PRIMARY_PORT=${PRIMARY_PORT:-9101}
+JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+OUT=${BENCH_OUT:-$BENCH_DIR/results/batch-$(date +%Y%m%d-%H%M%S)}
+mkdir -p "$OUT/inbox" "$OUT/outbox"
+[ -f target/keypool.jar ] || { echo "target/keypool.jar is missing: mvn -B package -DskipTests" >&2; exit 1; }
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+say() { echo "$*" | tee -a "$OUT/summary.txt"; }
+
+node "$BENCH_DIR/fake-upstream.js" --port "$PRIMARY_PORT" --latency-ms "$LATENCY_MS" > "$OUT/fake.log" 2>&1 &
+PIDS+=($!)
+BENCH_PRIMARY_PORT=$PRIMARY_PORT "$JAVA" -Xmx384m -XX:+UseSerialGC -Dkeypool.config="$BENCH_DIR/keypool-batch.yaml" \
+  -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" -Dstate.dir="$OUT/state" \
+  -Dbatch.inbox="$OUT/inbox" -Dbatch.outbox="$OUT/outbox" -Dbatch.concurrency="$BATCH_CONCURRENCY" \
+  -jar target/keypool.jar > "$OUT/gateway.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 120); do
+  curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:$GW_PORT/observe/health" 2>/dev/null | grep -q 200 && break
+  sleep 0.5
+done
+
+interactive() {   # the wait p99 (latency minus the fake's delay) of RATE requests/s for INTERACTIVE_S seconds
+  node "$BENCH_DIR/quota.js" --url "http://127.0.0.1:$GW_PORT/v1/chat/completions" --rate "$RATE" \
+    --duration-s "$INTERACTIVE_S" --fake-latency-ms "$LATENCY_MS" --capacity-per-min 2400 > "$OUT/interactive-$1.txt"
+  grep '^RESULT ' "$OUT/interactive-$1.txt" | sed 's/^RESULT //'
+}
+field() { node -e "const r=JSON.parse(process.argv[1]); console.log(r[process.argv[2]])" "$1" "$2"; }
+
+say "batch bench $(date -u +%Y-%m-%dT%H:%M:%SZ): $LINES lines, fake latency $LATENCY_MS ms, 4 keys x 600 rpm, batch.concurrency $BATCH_CONCURRENCY, interactive $RATE/s for $INTERACTIVE_S s; $(nproc) cores"
+# JIT warm-up: 15 s at 10/s (150 of the keys' 2,400 a minute), then the interactive load alone
+node "$BENCH_DIR/quota.js" --url "http://127.0.0.1:$GW_PORT/v1/chat/completions" --rate 10 --duration-s 15 \
+  --fake-latency-ms "$LATENCY_MS" --capacity-per-min 2400 > "$OUT/warmup.txt"
+alone=$(interactive alone)
+# the interactive minute leaves the keys' windows before the batch starts
+sleep 61
+
+node -e '
+const n = +process.argv[1];
+for (let i = 0; i < n; i++) console.log(JSON.stringify({custom_id: "line-" + i, method: "POST", url: "/v1/chat/completions",
+  body: {model: "gpt-4o-mini", messages: [{role: "user", content: "line-" + i}], max_tokens: 1}}));
+' "$LINES" > "$OUT/bench.tmp"
+start=$(date +%s%N)
+mv "$OUT/bench.tmp" "$OUT/inbox/bench.jsonl"
+# lines with a result, every second (the batch's journal): the steady rate is taken after its first minute
+( while [ ! -f "$OUT/outbox/bench.output.jsonl" ]; do
+    echo "$(( ($(date +%s%N) - start) / 1000000 )) $(cat "$OUT"/state/batch/batches/*.journal.jsonl 2>/dev/null | wc -l)"
+    sleep 1
+  done > "$OUT/progress.txt" ) &
+PIDS+=($!)
+sleep 30   # the batch at its steady pace: the first minute's burst (90 % of each key's minute) is spent
+during=$(interactive during-batch)
+while [ ! -f "$OUT/outbox/bench.output.jsonl" ]; do sleep 0.5; done
+end=$(date +%s%N)
+secs=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.1f", (b - a) / 1e9}')
+ok=$(grep -c '"status_code":200' "$OUT/outbox/bench.output.jsonl" || true)
+rate=$(awk -v n="$LINES" -v s="$secs" 'BEGIN {printf "%.1f", n / s}')
+# the keys allow 2400/min; a batch may use 90 % of each minute (the soft limit), the rest is the interactive clients'
+# steady: from the first sample at or after 60 s to the last sample
+steady=$(awk '$1 >= 60000 && !a {a = $1; na = $2} {b = $1; nb = $2} END {if (a && b > a) printf "%.1f", (nb - na) / ((b - a) / 1000); else print "-"}' "$OUT/progress.txt")
+say "batch after its first minute: $steady lines/s = $(awk -v r="$steady" 'BEGIN {printf "%.1f", 100 * r / 40}') % of the keys' 40/s ($(awk -v r="$steady" 'BEGIN {printf "%.1f", 100 * r / 36}') % of the 36/s below the soft limits)"
+say "batch: $LINES lines ($ok answered 200) in $secs s = $rate lines/s = $(awk -v r="$rate" 'BEGIN {printf "%.1f", 100 * r / 40}') % of the keys' 40/s ($(awk -v r="$rate" 'BEGIN {printf "%.1f", 100 * r / 36}') % of the 36/s below the soft limits)"
+# latency = the fake's delay + the wait quota.js measures (the gateway's own time included)
+lat() { node -e "const r=JSON.parse(process.argv[1]); console.log((r[process.argv[2]] + $LATENCY_MS).toFixed(1))" "$1" "$2"; }
+say "interactive alone:        $(field "$alone" ok) x 200 of $(field "$alone" offered), latency p50 $(lat "$alone" waitP50Ms) ms, p99 $(lat "$alone" waitP99Ms) ms"
+say "interactive during batch: $(field "$during" ok) x 200 of $(field "$during" offered), latency p50 $(lat "$during" waitP50Ms) ms, p99 $(lat "$during" waitP99Ms) ms"
+say "p99 during / alone: $(node -e "const a=JSON.parse(process.argv[1]), d=JSON.parse(process.argv[2]); console.log(((d.waitP99Ms + $LATENCY_MS) / (a.waitP99Ms + $LATENCY_MS)).toFixed(3))" "$alone" "$during")"
+say "raw outputs: $OUT"
+exit 0
+}

@@ -1,0 +1,113 @@
+package dev.keypool.batch;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * The checkpoint of one batch: every line's result, appended as one JSON line the moment it is known, so that a
+ * gateway killed mid-batch and started again runs only the lines without one. Each entry is written by a single
+ * append of a whole line; a last line cut short by the kill is dropped when the journal is opened again (its line
+ * runs again, and was never counted as done).
+ */
+public final class BatchJournal implements AutoCloseable {
+
+    private final Path file;
+    private final ObjectMapper mapper;
+    private final Map<Integer, BatchResult> results = new ConcurrentHashMap<>();
+    private final FileChannel channel;
+
+    /** Opens the journal at {@code file}, reading back the results it holds. */
+    public BatchJournal(Path file, ObjectMapper mapper) {
+        this.file = file;
+        this.mapper = mapper;
+        try {
+            Files.createDirectories(file.getParent());
+            long whole = readBack();
+            channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            channel.truncate(whole);
+            channel.position(whole);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open batch journal " + file, e);
+        }
+    }
+
+    /** Reads the complete lines; returns the length they take, after which anything is a cut-off write. */
+    private long readBack() throws IOException {
+        if (!Files.exists(file)) {
+            return 0;
+        }
+        byte[] bytes = Files.readAllBytes(file);
+        int start = 0;
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] != '\n') {
+                continue;
+            }
+            try {
+                JsonNode entry = mapper.readTree(new String(bytes, start, i - start, StandardCharsets.UTF_8));
+                int line = entry.get("line").asInt();
+                results.put(line, new BatchResult(line, entry.path("record").path("custom_id").asText(null),
+                        entry.get("ok").asBoolean(), (ObjectNode) entry.get("record")));
+            } catch (JsonProcessingException | RuntimeException e) {
+                return start;   // a torn entry: it and anything after it are not results
+            }
+            start = i + 1;
+        }
+        return start;
+    }
+
+    /** Whether line {@code index} has its result. */
+    public boolean done(int index) {
+        return results.containsKey(index);
+    }
+
+    public Map<Integer, BatchResult> results() {
+        return results;
+    }
+
+    /**
+     * Writes a line's result; false (and nothing written) when the line had one already, so that a line run twice
+     * is counted once.
+     */
+    public synchronized boolean record(BatchResult result) {
+        if (results.containsKey(result.line())) {
+            return false;
+        }
+        ObjectNode entry = mapper.createObjectNode();
+        entry.put("line", result.line());
+        entry.put("ok", result.ok());
+        entry.set("record", result.record());
+        try {
+            byte[] bytes = (mapper.writeValueAsString(entry) + "\n").getBytes(StandardCharsets.UTF_8);
+            ByteBuffer buffer = ByteBuffer.wrap(bytes);
+            while (buffer.hasRemaining()) {
+                channel.write(buffer);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write batch journal " + file, e);
+        }
+        results.put(result.line(), result);
+        return true;
+    }
+
+    @Override
+    public synchronized void close() {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

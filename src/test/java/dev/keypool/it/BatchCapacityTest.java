@@ -1,0 +1,97 @@
+package dev.keypool.it;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.stream.IntStream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.camel.TenantGate;
+import dev.keypool.tenant.Tenant;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Batch lines use only the capacity below the keys' soft limits (90 %), leave the rest to interactive requests, and
+ * are charged to the tenant whose token created the batch; another tenant does not see it.
+ */
+class BatchCapacityTest extends GatewayTestSupport {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                tenants:
+                  - name: team-a
+                    token: token-a
+                  - name: team-b
+                    token: token-b
+                channels:
+                  - name: primary
+                    baseUrl: UPSTREAM
+                    models: [gpt-test]
+                    keys:
+                      - key: sk-one
+                        rpm: 20
+                """;
+    }
+
+    private HttpResponse<String> send(HttpRequest.Builder request, String token) throws Exception {
+        return http.send(request.header("Authorization", "Bearer " + token).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private JsonNode batch(String id, String token) throws Exception {
+        return JSON.readTree(send(HttpRequest.newBuilder(URI.create(url("/v1/batches/" + id))).GET(), token).body());
+    }
+
+    @Test
+    void should_leave_the_capacity_above_the_soft_limit_to_interactive_requests() throws Exception {
+        String jsonl = String.join("\n", IntStream.range(0, 30).mapToObj(i -> BatchApiSdkTest.chatLine("b-" + i)).toList());
+        String boundary = "b0undary";
+        String multipart = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n--" + boundary
+                + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"in.jsonl\"\r\nContent-Type: application/jsonl\r\n\r\n"
+                + jsonl + "\r\n--" + boundary + "--\r\n";
+        HttpResponse<String> uploaded = send(HttpRequest.newBuilder(URI.create(url("/v1/files")))
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofString(multipart, StandardCharsets.UTF_8)), "token-a");
+        assertThat(uploaded.statusCode()).isEqualTo(200);
+        String fileId = JSON.readTree(uploaded.body()).get("id").asText();
+        HttpResponse<String> created = send(HttpRequest.newBuilder(URI.create(url("/v1/batches")))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"input_file_id\":\"" + fileId
+                        + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}")), "token-a");
+        assertThat(created.statusCode()).isEqualTo(200);
+        String id = JSON.readTree(created.body()).get("id").asText();
+
+        // 90 % of the key's 20 rpm: 18 lines, then the batch waits for the minute to pass
+        await().atMost(Duration.ofSeconds(15)).until(() -> batch(id, "token-a").at("/request_counts/completed").asInt() == 18);
+        assertThat(upstream.hits("sk-one")).isEqualTo(18);
+        assertThat(batch(id, "token-a").get("status").asText()).isEqualTo("in_progress");
+
+        // the rest of the minute's room is the interactive requests'
+        for (int i = 0; i < 2; i++) {
+            HttpResponse<String> interactive = send(HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(chatBody("gpt-test"))), "token-b");
+            assertThat(interactive.statusCode()).isEqualTo(200);
+        }
+        assertThat(upstream.hits("sk-one")).isEqualTo(20);
+
+        clock.advance(Duration.ofSeconds(61));
+        JsonNode done = await().atMost(Duration.ofSeconds(15)).until(() -> batch(id, "token-a"),
+                b -> b.get("status").asText().equals("completed"));
+        assertThat(done.at("/request_counts/completed").asInt()).isEqualTo(30);
+
+        // charged to team-a, whose token created it; team-b sees no such batch
+        Tenant teamA = context.getRegistry().lookupByNameAndType("tenantGate", TenantGate.class).tenants().named("team-a").orElseThrow();
+        assertThat(teamA.usage().borrowed().requests()).isEqualTo(30);
+        assertThat(send(HttpRequest.newBuilder(URI.create(url("/v1/batches/" + id))).GET(), "token-b").statusCode()).isEqualTo(404);
+        assertThat(send(HttpRequest.newBuilder(URI.create(url("/v1/batches/" + id))).GET(), "wrong").statusCode()).isEqualTo(401);
+    }
+}

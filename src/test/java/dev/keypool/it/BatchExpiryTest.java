@@ -1,0 +1,82 @@
+package dev.keypool.it;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.IntStream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.http.HttpResponse;
+import com.openai.models.batches.Batch;
+import com.openai.models.batches.BatchCreateParams;
+import com.openai.models.files.FileCreateParams;
+import com.openai.models.files.FilePurpose;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** A batch still running when its 24 h window ends (by the gateway's clock) expires; its unrun lines get error lines. */
+class BatchExpiryTest extends GatewayTestSupport {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private OpenAIClient client;
+
+    @Override
+    protected String keypoolYaml() {
+        // 90 % of 2 rpm: one batch line a minute; lines held back do not wait in line
+        return """
+                queue:
+                  maxWait: 0s
+                channels:
+                  - name: primary
+                    baseUrl: UPSTREAM
+                    models: [gpt-test]
+                    keys:
+                      - key: sk-one
+                        rpm: 2
+                        rpd: 2
+                """;
+    }
+
+    @AfterEach
+    void closeClient() {
+        if (client != null) {
+            client.close();
+        }
+    }
+
+    @Test
+    void should_expire_after_its_window_with_an_error_line_for_each_line_not_run() throws Exception {
+        client = OpenAIOkHttpClient.builder().baseUrl(url("/v1")).apiKey("client-token").maxRetries(0).build();
+        String jsonl = String.join("\n", IntStream.range(0, 5).mapToObj(i -> BatchApiSdkTest.chatLine("e-" + i)).toList());
+        String fileId = client.files().create(FileCreateParams.builder().file(jsonl.getBytes(StandardCharsets.UTF_8))
+                .purpose(FilePurpose.BATCH).build()).id();
+        String id = client.batches().create(BatchCreateParams.builder().inputFileId(fileId)
+                .endpoint(BatchCreateParams.Endpoint.V1_CHAT_COMPLETIONS)
+                .completionWindow(BatchCreateParams.CompletionWindow._24H).build()).id();
+        await().atMost(Duration.ofSeconds(10)).until(() -> upstream.totalHits() == 1);
+
+        clock.advance(Duration.ofHours(24));
+        Batch expired = await().atMost(Duration.ofSeconds(10)).until(() -> client.batches().retrieve(id),
+                b -> Batch.Status.EXPIRED.equals(b.status()));
+        assertThat(expired.expiredAt()).isPresent();
+        assertThat(expired.requestCounts().orElseThrow().completed()).isEqualTo(1);
+        assertThat(expired.requestCounts().orElseThrow().failed()).isEqualTo(4);
+        List<String> errors;
+        try (HttpResponse content = client.files().content(expired.errorFileId().orElseThrow())) {
+            errors = new String(content.body().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+        }
+        assertThat(errors).hasSize(4);
+        for (String line : errors) {
+            JsonNode record = JSON.readTree(line);
+            assertThat(record.at("/error/code").asText()).isEqualTo("batch_expired");
+            assertThat(record.get("response").isNull()).isTrue();
+        }
+        assertThat(upstream.totalHits()).isEqualTo(1);
+    }
+}

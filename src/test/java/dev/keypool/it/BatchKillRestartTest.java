@@ -1,0 +1,152 @@
+package dev.keypool.it;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.camel.KeyPoolApplication;
+import dev.keypool.testing.FakeUpstream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Nothing lost, nothing paid twice (SPEC §12): a gateway process killed with SIGKILL in the middle of a 1,000-line
+ * inbox batch, and started again, finishes it with exactly one output line per input line, and no line whose result
+ * had been checkpointed before the kill is sent upstream again.
+ */
+class BatchKillRestartTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int LINES = 1000;
+    private static final int CONCURRENCY = 8;
+
+    private final FakeUpstream upstream = new FakeUpstream().delayAll(40);
+    private final List<Process> gateways = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        gateways.forEach(Process::destroyForcibly);
+        upstream.close();
+    }
+
+    @Test
+    void should_finish_a_killed_batch_after_a_restart_without_losing_or_repeating_a_checkpointed_line() throws Exception {
+        Path root = Files.createTempDirectory("keypool-kill-");
+        Path config = root.resolve("keypool.yaml");
+        Files.writeString(config, """
+                channels:
+                  - name: primary
+                    baseUrl: %s
+                    models: [gpt-test]
+                    keys:
+                      - key: sk-one
+                      - key: sk-two
+                """.formatted(upstream.baseUrl()));
+        Path inbox = root.resolve("inbox");
+        Path outbox = root.resolve("outbox");
+        Path state = root.resolve("state");
+        Files.createDirectories(inbox);
+        Path tmp = root.resolve("big.tmp");
+        Files.write(tmp, IntStream.range(0, LINES).mapToObj(i -> BatchApiSdkTest.chatLine("line-" + i)).toList());
+
+        Process first = start(root, config, inbox, outbox, state, "first");
+        Files.move(tmp, inbox.resolve("big.jsonl"), StandardCopyOption.ATOMIC_MOVE);
+        // a few hundred lines in, kill -9: no shutdown hook, no last write
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                .until(() -> checkpointed(state).size() >= 300);
+        first.destroyForcibly().waitFor();
+        Set<String> beforeKill = checkpointed(state);
+        assertThat(beforeKill.size()).isBetween(300, LINES - 1);
+        assertThat(outbox.resolve("big.output.jsonl")).doesNotExist();
+
+        start(root, config, inbox, outbox, state, "second");
+        Path output = outbox.resolve("big.output.jsonl");
+        await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(output));
+
+        List<String> lines = Files.readAllLines(output);
+        assertThat(lines).hasSize(LINES);
+        Set<String> customIds = new HashSet<>();
+        for (String line : lines) {
+            JsonNode record = JSON.readTree(line);
+            assertThat(record.at("/response/status_code").asInt()).isEqualTo(200);
+            customIds.add(record.get("custom_id").asText());
+        }
+        assertThat(customIds).hasSize(LINES);
+
+        Map<String, Integer> hits = hitsByCustomId();
+        assertThat(hits.keySet()).hasSize(LINES);
+        for (String done : beforeKill) {
+            assertThat(hits.get(done)).as("upstream calls of %s, checkpointed before the kill", done).isEqualTo(1);
+        }
+        // only the lines in flight at the kill may have gone out twice
+        assertThat(hits.values().stream().filter(n -> n > 1).count()).isLessThanOrEqualTo(CONCURRENCY);
+        assertThat(hits.values()).allMatch(n -> n <= 2);
+    }
+
+    /** The custom_ids whose results the batch journals hold (a line cut by the kill is not one). */
+    private static Set<String> checkpointed(Path state) throws IOException {
+        Path batches = state.resolve("batch").resolve("batches");
+        if (!Files.isDirectory(batches)) {
+            return Set.of();
+        }
+        Set<String> ids = new HashSet<>();
+        try (Stream<Path> files = Files.list(batches)) {
+            for (Path journal : files.filter(f -> f.toString().endsWith(".journal.jsonl")).toList()) {
+                for (String line : Files.readAllLines(journal)) {
+                    try {
+                        ids.add(JSON.readTree(line).at("/record/custom_id").asText());
+                    } catch (IOException torn) {
+                        // the last line, being written
+                    }
+                }
+            }
+        }
+        return ids;
+    }
+
+    private Map<String, Integer> hitsByCustomId() throws IOException {
+        Map<String, Integer> hits = new HashMap<>();
+        for (FakeUpstream.Received received : upstream.received()) {
+            String customId = JSON.readTree(received.body()).at("/messages/0/content").asText();
+            hits.merge(customId, 1, Integer::sum);
+        }
+        return hits;
+    }
+
+    /** The gateway as its own JVM (the main classes and dependencies of this build), on a free port. */
+    private Process start(Path root, Path config, Path inbox, Path outbox, Path state, String name) throws IOException {
+        String java = ProcessHandle.current().info().command().orElse("java");
+        String classpath = Arrays.stream(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
+                        .split(File.pathSeparator))
+                .filter(entry -> !entry.endsWith("test-classes"))
+                .collect(Collectors.joining(File.pathSeparator));
+        int port = GatewayTestSupport.freePort();
+        List<String> command = List.of(java, "-Xmx384m", "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow", "-cp", classpath,
+                "-Dkeypool.config=" + config, "-Dcamel.server.port=" + port, "-Dcamel.management.port=" + port,
+                "-Dstate.dir=" + state, "-Dbatch.inbox=" + inbox, "-Dbatch.outbox=" + outbox,
+                "-Dbatch.concurrency=" + CONCURRENCY, KeyPoolApplication.class.getName());
+        Process process = new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
+                .redirectErrorStream(true).redirectOutput(root.resolve(name + ".log").toFile()).start();
+        gateways.add(process);
+        return process;
+    }
+}
