@@ -159,9 +159,21 @@ class DashboardBrowserTest extends GatewayTestSupport {
         browser.findElement(By.id("sign-in")).click();
     }
 
+    /**
+     * The element's text now; the page redraws its tables every second, so an element found may be replaced before
+     * it is read: then it is looked up again.
+     */
     private String text(By by) {
-        List<org.openqa.selenium.WebElement> found = browser.findElements(by);
-        return found.isEmpty() ? "" : found.get(0).getText();
+        for (int attempt = 0; ; attempt++) {
+            try {
+                List<org.openqa.selenium.WebElement> found = browser.findElements(by);
+                return found.isEmpty() ? "" : found.get(0).getText();
+            } catch (org.openqa.selenium.StaleElementReferenceException redrawn) {
+                if (attempt == 10) {
+                    throw redrawn;
+                }
+            }
+        }
     }
 
     private List<String> consoleErrors() {
