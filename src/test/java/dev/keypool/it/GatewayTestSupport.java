@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Properties;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.camel.KeyPoolApplication;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
@@ -121,6 +123,34 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Bearer " + token).GET().build();
         return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A chat request of the tenant with this token (none: no Authorization header). */
+    protected HttpResponse<String> chatAs(String token, String model) throws Exception {
+        return postAs(token, chatBody(model));
+    }
+
+    /** A chat request with this body, of the tenant with this token (none: no Authorization header). */
+    protected HttpResponse<String> postAs(String token, String body) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
+                .header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The tenant of this name in /admin/status. */
+    protected JsonNode tenant(String name, String adminToken) throws Exception {
+        for (JsonNode tenant : new ObjectMapper()
+                .readTree(getWithToken("/admin/status", adminToken).body()).path("tenants")) {
+            if (tenant.path("name").asText().equals(name)) {
+                return tenant;
+            }
+        }
+        throw new AssertionError("no tenant " + name + " in /admin/status");
     }
 
     protected HttpResponse<String> chat(String model) throws Exception {

@@ -67,20 +67,7 @@ class TenantAccessTest extends GatewayTestSupport {
                 """;
     }
 
-    private HttpResponse<String> chatAs(String token, String model) throws Exception {
-        return postAs(token, chatBody(model));
-    }
 
-    private HttpResponse<String> postAs(String token, String body) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
-                .header("Content-Type", "application/json")
-                .timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString(body));
-        if (token != null) {
-            request.header("Authorization", "Bearer " + token);
-        }
-        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    }
 
     private static String code(HttpResponse<String> response) throws Exception {
         return JSON.readTree(response.body()).path("error").path("code").asText();
@@ -209,7 +196,7 @@ class TenantAccessTest extends GatewayTestSupport {
         assertThat(Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow())).isBetween(1L, 61L);
         assertThat(upstream.totalHits()).isEqualTo(4);
 
-        JsonNode tenant = tenant("tokens");
+        JsonNode tenant = tenant("tokens", "admin-secret");
         assertThat(tenant.path("usage").path("own").path("requests").asLong()).isZero();
         assertThat(tenant.path("usage").path("borrowed").path("requests").asLong()).isEqualTo(4);
         assertThat(tenant.path("usage").path("borrowed").path("promptTokens").asLong()).isEqualTo(44);
@@ -229,7 +216,7 @@ class TenantAccessTest extends GatewayTestSupport {
         long untilMidnight = (Duration.between(clock.instant(), midnight).toMillis() + 999) / 1000;
         assertThat(refused.headers().firstValue("Retry-After")).contains(String.valueOf(untilMidnight));
         assertThat(upstream.totalHits()).isEqualTo(2);
-        assertThat(tenant("spender").path("spentTodayUsd").asDouble()).isEqualTo(1.8, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(tenant("spender", "admin-secret").path("spentTodayUsd").asDouble()).isEqualTo(1.8, org.assertj.core.data.Offset.offset(1e-9));
 
         clock.set(midnight);
         assertThat(chatAs("token-spender", "priced-model").statusCode()).isEqualTo(200);
@@ -249,12 +236,4 @@ class TenantAccessTest extends GatewayTestSupport {
         assertThat(all).extracting(m -> m.path("id").asText()).containsExactly("glm-4-flash", "claude-3", "gpt-4o");
     }
 
-    private JsonNode tenant(String name) throws Exception {
-        for (JsonNode tenant : JSON.readTree(getWithToken("/admin/status", "admin-secret").body()).path("tenants")) {
-            if (tenant.path("name").asText().equals(name)) {
-                return tenant;
-            }
-        }
-        throw new AssertionError("no tenant " + name + " in /admin/status");
-    }
 }

@@ -1,7 +1,5 @@
 package dev.keypool.it;
 
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
@@ -58,17 +56,11 @@ class TenantPoolsTest extends GatewayTestSupport {
                 """;
     }
 
-    private HttpResponse<String> chatAs(String token) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
-                .header("Content-Type", "application/json").header("Authorization", "Bearer " + token)
-                .timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString(chatBody("gpt-4o-mini"))).build(), HttpResponse.BodyHandlers.ofString());
-    }
 
     @Test
     void should_serve_a_tenant_from_its_own_keys_while_they_can() throws Exception {
         for (int i = 0; i < 6; i++) {
-            HttpResponse<String> r = chatAs("token-a");
+            HttpResponse<String> r = chatAs("token-a", "gpt-4o-mini");
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(r.headers().firstValue("X-KeyPool-Pool")).contains("own");
             assertThat(r.headers().firstValue("X-KeyPool-Channel")).contains("alpha");
@@ -84,8 +76,8 @@ class TenantPoolsTest extends GatewayTestSupport {
     void should_borrow_a_shared_key_of_the_same_channel_when_its_own_keys_are_cooling() throws Exception {
         upstream.answer("sk-a-own-1", 429, "60", null).answer("sk-a-own-2", 429, "60", null);
 
-        HttpResponse<String> first = chatAs("token-a");
-        HttpResponse<String> second = chatAs("token-a");
+        HttpResponse<String> first = chatAs("token-a", "gpt-4o-mini");
+        HttpResponse<String> second = chatAs("token-a", "gpt-4o-mini");
 
         for (HttpResponse<String> r : java.util.List.of(first, second)) {
             assertThat(r.statusCode()).isEqualTo(200);
@@ -99,7 +91,7 @@ class TenantPoolsTest extends GatewayTestSupport {
         assertThat(upstream.hits("sk-shared-1")).isEqualTo(2);
         assertThat(upstream.hits("sk-beta-shared")).isZero();
 
-        JsonNode usage = tenant("team-a").path("usage");
+        JsonNode usage = tenant("team-a", "admin-secret").path("usage");
         assertThat(usage.path("borrowed").path("requests").asLong()).isEqualTo(2);
         assertThat(usage.path("borrowed").path("promptTokens").asLong()).isEqualTo(22);
         assertThat(usage.path("borrowed").path("completionTokens").asLong()).isEqualTo(14);
@@ -108,17 +100,17 @@ class TenantPoolsTest extends GatewayTestSupport {
         // cooled down: back to its own keys
         upstream.healthy("sk-a-own-1");
         clock.advance(Duration.ofSeconds(61));
-        HttpResponse<String> own = chatAs("token-a");
+        HttpResponse<String> own = chatAs("token-a", "gpt-4o-mini");
         assertThat(own.headers().firstValue("X-KeyPool-Pool")).contains("own");
-        assertThat(tenant("team-a").path("usage").path("own").path("requests").asLong()).isEqualTo(1);
+        assertThat(tenant("team-a", "admin-secret").path("usage").path("own").path("requests").asLong()).isEqualTo(1);
     }
 
     @Test
     void should_answer_quota_exhausted_to_a_tenant_that_may_not_borrow() throws Exception {
         upstream.answer("sk-b-own-1", 429, "30", null);
 
-        HttpResponse<String> first = chatAs("token-b");
-        HttpResponse<String> second = chatAs("token-b");
+        HttpResponse<String> first = chatAs("token-b", "gpt-4o-mini");
+        HttpResponse<String> second = chatAs("token-b", "gpt-4o-mini");
 
         assertThat(first.statusCode()).isEqualTo(429);
         assertThat(second.statusCode()).isEqualTo(429);
@@ -133,7 +125,7 @@ class TenantPoolsTest extends GatewayTestSupport {
     void should_never_touch_another_tenants_keys() throws Exception {
         upstream.answer("sk-shared-1", 503).answer("sk-a-own-1", 429, "60", null).answer("sk-a-own-2", 429, "60", null);
 
-        HttpResponse<String> r = chatAs("token-a");
+        HttpResponse<String> r = chatAs("token-a", "gpt-4o-mini");
 
         // own keys cooling, the shared key failing: the fallback channel serves, team-b's and team-c's keys untouched
         assertThat(r.statusCode()).isEqualTo(200);
@@ -142,18 +134,10 @@ class TenantPoolsTest extends GatewayTestSupport {
         assertThat(upstream.hits("sk-b-own-1")).isZero();
         assertThat(upstream.hits("sk-c-own-1")).isZero();
         for (int i = 0; i < 4; i++) {
-            assertThat(chatAs("token-c").headers().firstValue("X-KeyPool-Pool")).contains("own");
+            assertThat(chatAs("token-c", "gpt-4o-mini").headers().firstValue("X-KeyPool-Pool")).contains("own");
         }
         assertThat(upstream.hits("sk-c-own-1")).isEqualTo(4);
         assertThat(upstream.hits("sk-b-own-1")).isZero();
     }
 
-    private JsonNode tenant(String name) throws Exception {
-        for (JsonNode tenant : JSON.readTree(getWithToken("/admin/status", "admin-secret").body()).path("tenants")) {
-            if (tenant.path("name").asText().equals(name)) {
-                return tenant;
-            }
-        }
-        throw new AssertionError("no tenant " + name + " in /admin/status");
-    }
 }
