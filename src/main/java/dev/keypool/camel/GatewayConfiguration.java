@@ -29,6 +29,8 @@ import dev.keypool.probe.ProbeSchedule;
 import dev.keypool.quota.CapacityQueue;
 import dev.keypool.quota.QuotaStateFile;
 import dev.keypool.quota.TokenEstimator;
+import dev.keypool.shared.RedisLink;
+import dev.keypool.shared.SharedState;
 import dev.keypool.tenant.LocalTenantLimits;
 import dev.keypool.tenant.Tenant;
 import dev.keypool.tenant.Tenants;
@@ -47,6 +49,7 @@ import org.apache.camel.StartupListener;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
+import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -94,6 +97,15 @@ public class GatewayConfiguration implements CamelConfiguration {
         // off unless asked, as in Camel: an application embedding KeyPool may have no meter registry
         if (properties.resolveProperty("camel.metrics.enabled").map(Boolean::parseBoolean).orElse(false)) {
             context.addRoutePolicyFactory(routeTimers(context));
+        }
+
+        // the Redis other gateway instances share state through (SPEC §11), connected at the end of this method once
+        // every shared store has said what it writes back; without redis: each store is the local one
+        RedisLink redis = config.redis() == null ? null : new RedisLink(config.redis());
+        registry.bind("sharedState", redis == null ? SharedState.LOCAL : redis);
+        if (redis != null) {
+            registry.bind("redisLink", redis);
+            addService(context, new LinkService(redis));
         }
 
         // every key and breaker state change, for whoever listens (admin events, metrics, shared state)
@@ -184,6 +196,11 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("quotaState", quotaState);
         addService(context, quotaState);
 
+        if (redis != null) {
+            // reads the other instances' state before any route takes traffic; when Redis is not there yet, the
+            // shared-state-watch route keeps trying
+            redis.check();
+        }
         LOG.info("KeyPool configuration {}: {} channels", file, channels.size());
         if (config.tenants().isEmpty()) {
             LOG.warn("No tenants configured: the gateway is open to every client that can reach it");
@@ -268,6 +285,20 @@ public class GatewayConfiguration implements CamelConfiguration {
         factory.setCamelContext(context);
         factory.setPolicyConfiguration(timers);
         return factory;
+    }
+
+    /** Closes the Redis connections when the context stops. */
+    private static final class LinkService extends ServiceSupport {
+        private final RedisLink link;
+
+        LinkService(RedisLink link) {
+            this.link = link;
+        }
+
+        @Override
+        protected void doStop() {
+            link.close();
+        }
     }
 
     private static void addService(CamelContext context, Object service) {

@@ -1,14 +1,16 @@
 package dev.keypool.config;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 /** The top level of {@code keypool.yaml}, and the checks that need the whole file: channel and tenant references. */
 final class ConfigBinder {
 
-    private static final Set<String> FIELDS = Set.of("channels", "tenants", "admin", "queue");
+    private static final Set<String> FIELDS = Set.of("channels", "tenants", "admin", "queue", "redis");
 
     private final ChannelBinder channelBinder = new ChannelBinder();
     private final TenantBinder tenantBinder = new TenantBinder();
@@ -40,7 +42,20 @@ final class ConfigBinder {
                 bound.stream().map(ChannelBinder.BoundChannel::config).toList(),
                 tenants,
                 admin(root.field("admin")),
-                queue(root.field("queue")));
+                queue(root.field("queue")),
+                redis(root.field("redis")));
+    }
+
+    /** No {@code redis} block means every state stays in this instance; a block needs a {@code url}. */
+    private static RedisConfig redis(ConfigNode node) {
+        if (node.isAbsent() || !node.checkMapping(Set.of("url", "keyPrefix", "timeout"))) {
+            return null;
+        }
+        // the URL may carry a password: no message may quote it
+        Optional<String> url = node.field("url").requiredSecret();
+        String prefix = node.field("keyPrefix").text().filter(p -> !p.isEmpty()).orElse(RedisConfig.DEFAULT_PREFIX);
+        Duration timeout = node.field("timeout").positiveDuration().orElse(RedisConfig.DEFAULT_TIMEOUT);
+        return url.map(u -> new RedisConfig(u, prefix, timeout)).orElse(null);
     }
 
     /** Left out, the SPEC's example values; each field left out, its value from them. */

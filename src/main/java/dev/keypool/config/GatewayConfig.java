@@ -5,10 +5,11 @@ import java.util.Optional;
 
 /**
  * The whole of {@code keypool.yaml}, validated: channels in configuration order (the first channel serving a
- * model is its primary), tenants (empty = the gateway is open) and the admin settings (null = admin API off).
+ * model is its primary), tenants (empty = the gateway is open), the admin settings (null = admin API off) and the
+ * shared state (null = everything stays in this instance).
  */
 public record GatewayConfig(List<ChannelConfig> channels, List<TenantConfig> tenants, AdminConfig admin,
-                            QueueConfig queue) {
+                            QueueConfig queue, RedisConfig redis) {
 
     public GatewayConfig {
         channels = Copies.list(channels);

@@ -11,7 +11,9 @@ import dev.keypool.breaker.BreakerTrigger;
 import org.junit.jupiter.api.Test;
 
 import static dev.keypool.config.ConfigFixtures.ENV;
+import static dev.keypool.config.ConfigFixtures.channelWith;
 import static dev.keypool.config.ConfigFixtures.parse;
+import static dev.keypool.config.ConfigFixtures.problemsOf;
 import static dev.keypool.config.ConfigFixtures.resource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -77,6 +79,21 @@ class ConfigBindingTest {
         assertThat(zhipu.breaker()).isEqualTo(BreakerSettings.defaults());
         assertThat(minimal.tenants()).as("no tenants: the gateway is open").isEmpty();
         assertThat(minimal.admin()).as("no admin: admin API off").isNull();
+        assertThat(minimal.redis()).as("no redis: every state stays in this instance").isNull();
+    }
+
+    @Test
+    void should_bind_the_redis_block_with_its_defaults() {
+        GatewayConfig config = parse(ENV, channelWith("") + """
+                redis:
+                  url: ${REDIS_URL:-redis://:pw@localhost:6379}
+                """);
+
+        assertThat(config.redis()).isEqualTo(new RedisConfig("redis://:pw@localhost:6379", "keypool", Duration.ofMillis(50)));
+        assertThat(config.redis().toString()).doesNotContain("pw");
+        assertThat(parse(ENV, channelWith("") + "redis: {url: redis://r:6379, keyPrefix: kp, timeout: 20ms}").redis())
+                .isEqualTo(new RedisConfig("redis://r:6379", "kp", Duration.ofMillis(20)));
+        assertThat(problemsOf(channelWith("") + "redis: {keyPrefix: kp}")).singleElement().asString().contains("redis.url");
     }
 
     @Test

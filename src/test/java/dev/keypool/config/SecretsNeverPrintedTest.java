@@ -100,7 +100,7 @@ class SecretsNeverPrintedTest {
                 java.time.Duration.ofSeconds(60), 3, java.time.Duration.ofSeconds(60), 5, java.time.ZoneOffset.UTC,
                 List.of(key), List.of(), BreakerSettings.defaults(), Api.DEFAULT, dev.keypool.auth.ProviderAuth.BEARER,
                 Map.of());
-        GatewayConfig config = new GatewayConfig(List.of(channel), List.of(tenant), admin, QueueConfig.DEFAULT);
+        GatewayConfig config = new GatewayConfig(List.of(channel), List.of(tenant), admin, QueueConfig.DEFAULT, null);
 
         assertThat(key).hasToString("KeyConfig[label=team-pro, weight=5, tenant=null]");
         assertThat(tenant.toString()).doesNotContain(SECRET).contains("team-a");

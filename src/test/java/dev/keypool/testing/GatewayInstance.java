@@ -1,0 +1,123 @@
+package dev.keypool.testing;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+
+import dev.keypool.camel.KeyPoolApplication;
+import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.Channels;
+import org.apache.camel.main.Main;
+
+/**
+ * One whole gateway (a real Camel Main on its own port and state.dir) for tests that run several side by side, as N
+ * instances behind a load balancer would run: each has its own {@code keypool.yaml} copy, clock and registry.
+ */
+public final class GatewayInstance implements AutoCloseable {
+
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    private final Main main;
+    private final int port;
+
+    private GatewayInstance(Main main, int port) {
+        this.main = main;
+        this.port = port;
+    }
+
+    /**
+     * Starts a gateway with {@code keypool.yaml} as its configuration, its files under {@code dir/name}.
+     *
+     * @param clock the instance's clock (the same object may be given to several instances)
+     */
+    public static GatewayInstance start(Path dir, String name, String keypoolYaml, Clock clock) {
+        try {
+            Path home = Files.createDirectories(dir.resolve(name));
+            Path config = home.resolve("keypool.yaml");
+            Files.writeString(config, keypoolYaml);
+            int port = freePort();
+            Main main = new Main(KeyPoolApplication.class);
+            main.bind("clock", clock);
+            main.setPropertyPlaceholderLocations("file:application.properties");
+            main.addOverrideProperty("camel.main.name", "keypool-" + name);
+            main.addOverrideProperty("keypool.config", config.toString());
+            main.addOverrideProperty("camel.server.port", String.valueOf(port));
+            main.addOverrideProperty("camel.management.port", String.valueOf(port));
+            main.addOverrideProperty("state.dir", home.resolve("state").toString());
+            main.start();
+            return new GatewayInstance(main, port);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (Exception e) {
+            throw new IllegalStateException("gateway " + name + " did not start", e);
+        }
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String baseUrl() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    /** A bean of the instance's registry. */
+    public <T> T bean(String name, Class<T> type) {
+        T bean = main.getCamelContext().getRegistry().lookupByNameAndType(name, type);
+        if (bean == null) {
+            throw new IllegalStateException("no bean " + name);
+        }
+        return bean;
+    }
+
+    public Channel channel(String name) {
+        return bean("channels", Channels.class).get(name).orElseThrow();
+    }
+
+    /** {@code POST /v1/chat/completions} for {@code model}, with {@code token} as Bearer when not null. */
+    public HttpResponse<String> chat(String model, String token) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + "/v1/chat/completions"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+                .timeout(Duration.ofSeconds(30));
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        return send(request.build());
+    }
+
+    /** Any request, answered as text. */
+    public HttpResponse<String> send(HttpRequest request) {
+        try {
+            return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        main.stop();
+    }
+
+    private static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
