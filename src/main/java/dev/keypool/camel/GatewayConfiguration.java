@@ -188,7 +188,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("configReloader", new ConfigReloader(context, file,
                 new ConfigLoader(ConfigLoader.variables(settings, System::getenv)), config, assembly, all, runtimeChanges,
                 adminGuard, metrics, probeSchedule, mapper));
-        registry.bind("faults", new FaultInjector(new Faults(all.all().stream().collect(Collectors.toMap(Channel::name,
+        registry.bind("faults", new FaultInjector(new Faults(() -> all.all().stream().collect(Collectors.toMap(Channel::name,
                 c -> c.pool().keys().stream().map(ApiKey::fingerprint).collect(Collectors.toSet()))), clock,
                 () -> ThreadLocalRandom.current().nextDouble()), mapper));
         // read back now, before any route takes traffic; written by the quota-state timer route and when the context stops

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.DoubleSupplier;
+import java.util.function.Supplier;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.keypool.config.Durations;
@@ -40,7 +41,7 @@ public final class Faults {
         }
     }
 
-    private final Map<String, Set<String>> keysByChannel;
+    private final Supplier<Map<String, Set<String>>> keysByChannel;
     private final Clock clock;
     private final DoubleSupplier random;
     private final AtomicLong ids = new AtomicLong();
@@ -48,11 +49,11 @@ public final class Faults {
     private final Map<String, Fault> active = new LinkedHashMap<>();
 
     /**
-     * @param keysByChannel every channel's key fingerprints, to check what a fault names
+     * @param keysByChannel every channel's key fingerprints now (a reload changes them), to check what a fault names
      * @param random        draws in [0, 1) that decide whether a call with a fault of rate below 1 suffers it
      */
-    public Faults(Map<String, Set<String>> keysByChannel, Clock clock, DoubleSupplier random) {
-        this.keysByChannel = Map.copyOf(keysByChannel);
+    public Faults(Supplier<Map<String, Set<String>>> keysByChannel, Clock clock, DoubleSupplier random) {
+        this.keysByChannel = keysByChannel;
         this.clock = clock;
         this.random = random;
     }
@@ -63,7 +64,7 @@ public final class Faults {
      * @throws InvalidFault listing every problem of the body
      */
     public Fault add(JsonNode body) {
-        FaultRequest request = FaultRequest.parse(body, keysByChannel);
+        FaultRequest request = FaultRequest.parse(body, keysByChannel.get());
         Fault fault = new Fault("fault-" + ids.incrementAndGet(), request.channel(), request.key(), request.kind(),
                 request.status(), request.latencyMs(), request.rate(), request.duration(), clock.instant());
         synchronized (this) {

@@ -3,6 +3,7 @@ package dev.keypool.fault;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,8 +22,10 @@ class FaultsTest {
     private final MutableClock clock = new MutableClock();
     private final LogCapture logs = LogCapture.attach();
     private final double[] draw = {0.0};
-    private final Faults faults = new Faults(Map.of("zhipu", Set.of("aaaa000000000000", "bbbb000000000000"),
-            "deepseek", Set.of("cccc000000000000")), clock, () -> draw[0]);
+    /** The keys as a reload leaves them: the faults read them at every add. */
+    private final Map<String, Set<String>> keys = new ConcurrentHashMap<>(Map.of("zhipu",
+            Set.of("aaaa000000000000", "bbbb000000000000"), "deepseek", Set.of("cccc000000000000")));
+    private final Faults faults = new Faults(() -> keys, clock, () -> draw[0]);
 
     @AfterEach
     void closeLogs() {
@@ -56,6 +59,18 @@ class FaultsTest {
         assertThat(faults.strike("zhipu", "aaaa000000000000")).isEmpty();
         assertThat(faults.strike("zhipu", "bbbb000000000000")).contains(fault);
         assertThat(fault.duration()).isEqualTo(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void should_accept_a_key_and_a_channel_that_a_reload_added() {
+        keys.put("zhipu", Set.of("aaaa000000000000", "bbbb000000000000", "dddd000000000000"));
+        keys.put("moonshot", Set.of("eeee000000000000"));
+
+        Fault onNewKey = faults.add(json("{\"channel\":\"zhipu\",\"key\":\"dddd000000000000\",\"kind\":\"reset\"}"));
+        Fault onNewChannel = faults.add(json("{\"channel\":\"moonshot\",\"kind\":\"reset\"}"));
+
+        assertThat(faults.strike("zhipu", "dddd000000000000")).contains(onNewKey);
+        assertThat(faults.strike("moonshot", "eeee000000000000")).contains(onNewChannel);
     }
 
     @Test
