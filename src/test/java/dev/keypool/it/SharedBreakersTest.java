@@ -15,6 +15,7 @@ import dev.keypool.testing.GatewayInstance;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -87,6 +88,36 @@ class SharedBreakersTest {
         });
         assertThat(servedBy(b.chat("m", null))).isEqualTo("main");
         gateways.assertNoSecretInRedis();
+    }
+
+    /** The figure of the README: how soon a decision on one instance is in force on the other. */
+    @Test
+    void should_reach_the_other_instance_within_100ms() {
+        gateways = new SharedGateways(dir);
+        GatewayInstance a = gateways.start("a");
+        GatewayInstance b = gateways.start("b");
+
+        List<Long> micros = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            BreakerState wanted = i % 2 == 0 ? BreakerState.OPEN : BreakerState.CLOSED;
+            long start = System.nanoTime();
+            if (wanted == BreakerState.OPEN) {
+                breaker(a).forceOpen("measured");
+            } else {
+                breaker(a).forceClosed();
+            }
+            while (breaker(b).state() != wanted && System.nanoTime() - start < 1_000_000_000L) {
+                Thread.onSpinWait();
+            }
+            micros.add((System.nanoTime() - start) / 1000);
+        }
+
+        micros.sort(null);
+        long p50 = micros.get(micros.size() / 2);
+        long p99 = micros.get(micros.size() * 99 / 100);
+        LoggerFactory.getLogger(SharedBreakersTest.class).info("Breaker decision in force on the other instance after "
+                + "p50 {} µs, p99 {} µs, max {} µs ({} decisions)", p50, p99, micros.get(micros.size() - 1), micros.size());
+        assertThat(p99).isLessThan(100_000);
     }
 
     @Test
