@@ -1,9 +1,12 @@
 package dev.keypool.admin;
 
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -113,6 +116,36 @@ public final class RuntimeChanges {
         String reason = forcedOpen.get(channel.name());
         if (reason != null) {
             channel.breaker().forceOpen(reason);
+        }
+    }
+
+    /**
+     * Takes over the changes another instance made (they replace these: an instance keeps the changes of all) and lays
+     * them over {@code channels} as {@link #applyTo} does; a key held here that {@code newer} no longer holds is
+     * enabled again, as the operator did on the other instance. A breaker no longer forced OPEN is left as it is: the
+     * breakers tell each other of their states themselves.
+     */
+    public void takeOver(RuntimeChanges newer, Collection<Channel> channels) {
+        Set<String> released;
+        synchronized (this) {
+            synchronized (newer) {
+                released = new HashSet<>(holds.keySet());
+                released.removeAll(newer.holds.keySet());
+                holds.clear();
+                holds.putAll(newer.holds);
+                tunings.clear();
+                newer.tunings.forEach((id, tuning) -> tunings.put(id, new LinkedHashMap<>(tuning)));
+                forcedOpen.clear();
+                forcedOpen.putAll(newer.forcedOpen);
+            }
+        }
+        for (Channel channel : channels) {
+            applyTo(channel);
+            for (ApiKey key : channel.pool().keys()) {
+                if (released.contains(keyId(channel.name(), key.fingerprint()))) {
+                    channel.pool().enable(key.fingerprint());
+                }
+            }
         }
     }
 

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * atomically as the quota state is. A file that cannot be read is one WARN line and no changes: keypool.yaml alone
  * is a safe start.
  */
-public final class RuntimeChangesFile {
+public final class RuntimeChangesFile implements RuntimeChangesStore {
 
     /** The file's name inside {@code state.dir}. */
     public static final String NAME = "admin.json";
@@ -30,11 +30,13 @@ public final class RuntimeChangesFile {
         this.file = dir.resolve(NAME);
     }
 
+    @Override
     public Path path() {
         return file;
     }
 
     /** The changes saved last; none when there is no file or it cannot be read (then one WARN line says why). */
+    @Override
     public RuntimeChanges read() {
         try {
             return RuntimeChanges.fromJson(mapper.readTree(Files.readAllBytes(file)));
@@ -49,6 +51,7 @@ public final class RuntimeChangesFile {
     }
 
     /** Replaces the file with these changes; the previous file stays whole if this fails. */
+    @Override
     public void write(RuntimeChanges changes) throws IOException {
         QuotaStateFile.replaceAtomically(file, mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(changes.toJson(mapper)));
     }

@@ -58,6 +58,16 @@ final class BreakerLog {
         return prefix + "forced CLOSED by operator";
     }
 
+    /** A decision another instance made and this one took over. */
+    String followed(BreakerSnapshot decision) {
+        String line = prefix + decision.state() + " as another instance decided";
+        if (decision.state() != BreakerState.OPEN) {
+            return line;
+        }
+        return line + " (" + (decision.trippedBy() == null ? "no reason given" : decision.trippedBy())
+                + (decision.until() == null ? ", held open by an operator" : ", next try at " + decision.until()) + ")";
+    }
+
     void noActiveKey(Duration reopenDelay) {
         LOG.info("{}recovery timeout elapsed but no ACTIVE key, OPEN, next try in {}", prefix, seconds(reopenDelay));
     }

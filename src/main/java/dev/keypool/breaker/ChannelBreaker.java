@@ -23,10 +23,14 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
  * class decides every transition from the outcomes it is told and drives the r4j instance the Camel EIP
  * consults to match.
  *
+ * <p>With other gateway instances ({@link BreakerPeers}, SPEC §11) each decision made here is announced to them, the
+ * decisions they announce are taken over by {@link #follow} without being announced again, and a half-open period's
+ * probes are taken from a budget all instances share ({@link #admits()}) and counted together.
+ *
  * <p>Thread-safe: request threads report concurrently; every transition happens under the instance lock, so it
  * happens, and is logged, exactly once. What is outside this class is called without that lock: {@code hasActiveKey}
- * (the key pool may evaluate key states and tell its own listeners) and the state listener, which hears the
- * transitions in order after they are made.
+ * (the key pool may evaluate key states and tell its own listeners), the peers (they may ask Redis), and the state
+ * listener, which hears the transitions in order after they are made.
  */
 public final class ChannelBreaker {
 
@@ -47,6 +51,7 @@ public final class ChannelBreaker {
     private final Resilience4jGate gate;
     private final BreakerLog log;
     private final StateListener listener;
+    private final BreakerPeers peers;
     /** Held while telling the listener, so that it hears the transitions one at a time and in order. */
     private final Object publishing = new Object();
 
@@ -56,10 +61,22 @@ public final class ChannelBreaker {
     private boolean forcedOpen;             // operator's OPEN holds until the operator closes it
     private String trippedBy;
     private HalfOpenTrial trial;            // set while HALF_OPEN
-    private final Deque<BreakerStateChange> unpublished = new ArrayDeque<>();
+    private long version;                   // of the last decision, see BreakerSnapshot
+    private long period;                    // the half-open period the probes count against, while HALF_OPEN
+    private Instant changedAt;              // of the last decision
+    private final Deque<Transition> unpublished = new ArrayDeque<>();
 
+    /** A transition to tell the listener of, and, when decided here, the decision to announce to the peers. */
+    private record Transition(BreakerStateChange change, BreakerSnapshot decision) { }
+
+    /** The breaker of one instance alone. */
     public ChannelBreaker(String channel, BreakerSettings settings, BooleanSupplier hasActiveKey, Clock clock,
                           StateListener listener) {
+        this(channel, settings, hasActiveKey, clock, listener, BreakerPeers.LOCAL);
+    }
+
+    public ChannelBreaker(String channel, BreakerSettings settings, BooleanSupplier hasActiveKey, Clock clock,
+                          StateListener listener, BreakerPeers peers) {
         this.channel = Objects.requireNonNull(channel, "channel");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.hasActiveKey = Objects.requireNonNull(hasActiveKey, "hasActiveKey");
@@ -68,6 +85,8 @@ public final class ChannelBreaker {
         this.gate = new Resilience4jGate(channel + "-breaker", settings.halfOpenRequests(), clock);
         this.log = new BreakerLog(channel);
         this.listener = Objects.requireNonNull(listener, "listener");
+        this.peers = Objects.requireNonNull(peers, "peers");
+        this.changedAt = clock.instant();
     }
 
     /** The r4j instance to bind for the channel's circuitBreaker EIP; it follows the state decided here. */
@@ -104,12 +123,30 @@ public final class ChannelBreaker {
         }
     }
 
+    /**
+     * Whether a request may visit the channel now: not when OPEN; when HALF_OPEN only as one of the probes of the
+     * period, which the instances sharing this breaker take from one budget (a request that gets none finds the
+     * channel as good as OPEN, as one does locally when all probes are out).
+     */
+    public boolean admits() {
+        BreakerState now = state();
+        if (now != BreakerState.HALF_OPEN) {
+            return now == BreakerState.CLOSED;
+        }
+        long probing;
+        synchronized (this) {
+            probing = period;
+        }
+        return peers.takeProbe(channel, probing, settings.halfOpenRequests());
+    }
+
     /** The visit was served (client errors passed back count too). */
     public void onSuccess(Duration upstreamLatency) {
+        Optional<BreakerPeers.ProbeTally> tally = sharedProbeResult(true);
         synchronized (this) {
             switch (state) {
                 case CLOSED -> detector.visit(false, upstreamLatency.toMillis()).ifPresent(this::trip);
-                case HALF_OPEN -> probeSucceeded();
+                case HALF_OPEN -> probeSucceeded(tally);
                 case OPEN -> { } // a straggler admitted before the trip: the breaker already judged the channel
             }
         }
@@ -118,10 +155,11 @@ public final class ChannelBreaker {
 
     /** Every attempt of the visit failed (5xx, timeouts, connection errors). */
     public void onFailure(Duration upstreamLatency) {
+        Optional<BreakerPeers.ProbeTally> tally = sharedProbeResult(false);
         synchronized (this) {
             switch (state) {
                 case CLOSED -> detector.visit(true, upstreamLatency.toMillis()).ifPresent(this::trip);
-                case HALF_OPEN -> probeFailed();
+                case HALF_OPEN -> probeFailed(tally);
                 case OPEN -> { }
             }
         }
@@ -130,10 +168,11 @@ public final class ChannelBreaker {
 
     /** The visit found no usable key; a probe that finds none has failed as a probe. */
     public void onPoolExhausted() {
+        Optional<BreakerPeers.ProbeTally> tally = sharedProbeResult(false);
         synchronized (this) {
             switch (state) {
                 case CLOSED -> detector.poolExhausted().ifPresent(this::trip);
-                case HALF_OPEN -> probeFailed();
+                case HALF_OPEN -> probeFailed(tally);
                 case OPEN -> { }
             }
         }
@@ -212,6 +251,54 @@ public final class ChannelBreaker {
         publish();
     }
 
+    /** This breaker as the other instances need it to take it over. */
+    public synchronized BreakerSnapshot snapshot() {
+        return new BreakerSnapshot(channel, version, state, state == BreakerState.OPEN ? nextAttemptAt : null, forcedOpen,
+                trippedBy, state == BreakerState.HALF_OPEN ? period : 0, changedAt);
+    }
+
+    /**
+     * Takes over a decision another instance made about this channel, when it is newer than this breaker's
+     * ({@link BreakerSnapshot#newerThan}); logged and told to the listener as any transition, not announced again.
+     */
+    public void follow(BreakerSnapshot decision) {
+        synchronized (this) {
+            if (!decision.channel().equals(channel) || !decision.newerThan(snapshot())) {
+                return;
+            }
+            version = decision.version();
+            changedAt = decision.at();
+            String line = log.followed(decision);
+            switch (decision.state()) {
+                case OPEN -> {
+                    boolean holdsNow = decision.forced() && !forcedOpen;
+                    forcedOpen = decision.forced();
+                    trippedBy = decision.trippedBy();
+                    nextAttemptAt = decision.forced() ? null : decision.until();
+                    trial = null;
+                    if (state != BreakerState.OPEN || holdsNow) {
+                        transition(BreakerState.OPEN, line, false);
+                    }
+                }
+                case HALF_OPEN -> {
+                    forcedOpen = false;
+                    nextAttemptAt = null;
+                    trial = new HalfOpenTrial(settings.halfOpenRequests(), settings.halfOpenSuccess());
+                    if (state != BreakerState.HALF_OPEN) {
+                        transition(BreakerState.HALF_OPEN, line, false);
+                    }
+                    period = decision.period();
+                }
+                case CLOSED -> {
+                    if (state != BreakerState.CLOSED) {
+                        close(line, false);
+                    }
+                }
+            }
+        }
+        publish();
+    }
+
     /** Whether the breaker is OPEN by an operator's hand (it then stays OPEN until the operator closes it). */
     public synchronized boolean forcedOpen() {
         return forcedOpen;
@@ -231,7 +318,8 @@ public final class ChannelBreaker {
             if (active) {
                 trial = new HalfOpenTrial(settings.halfOpenRequests(), settings.halfOpenSuccess());
                 nextAttemptAt = null;
-                transition(BreakerState.HALF_OPEN, log.halfOpen(trial));
+                // not a decision: every instance that shares the OPEN one turns HALF_OPEN at the same time, by itself
+                transition(BreakerState.HALF_OPEN, log.halfOpen(trial), false);
             } else {
                 // probing a channel without an ACTIVE key can only fail; look again later
                 nextAttemptAt = clock.instant().plus(settings.reopenDelay());
@@ -250,16 +338,35 @@ public final class ChannelBreaker {
         open(trip.trigger().configName(), clock.instant().plus(settings.recoveryTimeout()), log.tripped(trip));
     }
 
-    private void probeSucceeded() {
-        HalfOpenTrial.Verdict verdict = trial.success();
+    /** A probe's result counted with the other instances' of the same period; empty when not probing or not shared. */
+    private Optional<BreakerPeers.ProbeTally> sharedProbeResult(boolean success) {
+        long probing;
+        synchronized (this) {
+            if (state != BreakerState.HALF_OPEN) {
+                return Optional.empty();
+            }
+            probing = period;
+        }
+        return peers.recordProbe(channel, probing, success);
+    }
+
+    /** The period's tally of all instances, when it is this period's. */
+    private Optional<BreakerPeers.ProbeTally> current(Optional<BreakerPeers.ProbeTally> tally) {
+        return tally.filter(t -> t.period() == period);
+    }
+
+    private void probeSucceeded(Optional<BreakerPeers.ProbeTally> tally) {
+        HalfOpenTrial.Verdict verdict = current(tally).map(t -> trial.counted(t.successes(), t.failures()))
+                .orElseGet(trial::success);
         log.probeSucceeded(trial);
         if (verdict == HalfOpenTrial.Verdict.PASSED) {
             close(log.halfOpenPassed(trial));
         }
     }
 
-    private void probeFailed() {
-        HalfOpenTrial.Verdict verdict = trial.failure();
+    private void probeFailed(Optional<BreakerPeers.ProbeTally> tally) {
+        HalfOpenTrial.Verdict verdict = current(tally).map(t -> trial.counted(t.successes(), t.failures()))
+                .orElseGet(trial::failure);
         log.probeFailed(trial);
         if (verdict == HalfOpenTrial.Verdict.FAILED) {
             open(trippedBy, clock.instant().plus(settings.reopenDelay()), log.halfOpenFailed(settings.reopenDelay()));
@@ -276,44 +383,65 @@ public final class ChannelBreaker {
 
     /** To CLOSED with fresh windows. */
     private void close(String line) {
+        close(line, true);
+    }
+
+    private void close(String line, boolean decidedHere) {
         forcedOpen = false;
         trippedBy = null;
         nextAttemptAt = null;
         trial = null;
         detector.reset();
-        transition(BreakerState.CLOSED, line);
+        transition(BreakerState.CLOSED, line, decidedHere);
     }
 
     /**
      * The one place the state changes, as resilience4j's CircuitBreakerStateMachine does it: checked against the
      * allowed moves, mirrored on the r4j gate, logged once, and queued to be published once the lock is released.
+     * A decision made here (not taken over from another instance, not a timed HALF_OPEN) gets a new version and is
+     * queued to be announced to the peers too. Entering HALF_OPEN starts the probe period of the current version.
      */
     private void transition(BreakerState target, String line) {
+        transition(target, line, true);
+    }
+
+    private void transition(BreakerState target, String line, boolean decidedHere) {
         BreakerState from = state;
         if (!ALLOWED.get(from).contains(target)) {
             throw new IllegalStateException("Channel [" + channel + "] breaker cannot move from " + from + " to " + target);
         }
+        Instant now = clock.instant();
         state = target;
+        if (decidedHere) {
+            version = Math.max(version + 1, now.toEpochMilli());
+            changedAt = now;
+        }
+        period = target == BreakerState.HALF_OPEN ? version : 0;
         gate.moveTo(target);
         log.transition(target, line);
-        unpublished.add(new BreakerStateChange(clock.instant(), channel, from, target, line));
+        unpublished.add(new Transition(new BreakerStateChange(now, channel, from, target, line),
+                decidedHere ? snapshot() : null));
     }
 
     /**
-     * Tells the listener of the transitions made so far, in the order they were made, without holding the state
-     * lock: a listener may read the breaker (or block) without stalling the requests that report to it.
+     * Tells the listener of the transitions made so far, in the order they were made, and the peers of the decisions
+     * among them, without holding the state lock: a listener may read the breaker (or block) without stalling the
+     * requests that report to it.
      */
     private void publish() {
         synchronized (publishing) {
             while (true) {
-                BreakerStateChange next;
+                Transition next;
                 synchronized (this) {
                     next = unpublished.poll();
                 }
                 if (next == null) {
                     return;
                 }
-                listener.stateChanged(next);
+                if (next.decision() != null) {
+                    peers.announce(next.decision());
+                }
+                listener.stateChanged(next.change());
             }
         }
     }

@@ -29,6 +29,19 @@ final class HalfOpenTrial {
         return failures > allowed - needed ? Verdict.FAILED : Verdict.UNDECIDED;
     }
 
+    /**
+     * Takes the counts of all the instances probing this period together (this one's included) instead of its own,
+     * and judges them as {@link #success} and {@link #failure} do.
+     */
+    Verdict counted(int allSuccesses, int allFailures) {
+        successes = Math.max(successes, allSuccesses);
+        failures = Math.max(failures, allFailures);
+        if (successes >= needed) {
+            return Verdict.PASSED;
+        }
+        return failures > allowed - needed ? Verdict.FAILED : Verdict.UNDECIDED;
+    }
+
     int successes() {
         return successes;
     }

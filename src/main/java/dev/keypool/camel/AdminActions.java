@@ -12,7 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.admin.InvalidChangeException;
 import dev.keypool.admin.KeyPatch;
 import dev.keypool.admin.RuntimeChanges;
-import dev.keypool.admin.RuntimeChangesFile;
+import dev.keypool.admin.RuntimeChangesStore;
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.config.KeyConfig;
 import dev.keypool.gateway.Channel;
@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * The operator's changes of SPEC §9, called by the routes of routes/admin.camel.yaml after the token check: enable,
  * disable or drain a key, patch its weight and limits, force a channel's breaker. The key pool and breaker make and log
  * each change (fingerprints only) and publish it as a state change; this bean remembers it in {@link RuntimeChanges},
- * writes them to {@code state.dir} so that they survive a restart, and answers JSON. A key is named by fingerprint in
+ * keeps them in their store ({@code state.dir}, so that they survive a restart; with Redis, for the other instances too)
+ * and answers JSON. A key is named by fingerprint in
  * every channel that has it, or in one with {@code ?channel=}.
  */
 public final class AdminActions {
@@ -39,15 +40,15 @@ public final class AdminActions {
 
     private final Channels channels;
     private final RuntimeChanges changes;
-    private final RuntimeChangesFile file;
+    private final RuntimeChangesStore store;
     private final GatewayMetrics metrics;
     private final ObjectMapper mapper;
 
-    public AdminActions(Channels channels, RuntimeChanges changes, RuntimeChangesFile file, GatewayMetrics metrics,
+    public AdminActions(Channels channels, RuntimeChanges changes, RuntimeChangesStore store, GatewayMetrics metrics,
                         ObjectMapper mapper) {
         this.channels = channels;
         this.changes = changes;
-        this.file = file;
+        this.store = store;
         this.metrics = metrics;
         this.mapper = mapper;
     }
@@ -159,9 +160,9 @@ public final class AdminActions {
     /** Writes the runtime changes; a failure is logged, the change itself stands until the next restart. */
     private void save() {
         try {
-            file.write(changes);
+            store.write(changes);
         } catch (IOException | RuntimeException e) {
-            LOG.warn("Admin state {} not written, runtime changes would not survive a restart: {}", file.path(), e.toString());
+            LOG.warn("Admin state {} not written, runtime changes would not survive a restart: {}", store.path(), e.toString());
         }
     }
 

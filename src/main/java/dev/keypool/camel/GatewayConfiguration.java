@@ -12,6 +12,8 @@ import java.util.stream.Collectors;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.admin.RuntimeChanges;
 import dev.keypool.admin.RuntimeChangesFile;
+import dev.keypool.admin.RuntimeChangesStore;
+import dev.keypool.breaker.BreakerPeers;
 import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.ConfigLoader;
 import dev.keypool.config.GatewayConfig;
@@ -29,7 +31,9 @@ import dev.keypool.probe.ProbeSchedule;
 import dev.keypool.quota.CapacityQueue;
 import dev.keypool.quota.QuotaStateFile;
 import dev.keypool.quota.TokenEstimator;
+import dev.keypool.shared.RedisBreakers;
 import dev.keypool.shared.RedisLink;
+import dev.keypool.shared.RedisRuntimeChanges;
 import dev.keypool.shared.SharedState;
 import dev.keypool.tenant.LocalTenantLimits;
 import dev.keypool.tenant.Tenant;
@@ -118,7 +122,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         // SPEC §10 on the registry camel-micrometer-prometheus serves at /observe/metrics (it binds none when one is there)
         GatewayMetrics metrics = new GatewayMetrics(metricsRegistry(registry));
         registry.bind("gatewayMetrics", metrics);
-        ChannelAssembly assembly = new ChannelAssembly(clock, stateListeners, metrics::channel);
+        // with Redis, each breaker announces its decisions to the other instances' and shares their probe budget
+        BreakerPeers breakerPeers = redis == null ? BreakerPeers.LOCAL : new RedisBreakers(redis);
+        ChannelAssembly assembly = new ChannelAssembly(clock, stateListeners, metrics::channel, breakerPeers);
         List<Channel> channels = new ArrayList<>();
         for (ChannelConfig c : config.channels()) {
             Channel channel = assembly.build(c);
@@ -138,6 +144,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         RuntimeChangesFile changesFile = new RuntimeChangesFile(stateDir);
         RuntimeChanges runtimeChanges = changesFile.read();
         all.all().forEach(runtimeChanges::applyTo);
+        // with Redis, the changes made through any instance's admin API reach the others too
+        RuntimeChangesStore changesStore = redis == null ? changesFile
+                : new RedisRuntimeChanges(redis, changesFile, runtimeChanges, all);
         long maxBody = Long.parseLong(required(properties, "keypool.max-body-bytes"));
 
         int maxInFlight = properties.resolveProperty("keypool.max-in-flight").filter(v -> !v.isBlank()).map(Integer::parseInt)
@@ -179,7 +188,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         AdminGuard adminGuard = new AdminGuard(config.admin() == null ? null : config.admin().token());
         registry.bind("adminGuard", adminGuard);
         registry.bind("adminStatus", new AdminStatus(all, capacityQueue, tenants, mapper));
-        registry.bind("adminActions", new AdminActions(all, runtimeChanges, changesFile, metrics, mapper));
+        registry.bind("adminActions", new AdminActions(all, runtimeChanges, changesStore, metrics, mapper));
         registry.bind("adminEvents", new AdminEvents(eventLog, mapper));
         registry.bind("adminDashboard", new AdminDashboard());
         // health probes (routes/probes.camel.yaml) and fault injection (routes/faults.camel.yaml, upstream-attempt)

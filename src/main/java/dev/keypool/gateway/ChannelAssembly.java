@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
+import dev.keypool.breaker.BreakerPeers;
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.breaker.BreakerStateChange;
 import dev.keypool.breaker.ChannelBreaker;
@@ -48,15 +49,22 @@ public final class ChannelAssembly {
     private final Clock clock;
     private final StateListener listener;
     private final Function<String, ChannelMeters> meters;
+    private final BreakerPeers peers;
     private final Map<String, ChannelBreaker> breakers = new ConcurrentHashMap<>();
     private final Map<String, KeyPool> pools = new ConcurrentHashMap<>();
     private final Map<String, ChannelMeters> metersByChannel = new ConcurrentHashMap<>();
 
     /** @param meters the meters of the channel of a name, asked once per name */
     public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters) {
+        this(clock, listener, meters, BreakerPeers.LOCAL);
+    }
+
+    /** @param peers the other gateway instances' breakers of the same channels, which every breaker made here joins */
+    public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters, BreakerPeers peers) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.meters = Objects.requireNonNull(meters, "meters");
+        this.peers = Objects.requireNonNull(peers, "peers");
     }
 
     /** A new channel: its pool of keys, and its breaker (the one made before for this name, if any). */
@@ -66,8 +74,12 @@ public final class ChannelAssembly {
                 config.breaker().errorRateThreshold());
         pools.put(config.name(), pool);
         // the pool of the name, not this pool: a breaker outlives a removed channel's pool when the channel comes back
-        ChannelBreaker breaker = breakers.computeIfAbsent(config.name(), name -> new ChannelBreaker(name, config.breaker(),
-                () -> pools.get(name).hasActiveKey(), clock, listener));
+        ChannelBreaker breaker = breakers.computeIfAbsent(config.name(), name -> {
+            ChannelBreaker made = new ChannelBreaker(name, config.breaker(), () -> pools.get(name).hasActiveKey(), clock,
+                    listener, peers);
+            peers.attach(made);
+            return made;
+        });
         return new Channel(config, pool, breaker, new CostLedger(config.pricing()), meters(config.name()));
     }
 

@@ -1,0 +1,95 @@
+package dev.keypool.it;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import dev.keypool.breaker.BreakerState;
+import dev.keypool.gateway.Channel;
+import dev.keypool.pool.Fingerprint;
+import dev.keypool.pool.KeyState;
+import dev.keypool.testing.GatewayInstance;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** Runtime admin changes made through one instance's admin API reach the others through Redis (SPEC §11). */
+class SharedAdminChangesTest {
+
+    private static final String ONE = Fingerprint.of("sk-main-one-4f7a");
+    private static final String TWO = Fingerprint.of("sk-main-two-9b2c");
+
+    @TempDir
+    Path dir;
+    private SharedGateways gateways;
+
+    @AfterEach
+    void stop() {
+        if (gateways != null) {
+            gateways.close();
+        }
+    }
+
+    private static int weight(GatewayInstance instance, String fingerprint) {
+        return instance.channel("main").pool().find(fingerprint).orElseThrow().weight();
+    }
+
+    private static KeyState state(GatewayInstance instance, String fingerprint) {
+        Channel main = instance.channel("main");
+        return main.pool().stateOf(main.pool().find(fingerprint).orElseThrow());
+    }
+
+    @Test
+    void should_apply_a_change_made_on_one_instance_on_the_others_and_on_one_started_later() {
+        gateways = new SharedGateways(dir);
+        GatewayInstance a = gateways.start("a");
+        GatewayInstance b = gateways.start("b");
+
+        assertThat(SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":7}").statusCode()).isEqualTo(200);
+        assertThat(SharedGateways.admin(a, "POST", "/admin/keys/" + TWO + "/disable", null).statusCode()).isEqualTo(200);
+
+        await().atMost(Duration.ofMillis(100)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).untilAsserted(() -> {
+            assertThat(weight(b, ONE)).isEqualTo(7);
+            assertThat(state(b, TWO)).isEqualTo(KeyState.DISABLED);
+        });
+        // B keeps them in its own state.dir too, for a restart without Redis
+        assertThat(dir.resolve("b/state/admin.json")).content().contains(TWO).contains("\"weight\" : 7");
+
+        GatewayInstance c = gateways.start("c");
+        assertThat(weight(c, ONE)).isEqualTo(7);
+        assertThat(state(c, TWO)).isEqualTo(KeyState.DISABLED);
+
+        // and back: enabled through C, active again on A and B
+        assertThat(SharedGateways.admin(c, "POST", "/admin/keys/" + TWO + "/enable", null).statusCode()).isEqualTo(200);
+        await().atMost(Duration.ofMillis(100)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).untilAsserted(() -> {
+            assertThat(state(a, TWO)).isEqualTo(KeyState.ACTIVE);
+            assertThat(state(b, TWO)).isEqualTo(KeyState.ACTIVE);
+        });
+        gateways.assertNoSecretInRedis();
+    }
+
+    @Test
+    void should_share_a_breaker_forced_open_while_redis_was_down_once_it_returns() {
+        gateways = new SharedGateways(dir);
+        GatewayInstance a = gateways.start("a");
+        GatewayInstance b = gateways.start("b");
+
+        gateways.redis.kill();
+        assertThat(SharedGateways.admin(a, "POST", "/admin/channels/main/breaker",
+                "{\"state\":\"OPEN\",\"reason\":\"provider maintenance\"}").statusCode()).isEqualTo(200);
+        assertThat(SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":4}").statusCode()).isEqualTo(200);
+        assertThat(b.chat("m", null).headers().firstValue("X-KeyPool-Channel")).contains("main");
+        assertThat(b.channel("main").breaker().state()).isEqualTo(BreakerState.CLOSED);
+
+        gateways.redis.restart();
+
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            assertThat(b.channel("main").breaker().forcedOpen()).isTrue();
+            assertThat(weight(b, ONE)).isEqualTo(4);
+        });
+        assertThat(b.chat("m", null).headers().firstValue("X-KeyPool-Channel")).contains("backup");
+        gateways.assertNoSecretInRedis();
+    }
+}
