@@ -9,6 +9,7 @@ import java.util.stream.IntStream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.camel.CapacityWait;
 import dev.keypool.camel.TenantGate;
 import dev.keypool.tenant.Tenant;
 import org.junit.jupiter.api.Test;
@@ -17,8 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Batch lines use only the capacity below the keys' soft limits (90 %), leave the rest to interactive requests, and
- * are charged to the tenant whose token created the batch; another tenant does not see it.
+ * Batch lines use only the capacity up to the keys' reserve line (95 %), leave the reserve to interactive requests,
+ * wait in line for the next minute's room (longer than {@code queue.maxWait}, 10 s here), and are charged to the
+ * tenant whose token created the batch; another tenant does not see it.
  */
 class BatchCapacityTest extends GatewayTestSupport {
 
@@ -38,7 +40,7 @@ class BatchCapacityTest extends GatewayTestSupport {
                     models: [gpt-test]
                     keys:
                       - key: sk-one
-                        rpm: 20
+                        rpm: 40
                 """;
     }
 
@@ -51,9 +53,13 @@ class BatchCapacityTest extends GatewayTestSupport {
         return JSON.readTree(send(HttpRequest.newBuilder(URI.create(url("/v1/batches/" + id))).GET(), token).body());
     }
 
+    private int waiting() {
+        return context.getRegistry().lookupByNameAndType("capacityWait", CapacityWait.class).queue().waiting();
+    }
+
     @Test
-    void should_leave_the_capacity_above_the_soft_limit_to_interactive_requests() throws Exception {
-        String jsonl = String.join("\n", IntStream.range(0, 30).mapToObj(i -> BatchApiSdkTest.chatLine("b-" + i)).toList());
+    void should_leave_the_reserve_above_95_percent_to_interactive_requests() throws Exception {
+        String jsonl = String.join("\n", IntStream.range(0, 50).mapToObj(i -> BatchApiSdkTest.chatLine("b-" + i)).toList());
         String boundary = "b0undary";
         String multipart = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n--" + boundary
                 + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"in.jsonl\"\r\nContent-Type: application/jsonl\r\n\r\n"
@@ -70,27 +76,31 @@ class BatchCapacityTest extends GatewayTestSupport {
         assertThat(created.statusCode()).isEqualTo(200);
         String id = JSON.readTree(created.body()).get("id").asText();
 
-        // 90 % of the key's 20 rpm: 18 lines, then the batch waits for the minute to pass
-        await().atMost(Duration.ofSeconds(15)).until(() -> batch(id, "token-a").at("/request_counts/completed").asInt() == 18);
-        assertThat(upstream.hits("sk-one")).isEqualTo(18);
+        // 95 % of the key's 40 rpm: 38 lines, then the batch waits for the minute to pass
+        await().atMost(Duration.ofSeconds(15)).until(() -> batch(id, "token-a").at("/request_counts/completed").asInt() == 38);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> upstream.hits("sk-one") == 38);
+        // the other 12 wait in line for the room the minute frees (61 s away), rather than being held back and run
+        // again each second
+        await().atMost(Duration.ofSeconds(5)).until(() -> waiting() == 12);
         assertThat(batch(id, "token-a").get("status").asText()).isEqualTo("in_progress");
 
-        // the rest of the minute's room is the interactive requests'
+        // the reserve, the rest of the minute's room, is the interactive requests'
         for (int i = 0; i < 2; i++) {
             HttpResponse<String> interactive = send(HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
                     .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(chatBody("gpt-test"))), "token-b");
             assertThat(interactive.statusCode()).isEqualTo(200);
         }
-        assertThat(upstream.hits("sk-one")).isEqualTo(20);
+        assertThat(upstream.hits("sk-one")).isEqualTo(40);
+        assertThat(waiting()).isEqualTo(12);
 
         clock.advance(Duration.ofSeconds(61));
         JsonNode done = await().atMost(Duration.ofSeconds(15)).until(() -> batch(id, "token-a"),
                 b -> b.get("status").asText().equals("completed"));
-        assertThat(done.at("/request_counts/completed").asInt()).isEqualTo(30);
+        assertThat(done.at("/request_counts/completed").asInt()).isEqualTo(50);
 
         // charged to team-a, whose token created it; team-b sees no such batch
         Tenant teamA = context.getRegistry().lookupByNameAndType("tenantGate", TenantGate.class).tenants().named("team-a").orElseThrow();
-        assertThat(teamA.usage().borrowed().requests()).isEqualTo(30);
+        assertThat(teamA.usage().borrowed().requests()).isEqualTo(50);
         assertThat(send(HttpRequest.newBuilder(URI.create(url("/v1/batches/" + id))).GET(), "token-b").statusCode()).isEqualTo(404);
         assertThat(send(HttpRequest.newBuilder(URI.create(url("/v1/batches/" + id))).GET(), "wrong").statusCode()).isEqualTo(401);
     }
