@@ -99,8 +99,11 @@ console.log(JSON.stringify({perMinute: perMinute.map(n => n || 0).join(", "), cy
   cycleSeconds: cycles ? ((batch[cycles * cycle] - t0) / 1000 / cycles).toFixed(2) : "-", peakPerKey: peak}));
 ' "$OUT/fake-stats.json")
 sustained=$(field "$calls" sustained)
+# 429 quota_exhausted answers of the gateway core (batch lines held back to run again in a later round, interactive ones)
+held=$(curl -s "http://127.0.0.1:$GW_PORT/observe/metrics" | awk '/^keypool_requests_total\{.*outcome="quota_exhausted"/ {n += $2} END {printf "%d", n}')
 say "batch calls per minute from its first one: $(field "$calls" perMinute); most calls on one key in any 60 s: $(field "$calls" peakPerKey) of 600"
 say "batch sustained over $(field "$calls" cycles) whole cycles of $(field "$calls" cycle) calls ($(field "$calls" cycleSeconds) s each): $sustained lines/s = $(awk -v r="$sustained" 'BEGIN {printf "%.1f", 100 * r / 40}') % of the keys' 40/s"
+say "gateway answers quota_exhausted (lines held back for a later round, interactive requests refused): $held"
 say "batch: $LINES lines ($ok answered 200) in $secs s = $rate lines/s = $(awk -v r="$rate" 'BEGIN {printf "%.1f", 100 * r / 40}') % of the keys' 40/s"
 # latency = the fake's delay + the wait quota.js measures (the gateway's own time included)
 lat() { node -e "const r=JSON.parse(process.argv[1]); console.log((r[process.argv[2]] + $LATENCY_MS).toFixed(1))" "$1" "$2"; }
