@@ -4,7 +4,10 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.stream.IntStream;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -57,9 +60,9 @@ class BatchCapacityTest extends GatewayTestSupport {
         return context.getRegistry().lookupByNameAndType("capacityWait", CapacityWait.class).queue().waiting();
     }
 
-    @Test
-    void should_leave_the_reserve_above_95_percent_to_interactive_requests() throws Exception {
-        String jsonl = String.join("\n", IntStream.range(0, 50).mapToObj(i -> BatchApiSdkTest.chatLine("b-" + i)).toList());
+    /** A batch of {@code lines} chat lines created with team-a's token; its id. */
+    private String createBatch(int lines) throws Exception {
+        String jsonl = String.join("\n", IntStream.range(0, lines).mapToObj(i -> BatchApiSdkTest.chatLine("b-" + i)).toList());
         String boundary = "b0undary";
         String multipart = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n--" + boundary
                 + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"in.jsonl\"\r\nContent-Type: application/jsonl\r\n\r\n"
@@ -74,7 +77,12 @@ class BatchCapacityTest extends GatewayTestSupport {
                 .POST(HttpRequest.BodyPublishers.ofString("{\"input_file_id\":\"" + fileId
                         + "\",\"endpoint\":\"/v1/chat/completions\",\"completion_window\":\"24h\"}")), "token-a");
         assertThat(created.statusCode()).isEqualTo(200);
-        String id = JSON.readTree(created.body()).get("id").asText();
+        return JSON.readTree(created.body()).get("id").asText();
+    }
+
+    @Test
+    void should_leave_the_reserve_above_95_percent_to_interactive_requests() throws Exception {
+        String id = createBatch(50);
 
         // 95 % of the key's 40 rpm: 38 lines, then the batch waits for the minute to pass
         await().atMost(Duration.ofSeconds(15)).until(() -> batch(id, "token-a").at("/request_counts/completed").asInt() == 38);
@@ -103,5 +111,20 @@ class BatchCapacityTest extends GatewayTestSupport {
         assertThat(teamA.usage().borrowed().requests()).isEqualTo(50);
         assertThat(send(HttpRequest.newBuilder(URI.create(url("/v1/batches/" + id))).GET(), "token-b").statusCode()).isEqualTo(404);
         assertThat(send(HttpRequest.newBuilder(URI.create(url("/v1/batches/" + id))).GET(), "wrong").statusCode()).isEqualTo(401);
+    }
+
+    @Test
+    void should_give_no_result_to_the_lines_waiting_for_room_when_the_gateway_stops() throws Exception {
+        String id = createBatch(50);
+        await().atMost(Duration.ofSeconds(15)).until(() -> waiting() == 12);
+        Path journal = Path.of(context.resolvePropertyPlaceholders("{{state.dir}}"), "batch", "batches", id + ".journal.jsonl");
+
+        context.getShutdownStrategy().setTimeout(1);
+        context.stop();
+
+        // the 12 lines interrupted in line are not failed: without a result, they run when the gateway starts again
+        List<String> results = Files.readAllLines(journal);
+        assertThat(results).hasSize(38);
+        assertThat(results).allSatisfy(line -> assertThat(JSON.readTree(line).get("ok").asBoolean()).isTrue());
     }
 }
