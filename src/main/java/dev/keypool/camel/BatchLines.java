@@ -174,9 +174,18 @@ public final class BatchLines implements AggregationStrategy {
         return previous != null ? previous : new DefaultExchange(answered.getContext());
     }
 
-    /** The result of a line the gateway core answered; null for its "not now" (capacity), to run it again later. */
+    /**
+     * The result of a line the gateway core answered; null for its "not now" (capacity) and for a line the gateway's
+     * stop cut off, to run it again later.
+     */
     BatchResult result(BatchLine line, Exchange answered) {
         Throwable failure = answered.getException();
+        if (failure != null && answered.getContext().isStopping()) {
+            // cut off by the stop (a wait for room or a call interrupted, a step refused): the line runs again when
+            // the gateway starts, like the lines in flight at a kill, rather than failing
+            LOG.info("Batch line {} stopped with the gateway, to run again at the next start: {}", line.customId(), failure.toString());
+            return null;
+        }
         if (failure != null) {
             LOG.warn("Batch line {} failed in the gateway: {}", line.customId(), failure.toString());
             return BatchResult.failed(line, "internal_error", "The gateway failed this line: " + failure.getClass().getSimpleName(), mapper);

@@ -187,7 +187,7 @@ public final class KeyPool {
 
     /**
      * {@link #acquire(KeyScope, Set, LongSupplier)} for a batch line (SPEC §12): only a key whose every window stays
-     * below the soft limit (90 %) with this call; never the reserve. What is above is left to interactive requests.
+     * at or below the reserve line (95 %) with this call; never the reserve, which is left to interactive requests.
      */
     public Optional<Lease> acquireBelowSoftLimit(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens) {
         return acquire(scope, excludedFingerprints, tokens, true);

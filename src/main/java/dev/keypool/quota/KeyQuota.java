@@ -146,13 +146,15 @@ public final class KeyQuota {
     }
 
     /**
-     * Whether a call of {@code tokens} fits below the soft limit: every window stays under {@link #DEGRADED} of its
-     * limit with it. What a batch line may use (SPEC §12), leaving the rest to interactive requests.
+     * Whether a call of {@code tokens} fits below the soft limit: every window stays at or under {@link #RESERVED} of
+     * its limit with it. What a batch line may use (SPEC §12); the reserve above it is left to interactive requests.
      */
     public synchronized boolean fitsBelowSoftLimit(long tokens) {
         Instant now = clock.instant();
         for (Map.Entry<Window, Long> limit : limits.entrySet()) {
-            if (used(limit.getKey(), now) + amount(limit.getKey(), tokens) > DEGRADED * limit.getValue()) {
+            // the reserve line, not DEGRADED: interactive requests keep the 5 % above it; a batch stopped at 90 % left
+            // another 5 % of every window idle whenever interactive traffic did not need it (issue #16, point 7)
+            if (used(limit.getKey(), now) + amount(limit.getKey(), tokens) > RESERVED * limit.getValue()) {
                 return false;
             }
         }
@@ -222,7 +224,7 @@ public final class KeyQuota {
 
     /** {@link #capacityAt(long)} below the soft limit, for a batch line ({@link #fitsBelowSoftLimit}). */
     public synchronized Optional<Instant> capacityBelowSoftLimitAt(long tokens) {
-        return capacityAt(tokens, DEGRADED);
+        return capacityAt(tokens, RESERVED);
     }
 
     private Optional<Instant> capacityAt(long tokens, double share) {

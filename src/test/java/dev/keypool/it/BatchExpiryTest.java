@@ -28,7 +28,7 @@ class BatchExpiryTest extends GatewayTestSupport {
 
     @Override
     protected String keypoolYaml() {
-        // 90 % of 2 rpm: one batch line a minute; lines held back do not wait in line
+        // 95 % of 2 rpm: one batch line a minute; lines held back do not wait in line
         return """
                 queue:
                   maxWait: 0s

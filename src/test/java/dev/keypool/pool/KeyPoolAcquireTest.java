@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import dev.keypool.events.StateListener;
+import dev.keypool.quota.QuotaLimits;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
@@ -72,6 +73,27 @@ class KeyPoolAcquireTest {
         pool.disable(b.fingerprint());
 
         assertThat(pool.acquire(Set.of(c.fingerprint()))).isEmpty();
+    }
+
+    @Test
+    void should_give_a_batch_line_no_key_past_the_reserve_line_and_an_interactive_call_the_reserve() {
+        ApiKey limitedA = new ApiKey("sk-l-a", null, 1, new QuotaLimits(20L, null, null, null, null));
+        ApiKey limitedB = new ApiKey("sk-l-b", null, 1, new QuotaLimits(20L, null, null, null, null));
+        KeyPool limited = new KeyPool("chat", List.of(limitedA, limitedB), new RoundRobinStrategy(),
+                Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
+        int batchLines = 0;
+        while (limited.acquireBelowSoftLimit(KeyScope.SHARED, Set.of(), () -> 0).isPresent()) {
+            batchLines++;
+        }
+
+        // 95 % of each key's 20 a minute
+        assertThat(batchLines).isEqualTo(38);
+        // the next batch line's room: when the minute's first calls have left the window (and their one-second bucket)
+        assertThat(limited.capacityBelowSoftLimitAt(KeyScope.SHARED, 0)).contains(start.plus(Duration.ofSeconds(61)));
+        assertThat(limited.capacityAt(KeyScope.SHARED, 0)).contains(start);
+        assertThat(limited.acquire(KeyScope.SHARED, Set.of(), () -> 0)).isPresent();
+        assertThat(limited.acquire(KeyScope.SHARED, Set.of(), () -> 0)).isPresent();
+        assertThat(limited.acquire(KeyScope.SHARED, Set.of(), () -> 0)).isEmpty();
     }
 
     @Test

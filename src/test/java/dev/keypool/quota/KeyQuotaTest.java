@@ -57,6 +57,36 @@ class KeyQuotaTest {
     }
 
     @Test
+    void should_let_a_batch_line_use_a_window_up_to_the_reserve_line_and_leave_the_reserve() {
+        KeyQuota q = quota(new QuotaLimits(100L, null, null, null, null));
+        int batchLines = 0;
+        while (q.tryReserveBelowSoftLimit(0).isPresent()) {
+            batchLines++;
+        }
+
+        assertThat(batchLines).isEqualTo(95);
+        assertThat(q.fitsBelowSoftLimit(0)).isFalse();
+        // the next batch line's room comes when the first of the minute leaves the window (its one-second bucket
+        // included); an interactive call has it now
+        assertThat(q.capacityBelowSoftLimitAt(0)).contains(Instant.parse("2026-11-30T10:01:01Z"));
+        assertThat(q.capacityAt(0)).contains(clock.instant());
+        for (int i = 0; i < 5; i++) {
+            assertThat(q.tryReserve(0, true)).isPresent();
+        }
+        assertThat(q.tryReserve(0, true)).isEmpty();
+    }
+
+    @Test
+    void should_keep_a_batch_line_with_its_tokens_at_or_below_the_reserve_line() {
+        KeyQuota q = quota(new QuotaLimits(null, 1000L, null, null, null));
+
+        assertThat(q.fitsBelowSoftLimit(951)).isFalse();
+        assertThat(q.tryReserveBelowSoftLimit(950)).isPresent();
+        assertThat(q.fitsBelowSoftLimit(1)).isFalse();
+        assertThat(q.fits(50, true)).isTrue();
+    }
+
+    @Test
     void should_give_full_weight_below_90_percent() {
         KeyQuota q = quota(new QuotaLimits(100L, null, null, null, null));
         for (int i = 0; i < 89; i++) {
