@@ -87,6 +87,10 @@ public final class RedisTenantLimits implements TenantLimits {
 
     @Override
     public Decision admit(LongSupplier estimatedTokens) {
+        if (!limited()) {
+            // nothing to share before the request: no round trip (its spending is still shared, for status)
+            return local.admit(estimatedTokens);
+        }
         Instant now = clock.instant();
         long tokens = tpm == null ? 0 : estimatedTokens.getAsLong();
         Optional<Verdict> verdict = run(now, tokens, true);
@@ -191,6 +195,10 @@ public final class RedisTenantLimits implements TenantLimits {
         if (written.isPresent()) {
             mine.written(counted);
         }
+    }
+
+    private boolean limited() {
+        return rpm != null || tpm != null || rpd != null || dailyMicros != null || monthlyMicros != null;
     }
 
     /** One call of the admit script; empty when Redis is away. */

@@ -78,6 +78,21 @@ class RedisTenantLimitsTest {
     }
 
     @Test
+    void should_not_ask_redis_to_admit_a_tenant_without_limits_but_share_its_spending() {
+        RedisTenantLimits a = limits(link(), null, 1, null, null, null, null);
+        RedisTenantLimits b = limits(link(), null, 1, null, null, null, null);
+        server.commands().configResetstat();
+
+        TenantLimits.Decision admitted = a.admit(() -> 5);
+
+        assertThat(admitted).isInstanceOf(TenantLimits.Admitted.class);
+        assertThat(admitted.rateLimits().headers()).isEmpty();
+        assertThat(commandCalls()).isEmpty();
+        settle(a, admitted, 0.5);
+        await().atMost(Duration.ofSeconds(2)).until(() -> b.spentToday() == 0.5);
+    }
+
+    @Test
     void should_refuse_over_the_shared_token_limit_and_reconcile_with_the_real_usage() {
         RedisTenantLimits a = limits(link(), null, 1, 1_000L, null, null, null);
         RedisTenantLimits b = limits(link(), null, 1, 1_000L, null, null, null);
