@@ -15,6 +15,7 @@ import java.util.concurrent.Future;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.camel.TenantGate;
+import dev.keypool.shared.RedisLink;
 import dev.keypool.tenant.TenantLimits;
 import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayInstance;
@@ -31,7 +32,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * SPEC §7 and §11: two gateway instances sharing one real redis-server admit together what one tenant's limits allow,
  * with the same Retry-After and x-ratelimit-* answers on both; a budget spent through one is spent for the other; and
- * without Redis each instance goes on by the tenant's limits alone.
+ * without Redis each instance goes on by the tenant's limits alone, and writes back what it admitted when Redis returns.
  */
 class SharedTenantLimitsTest {
 
@@ -137,7 +138,7 @@ class SharedTenantLimitsTest {
     }
 
     @Test
-    void should_serve_the_tenant_by_its_local_limits_while_redis_is_down() throws Exception {
+    void should_serve_the_tenant_by_its_local_limits_while_redis_is_down_and_share_again_when_it_returns() throws Exception {
         for (int i = 0; i < 4; i++) {
             assertThat((i % 2 == 0 ? a : b).chat("gpt-4o", TEAM_TOKEN).statusCode()).isEqualTo(200);
         }
@@ -151,6 +152,17 @@ class SharedTenantLimitsTest {
         assertThat(answers.stream().filter(r -> r.statusCode() == 429))
                 .allSatisfy(r -> assertThat(JSON.readTree(r.body()).path("error").path("code").asText())
                         .isEqualTo("tenant_rate_limited"));
+
+        // back empty: the instances write back what they admitted alone, so the shared bucket is not full again
+        redis.restart();
+        await().atMost(Duration.ofSeconds(10)).until(() -> a.bean("redisLink", RedisLink.class).up()
+                && b.bean("redisLink", RedisLink.class).up()
+                && redis.commands().hget("keypool:tenant:team-a:bucket", "units") != null);
+        for (GatewayInstance instance : List.of(a, b)) {
+            HttpResponse<String> refused = instance.chat("gpt-4o", TEAM_TOKEN);
+            assertThat(refused.statusCode()).isEqualTo(429);
+            assertThat(refused.headers().firstValue("x-ratelimit-remaining-requests")).contains("0");
+        }
     }
 
     /** {@code perInstance} chats on each instance, all started together; their answers. */
