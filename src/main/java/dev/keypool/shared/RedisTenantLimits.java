@@ -106,17 +106,17 @@ public final class RedisTenantLimits implements TenantLimits {
         RateLimits rateLimits = rateLimits(v);
         Duration retryAfter = Duration.ofMillis(Math.max(0, v.retryAfterMillis()));
         return switch ((int) v.refusal()) {
-            case 0 -> {
+            case Verdict.ADMITTED -> {
                 mine.took(now, tokens, false);
                 yield new Admitted(rateLimits, tpm == null ? null : new KeyQuota.Reservation(now, tokens));
             }
-            case 1 -> new Refused(Refusal.RATE_LIMITED, "Tenant " + name + " is over its rate limit of " + rpm
-                    + " requests per minute (burst " + burst + ")", retryAfter, rateLimits);
-            case 2 -> new Refused(Refusal.RATE_LIMITED, "Tenant " + name + " is over its token limit of " + tpm
-                    + " tokens per minute" + (tokens > tpm ? " (the request alone, " + tokens + " tokens, is larger)" : ""),
-                    retryAfter, rateLimits);
-            case 3 -> new Refused(Refusal.RATE_LIMITED, "Tenant " + name + " is over its limit of " + rpd
-                    + " requests per day", retryAfter, rateLimits);
+            case Verdict.BUCKET -> new Refused(Refusal.RATE_LIMITED, "Tenant " + name + " is over its rate limit of "
+                    + rpm + " requests per minute (burst " + burst + ")", retryAfter, rateLimits);
+            case Verdict.TOKENS_PER_MINUTE -> new Refused(Refusal.RATE_LIMITED, "Tenant " + name
+                    + " is over its token limit of " + tpm + " tokens per minute"
+                    + (tokens > tpm ? " (the request alone, " + tokens + " tokens, is larger)" : ""), retryAfter, rateLimits);
+            case Verdict.REQUESTS_PER_DAY -> new Refused(Refusal.RATE_LIMITED, "Tenant " + name + " is over its limit of "
+                    + rpd + " requests per day", retryAfter, rateLimits);
             default -> new Refused(Refusal.BUDGET_EXCEEDED, "Tenant " + name + " has used up its budget ("
                     + budgetText(v.spentTodayMicros(), v.spentThisMonthMicros()) + "); it resets at " + now.plus(retryAfter),
                     retryAfter, rateLimits);
@@ -235,6 +235,9 @@ public final class RedisTenantLimits implements TenantLimits {
 
     /** What the admit script answered (see its header). */
     private record Verdict(long[] values) {
+        /** What {@link #refusal()} is: admitted, or refused by which limit (then anything else: the budget). */
+        static final int ADMITTED = 0, BUCKET = 1, TOKENS_PER_MINUTE = 2, REQUESTS_PER_DAY = 3;
+
         long refusal() {
             return values[0];
         }
