@@ -34,9 +34,11 @@ import dev.keypool.quota.TokenEstimator;
 import dev.keypool.shared.RedisBreakers;
 import dev.keypool.shared.RedisLink;
 import dev.keypool.shared.RedisRuntimeChanges;
+import dev.keypool.shared.RedisTenantLimits;
 import dev.keypool.shared.SharedState;
 import dev.keypool.tenant.LocalTenantLimits;
 import dev.keypool.tenant.Tenant;
+import dev.keypool.tenant.TenantLimits;
 import dev.keypool.tenant.Tenants;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -160,7 +162,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("channels", all);
         TokenEstimator tokenEstimator = new TokenEstimator();
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, tokenEstimator));
-        Tenants tenants = tenants(config, clock);
+        Tenants tenants = tenants(config, redis, clock);
         registry.bind("tenantGate", new TenantGate(tenants));
         // batches, async tasks and the queue consumers (routes/batch.camel.yaml)
         BatchBeans.bind(context, tenants, mapper, clock);
@@ -219,13 +221,20 @@ public class GatewayConfiguration implements CamelConfiguration {
         }
     }
 
-    /** The tenants of keypool.yaml, with their limits kept in this instance. */
-    private static Tenants tenants(GatewayConfig config, Clock clock) {
+    /** The tenants of keypool.yaml, with their limits kept in this instance, or shared through {@code redis} when there is one. */
+    private static Tenants tenants(GatewayConfig config, RedisLink redis, Clock clock) {
         return new Tenants(config.tenants().stream()
                 .map(t -> new Tenant(t.name(), t.token(), t.priority(), t.channels(), t.models(), t.borrow(),
-                        new LocalTenantLimits(t.name(), t.rpm(), t.bucketSize() == null ? 1 : t.bucketSize(), t.tpm(),
-                                t.rpd(), t.budgetDaily(), t.budgetMonthly(), clock)))
+                        tenantLimits(t, redis, clock)))
                 .toList());
+    }
+
+    private static TenantLimits tenantLimits(TenantConfig t, RedisLink redis, Clock clock) {
+        int burst = t.bucketSize() == null ? 1 : t.bucketSize();
+        return redis == null
+                ? new LocalTenantLimits(t.name(), t.rpm(), burst, t.tpm(), t.rpd(), t.budgetDaily(), t.budgetMonthly(), clock)
+                : RedisTenantLimits.shared(t.name(), t.rpm(), burst, t.tpm(), t.rpd(), t.budgetDaily(), t.budgetMonthly(),
+                        redis, clock);
     }
 
     /**
