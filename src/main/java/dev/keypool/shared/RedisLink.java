@@ -182,6 +182,9 @@ public final class RedisLink implements SharedState, AutoCloseable {
             }
             boolean sentinelThere = connection.sync().pexpire(sentinel, SENTINEL_TTL.toMillis());
             if (link.get() == Link.DOWN) {
+                // the subscriptions come back with the pub/sub connection, and its PING is answered after them: no
+                // message another instance publishes after the write-back below is missed
+                pubSub.sync().ping();
                 reconnected("reachable again");
             } else if (!sentinelThere) {
                 reconnected("back without this instance's state (restarted or flushed)");
