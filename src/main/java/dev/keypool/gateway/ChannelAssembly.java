@@ -19,6 +19,7 @@ import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.SelectionStrategy;
 import dev.keypool.quota.CostLedger;
+import dev.keypool.quota.QuotaLedger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,12 +49,20 @@ public final class ChannelAssembly {
     private final Clock clock;
     private final StateListener listener;
     private final Function<String, ChannelMeters> meters;
+    private final QuotaLedger.Factory ledgers;
     private final Map<String, ChannelBreaker> breakers = new ConcurrentHashMap<>();
     private final Map<String, KeyPool> pools = new ConcurrentHashMap<>();
     private final Map<String, ChannelMeters> metersByChannel = new ConcurrentHashMap<>();
 
     /** @param meters the meters of the channel of a name, asked once per name */
     public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters) {
+        this(clock, listener, meters, QuotaLedger.Factory.LOCAL);
+    }
+
+    /** @param ledgers where the keys' quota use is also counted when gateway instances share it (SPEC §11) */
+    public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters,
+                           QuotaLedger.Factory ledgers) {
+        this.ledgers = Objects.requireNonNull(ledgers, "ledgers");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.meters = Objects.requireNonNull(meters, "meters");
@@ -63,7 +72,7 @@ public final class ChannelAssembly {
     public Channel build(ChannelConfig config) {
         KeyPool pool = new KeyPool(config.name(), keys(config), SelectionStrategy.named(config.strategy()),
                 config.cooldown(), config.disableAfter(), config.quotaZone(), clock, listener, config.warmup(),
-                config.breaker().errorRateThreshold());
+                config.breaker().errorRateThreshold(), ledgers);
         pools.put(config.name(), pool);
         // the pool of the name, not this pool: a breaker outlives a removed channel's pool when the channel comes back
         ChannelBreaker breaker = breakers.computeIfAbsent(config.name(), name -> new ChannelBreaker(name, config.breaker(),

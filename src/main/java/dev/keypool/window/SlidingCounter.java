@@ -45,6 +45,23 @@ public final class SlidingCounter {
         amounts[i] += amount;
     }
 
+    /**
+     * Raises the bucket of {@code at} to {@code amount} if it holds less (nothing if {@code at} has left the window):
+     * a copy of another count of the same window (the one gateway instances share) merges in without counting twice.
+     */
+    public void atLeast(Instant at, Instant now, long amount) {
+        long epoch = epoch(at);
+        if (epoch < epoch(now) - windowBuckets || epoch > epoch(now)) {
+            return;
+        }
+        int i = (int) Math.floorMod(epoch, (long) bucketEpoch.length);
+        if (bucketEpoch[i] != epoch) {
+            bucketEpoch[i] = epoch;
+            amounts[i] = 0;
+        }
+        amounts[i] = Math.max(amounts[i], amount);
+    }
+
     /** The sum of what was added within the window before {@code now}. */
     public long sum(Instant now) {
         long current = epoch(now);
