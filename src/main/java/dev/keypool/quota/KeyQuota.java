@@ -241,7 +241,9 @@ public final class KeyQuota {
         synchronized (this) {
             windows = new ArrayList<>();
             for (Window w : limits.keySet()) {
-                windows.add(ledgerWindow(w, now, used(w, now), -1, -1));
+                QuotaLedger.WindowAmount window = ledgerWindow(w, now, used(w, now), -1, -1);
+                windows.add(w.calendar() ? window : new QuotaLedger.WindowAmount(w, null, null, window.amount(), -1, -1,
+                        minute.get(w).buckets(now)));
             }
         }
         if (windows.isEmpty()) {
@@ -298,8 +300,8 @@ public final class KeyQuota {
     private QuotaLedger.WindowAmount ledgerWindow(Window w, Instant now, long amount, double cap, double stop) {
         return w.calendar()
                 ? new QuotaLedger.WindowAmount(w, calendar.get(w).periodStart(now), calendar.get(w).resetsAt(now).toInstant(),
-                        amount, cap, stop)
-                : new QuotaLedger.WindowAmount(w, null, null, amount, cap, stop);
+                        amount, cap, stop, Map.of())
+                : new QuotaLedger.WindowAmount(w, null, null, amount, cap, stop, Map.of());
     }
 
     private Reservation reserve(long tokens) {

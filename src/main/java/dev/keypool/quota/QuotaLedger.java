@@ -17,9 +17,11 @@ public interface QuotaLedger {
      * One limited window of a key as a call sees it: {@code period} is the first day of a day or month window's
      * period ({@code periodEnd} when it ends), null for a sliding minute window; {@code amount} what the call adds
      * (or, written back, what this instance counts); the call is refused when the window's use plus the amount would
-     * pass {@code cap}, or when the use is already at {@code stop} or above (negative: no such bound).
+     * pass {@code cap}, or when the use is already at {@code stop} or above (negative: no such bound). A sliding
+     * window written back also says what each of its seconds holds ({@code buckets}, by epoch second; else empty).
      */
-    record WindowAmount(KeyQuota.Window window, LocalDate period, Instant periodEnd, long amount, double cap, double stop) {
+    record WindowAmount(KeyQuota.Window window, LocalDate period, Instant periodEnd, long amount, double cap, double stop,
+                        Map<Long, Long> buckets) {
     }
 
     /**
@@ -71,8 +73,9 @@ public interface QuotaLedger {
     void adjust(Instant reservedAt, Instant now, List<WindowAmount> windows);
 
     /**
-     * Raises each shared window to at least this instance's use ({@code amount}), after the shared count was lost or
-     * out of reach: the use of several instances merges by the highest, never counted twice.
+     * Raises each shared window to at least this instance's use ({@code amount}; a sliding window second by second,
+     * {@code buckets}), after the shared count was lost or out of reach: the use of several instances merges by the
+     * highest, never counted twice.
      *
      * @return the windows' shared use afterwards; empty when there is no shared count to write to
      */

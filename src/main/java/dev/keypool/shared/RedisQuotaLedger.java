@@ -31,7 +31,8 @@ public final class RedisQuotaLedger implements QuotaLedger {
     /**
      * ARGV: mode (take | merge), now in ms, then per KEY: kind (s = sliding, c = calendar), amount, cap, stop (-1:
      * none), ttl in ms. take: refused (0) when any window's use + amount passes its cap or its use is at stop; else
-     * every amount is added (1). merge: each window is raised to at least its amount. Answers the flag and each
+     * every amount is added (1). merge: each window is raised to at least its amount; a sliding window's amount is
+     * then its seconds, "second:amount,…", each raised to at least that. Answers the flag and each
      * window's use: a sliding window's {second, amount, …} pairs, a calendar window's {total}.
      */
     static final RedisScript QUOTA = RedisScript.of("quota-take", """
@@ -81,9 +82,19 @@ public final class RedisQuotaLedger implements QuotaLedger {
             end
             for i = 1, #KEYS do
               local base = 3 + (i - 1) * 5
-              local add = tonumber(ARGV[base + 1])
-              if mode == 'merge' then
-                add = add - used[i]
+              local add = 0
+              if mode == 'merge' and ARGV[base] == 's' then
+                for s, a in string.gmatch(ARGV[base + 1], '(%%d+):(-?%%d+)') do
+                  local held = tonumber(redis.call('HGET', KEYS[i], s) or '0')
+                  if tonumber(s) >= second - %1$d and tonumber(a) > held then
+                    redis.call('HSET', KEYS[i], s, a)
+                    redis.call('PEXPIRE', KEYS[i], ARGV[base + 4])
+                  end
+                end
+              elseif mode == 'merge' then
+                add = tonumber(ARGV[base + 1]) - used[i]
+              else
+                add = tonumber(ARGV[base + 1])
               end
               if add > 0 then
                 if ARGV[base] == 's' then
@@ -162,7 +173,7 @@ public final class RedisQuotaLedger implements QuotaLedger {
             WindowAmount w = windows.get(i);
             keys[i] = key(w);
             args.add(w.period() == null ? "s" : "c");
-            args.add(Long.toString(w.amount()));
+            args.add(mode.equals("merge") && w.period() == null ? seconds(w.buckets()) : Long.toString(w.amount()));
             args.add(Double.toString(w.cap()));
             args.add(Double.toString(w.stop()));
             args.add(Long.toString(w.period() == null ? SLIDING_TTL_MILLIS
@@ -170,6 +181,13 @@ public final class RedisQuotaLedger implements QuotaLedger {
         }
         Optional<List<Object>> reply = redis.eval(QUOTA, ScriptOutputType.MULTI, keys, args.toArray(String[]::new));
         return reply.map(r -> answer(r, windows));
+    }
+
+    /** A sliding window's seconds as the script reads them: {@code second:amount,…}. */
+    private static String seconds(Map<Long, Long> buckets) {
+        StringBuilder text = new StringBuilder();
+        buckets.forEach((second, amount) -> text.append(text.isEmpty() ? "" : ",").append(second).append(':').append(amount));
+        return text.toString();
     }
 
     private static Answer answer(List<Object> reply, List<WindowAmount> windows) {
