@@ -37,8 +37,9 @@ public final class SharedKeyStates implements StateListener {
 
     /**
      * KEYS: the channel's hash, the pub/sub channel. ARGV: instance, channel, fingerprint, state, cooling deadline
-     * (ms), draining (0/1), byOperator (0/1), now (ms), mode (set: this instance's change | merge: a write-back, which
-     * never makes a key ACTIVE nor stops a drain). Answers the state now in place.
+     * (ms), draining (0/1), byOperator (0/1), now (ms), mode (set: this instance's change of state | drain: only the
+     * drain flag changed | merge: a write-back, which never makes a key ACTIVE nor stops a drain). Answers the state
+     * now in place.
      */
     static final RedisScript MERGE = RedisScript.of("key-state", """
             local stored = redis.call('HGET', KEYS[1], ARGV[3])
@@ -55,7 +56,10 @@ public final class SharedKeyStates implements StateListener {
               state, deadline = 'ACTIVE', 0
             end
             local before = state .. ' ' .. string.format('%.0f', deadline) .. ' ' .. draining .. ' ' .. operator
-            local wanted, wantedDeadline = ARGV[4], tonumber(ARGV[5])
+            local mode, wanted, wantedDeadline = ARGV[9], ARGV[4], tonumber(ARGV[5])
+            if mode == 'drain' then
+              wanted = nil
+            end
             if wanted == 'DISABLED' then
               if state ~= 'DISABLED' then
                 operator = '0'
@@ -68,10 +72,10 @@ public final class SharedKeyStates implements StateListener {
               if state ~= 'DISABLED' and wantedDeadline > now and not (state == 'COOLING' and deadline >= wantedDeadline) then
                 state, deadline = 'COOLING', wantedDeadline
               end
-            elseif ARGV[9] == 'set' then
+            elseif wanted == 'ACTIVE' and mode == 'set' then
               state, deadline, operator = 'ACTIVE', 0, '0'
             end
-            if ARGV[9] == 'set' then
+            if mode ~= 'merge' then
               draining = ARGV[6]
             elseif ARGV[6] == '1' then
               draining = '1'
@@ -105,7 +109,11 @@ public final class SharedKeyStates implements StateListener {
                 || k.fromState() == KeyState.COOLING && k.toState() == KeyState.ACTIVE) {
             return;
         }
-        pool(k.channel()).ifPresent(pool -> pool.find(k.fingerprint()).ifPresent(key -> share(pool, key, "set")));
+        // an operator's or a reload's change that is not a move of the state (drain, weight, added key) can only have
+        // changed the drain flag; a key a reload removed is not found, and its drain stays on this instance. A COOLING
+        // key's change to COOLING is a later deadline.
+        String mode = k.fromState() == k.toState() && k.toState() != KeyState.COOLING ? "drain" : "set";
+        pool(k.channel()).ifPresent(pool -> pool.find(k.fingerprint()).ifPresent(key -> share(pool, key, mode)));
     }
 
     /** Writes one key's state (merged by the script) and applies what is in place afterwards. */

@@ -87,6 +87,22 @@ class SharedKeyStatesTest {
     }
 
     @Test
+    void should_share_a_drain_and_its_end() {
+        start();
+
+        pool(a).drain(Fingerprint.of(SPARE));
+        await().atMost(Duration.ofMillis(100)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
+                .until(() -> key(b, SPARE).draining());
+        for (int i = 0; i < 3; i++) {
+            assertThat(b.chat("gpt-shared", null).headers().firstValue("X-KeyPool-Key")).contains(Fingerprint.of(HOT));
+        }
+
+        pool(b).enable(Fingerprint.of(SPARE));
+        await().atMost(Duration.ofMillis(100)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
+                .until(() -> !key(a, SPARE).draining());
+    }
+
+    @Test
     void should_find_the_shared_states_when_an_instance_starts() {
         a = instance("a");
         upstream.answer(HOT, 429, "30", null);
