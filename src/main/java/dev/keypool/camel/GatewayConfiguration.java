@@ -29,12 +29,15 @@ import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.probe.ProbeSchedule;
 import dev.keypool.quota.CapacityQueue;
+import dev.keypool.quota.QuotaLedger;
 import dev.keypool.quota.QuotaStateFile;
 import dev.keypool.quota.TokenEstimator;
 import dev.keypool.shared.RedisBreakers;
 import dev.keypool.shared.RedisLink;
+import dev.keypool.shared.RedisQuotaLedger;
 import dev.keypool.shared.RedisRuntimeChanges;
 import dev.keypool.shared.RedisTenantLimits;
+import dev.keypool.shared.SharedKeyStates;
 import dev.keypool.shared.SharedState;
 import dev.keypool.tenant.LocalTenantLimits;
 import dev.keypool.tenant.Tenant;
@@ -124,9 +127,11 @@ public class GatewayConfiguration implements CamelConfiguration {
         // SPEC §10 on the registry camel-micrometer-prometheus serves at /observe/metrics (it binds none when one is there)
         GatewayMetrics metrics = new GatewayMetrics(metricsRegistry(registry));
         registry.bind("gatewayMetrics", metrics);
-        // with Redis, each breaker announces its decisions to the other instances' and shares their probe budget
+        // with Redis, each breaker announces its decisions to the other instances' and shares their probe budget, and
+        // each key's quota reservation is also taken in the count the instances share (SPEC §11)
         BreakerPeers breakerPeers = redis == null ? BreakerPeers.LOCAL : new RedisBreakers(redis);
-        ChannelAssembly assembly = new ChannelAssembly(clock, stateListeners, metrics::channel, breakerPeers);
+        ChannelAssembly assembly = new ChannelAssembly(clock, stateListeners, metrics::channel, breakerPeers,
+                redis == null ? QuotaLedger.Factory.LOCAL : RedisQuotaLedger.on(redis));
         List<Channel> channels = new ArrayList<>();
         for (ChannelConfig c : config.channels()) {
             Channel channel = assembly.build(c);
@@ -208,6 +213,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         addService(context, quotaState);
 
         if (redis != null) {
+            // key states and quota use shared with the other instances: written back and read on every (re)connection
+            stateListeners.add(new SharedKeyStates(redis, all, clock));
+            RedisQuotaLedger.writeBackOnConnect(redis, all);
             // reads the other instances' state before any route takes traffic; when Redis is not there yet, the
             // shared-state-watch route keeps trying
             redis.check();

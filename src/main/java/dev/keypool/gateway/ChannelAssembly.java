@@ -20,6 +20,7 @@ import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.SelectionStrategy;
 import dev.keypool.quota.CostLedger;
+import dev.keypool.quota.QuotaLedger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,17 +51,23 @@ public final class ChannelAssembly {
     private final StateListener listener;
     private final Function<String, ChannelMeters> meters;
     private final BreakerPeers peers;
+    private final QuotaLedger.Factory ledgers;
     private final Map<String, ChannelBreaker> breakers = new ConcurrentHashMap<>();
     private final Map<String, KeyPool> pools = new ConcurrentHashMap<>();
     private final Map<String, ChannelMeters> metersByChannel = new ConcurrentHashMap<>();
 
     /** @param meters the meters of the channel of a name, asked once per name */
     public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters) {
-        this(clock, listener, meters, BreakerPeers.LOCAL);
+        this(clock, listener, meters, BreakerPeers.LOCAL, QuotaLedger.Factory.LOCAL);
     }
 
-    /** @param peers the other gateway instances' breakers of the same channels, which every breaker made here joins */
-    public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters, BreakerPeers peers) {
+    /**
+     * @param peers   the other gateway instances' breakers of the same channels, which every breaker made here joins
+     * @param ledgers where the keys' quota use is also counted when gateway instances share it (SPEC §11)
+     */
+    public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters, BreakerPeers peers,
+                           QuotaLedger.Factory ledgers) {
+        this.ledgers = Objects.requireNonNull(ledgers, "ledgers");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.listener = Objects.requireNonNull(listener, "listener");
         this.meters = Objects.requireNonNull(meters, "meters");
@@ -71,7 +78,7 @@ public final class ChannelAssembly {
     public Channel build(ChannelConfig config) {
         KeyPool pool = new KeyPool(config.name(), keys(config), SelectionStrategy.named(config.strategy()),
                 config.cooldown(), config.disableAfter(), config.quotaZone(), clock, listener, config.warmup(),
-                config.breaker().errorRateThreshold());
+                config.breaker().errorRateThreshold(), ledgers);
         pools.put(config.name(), pool);
         // the pool of the name, not this pool: a breaker outlives a removed channel's pool when the channel comes back
         ChannelBreaker breaker = breakers.computeIfAbsent(config.name(), name -> {

@@ -23,6 +23,7 @@ import java.util.function.UnaryOperator;
 
 import dev.keypool.events.StateListener;
 import dev.keypool.quota.KeyQuota;
+import dev.keypool.quota.QuotaLedger;
 import dev.keypool.quota.QuotaLimits;
 
 import org.slf4j.Logger;
@@ -59,6 +60,8 @@ public final class KeyPool {
     /** Each key's warm-up, rollout and retiring; ApiKey has identity equality. */
     private final Map<ApiKey, KeyRamp> ramps = new ConcurrentHashMap<>();
     private final Duration warmup;
+    /** Where each key's use is also counted when gateway instances share their quotas. */
+    private final QuotaLedger.Factory ledgers;
     /** Error rate (percent, last 60 s) above which a key shows as degraded: the channel breaker's errorRateThreshold. */
     private final double degradedErrorRatePercent;
     /** Keys an operator disabled: a successful probe does not bring them back, only the operator does. */
@@ -83,6 +86,14 @@ public final class KeyPool {
      */
     public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy, Duration cooldown, int disableAfter,
                    ZoneId quotaZone, Clock clock, StateListener listener, Duration warmup, double degradedErrorRatePercent) {
+        this(channel, keys, strategy, cooldown, disableAfter, quotaZone, clock, listener, warmup, degradedErrorRatePercent,
+                QuotaLedger.Factory.LOCAL);
+    }
+
+    /** @param ledgers the count each key's quota shares with other gateway instances (SPEC §11) */
+    public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy, Duration cooldown, int disableAfter,
+                   ZoneId quotaZone, Clock clock, StateListener listener, Duration warmup, double degradedErrorRatePercent,
+                   QuotaLedger.Factory ledgers) {
         if (channel == null || channel.isBlank()) {
             throw new IllegalArgumentException("channel must not be blank");
         }
@@ -98,6 +109,7 @@ public final class KeyPool {
         this.listener = listener;
         this.degradedErrorRatePercent = degradedErrorRatePercent;
         this.warmup = Objects.requireNonNull(warmup, "warmup");
+        this.ledgers = Objects.requireNonNull(ledgers, "ledgers");
         Map<String, ApiKey> index = index(keys);
         index.values().forEach(this::join);
         this.byFingerprint = Collections.unmodifiableMap(index);
@@ -132,7 +144,8 @@ public final class KeyPool {
     /** A key enters the pool: its counters follow the pool's clock, and its quota is kept here. */
     private void join(ApiKey key) {
         key.useClock(clock);
-        quotas.put(key, new KeyQuota("Key " + key.fingerprint() + "(" + channel + ")", key.limits(), quotaZone, clock));
+        quotas.put(key, new KeyQuota("Key " + key.fingerprint() + "(" + channel + ")", key.limits(), quotaZone, clock,
+                ledgers.forKey(channel, key.fingerprint())));
     }
 
     public String channel() {
@@ -621,6 +634,44 @@ public final class KeyPool {
         String line = "Key " + key.fingerprint() + "(" + channel + ") " + message;
         LOG.info(line);
         listener.stateChanged(new KeyStateChange(clock.instant(), channel, key.fingerprint(), from, to, line));
+    }
+
+    /**
+     * A key's state as another gateway instance shared it (SPEC §11): COOLING until {@code coolingUntil} (a deadline
+     * is only ever extended, and one already past changes nothing), DISABLED ({@code byOperator}: only an operator
+     * brings it back), ACTIVE again after being DISABLED (a COOLING key cools on), and whether it drains. Each change
+     * is logged and heard by the pool's listener like any other. A fingerprint this pool does not have is ignored.
+     */
+    public void applyShared(String fingerprint, KeyState state, Instant coolingUntil, boolean draining, boolean byOperator) {
+        ApiKey key = byFingerprint.get(fingerprint);
+        if (key == null) {
+            return;
+        }
+        if (key.drain(draining)) {
+            KeyState now = stateOf(key);
+            announce(key, now, now, draining ? "draining on another instance" : "no longer draining (another instance)");
+        }
+        switch (state) {
+            case COOLING -> {
+                Instant now = clock.instant();
+                if (coolingUntil != null && coolingUntil.isAfter(now)) {
+                    transition(key, current -> current.coolUntil(coolingUntil), after -> "cooling "
+                            + Duration.between(now, after.coolingUntil()).toSeconds() + "s (429 on another instance)");
+                }
+            }
+            case DISABLED -> {
+                if (byOperator) {
+                    disabledByOperator.add(fingerprint);
+                }
+                transition(key, current -> KeyAvailability.DISABLED, after -> byOperator
+                        ? "disabled by operator (on another instance)" : "disabled on another instance");
+            }
+            case ACTIVE -> {
+                disabledByOperator.remove(fingerprint);
+                transition(key, current -> current.state() == KeyState.DISABLED ? KeyAvailability.ACTIVE : current,
+                        after -> "enabled on another instance, ACTIVE" + warmingUp(key));
+            }
+        }
     }
 
     /**

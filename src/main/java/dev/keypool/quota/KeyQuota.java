@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -74,6 +75,8 @@ public final class KeyQuota {
     private final String name;
     private final Clock clock;
     private final ZoneId zone;
+    /** Has the last word on each reservation when gateway instances share their quotas; this object is its mirror. */
+    private final QuotaLedger ledger;
     // asked before every call without the lock; changed only with the limits
     private volatile boolean limited;
     private volatile boolean countsTokens;
@@ -88,9 +91,18 @@ public final class KeyQuota {
      * @param zone where days and months begin and end
      */
     public KeyQuota(String name, QuotaLimits limits, ZoneId zone, Clock clock) {
+        this(name, limits, zone, clock, QuotaLedger.LOCAL);
+    }
+
+    /**
+     * @param ledger the count shared with other gateway instances: a reservation this quota allows must also be taken
+     *               there, and this quota then mirrors the shared use ({@link QuotaLedger#LOCAL} when alone)
+     */
+    public KeyQuota(String name, QuotaLimits limits, ZoneId zone, Clock clock, QuotaLedger ledger) {
         this.name = name;
         this.clock = clock;
         this.zone = zone;
+        this.ledger = Objects.requireNonNull(ledger, "ledger");
         changeLimits(limits);
     }
 
@@ -161,17 +173,137 @@ public final class KeyQuota {
         return true;
     }
 
-    /** Reserves one request and {@code tokens} if {@link #fitsBelowSoftLimit} says so, atomically. */
-    public synchronized Optional<Reservation> tryReserveBelowSoftLimit(long tokens) {
-        return fitsBelowSoftLimit(tokens) ? Optional.of(reserve(tokens)) : Optional.empty();
+    /**
+     * Reserves one request and {@code tokens} if {@link #fitsBelowSoftLimit} says so, atomically, and if the shared
+     * count agrees ({@link #tryReserve}).
+     */
+    public Optional<Reservation> tryReserveBelowSoftLimit(long tokens) {
+        Reservation reservation;
+        List<QuotaLedger.WindowAmount> asked;
+        synchronized (this) {
+            if (!fitsBelowSoftLimit(tokens)) {
+                return Optional.empty();
+            }
+            reservation = reserve(tokens);
+            asked = ledgerWindows(reservation.at(), tokens, true, DEGRADED, false);
+        }
+        return confirm(reservation, asked);
     }
 
-    /** Reserves one request and {@code tokens} if {@link #fits} says so, atomically. */
-    public synchronized Optional<Reservation> tryReserve(long tokens, boolean reserve) {
-        if (!fits(tokens, reserve)) {
-            return Optional.empty();
+    /**
+     * Reserves one request and {@code tokens} if {@link #fits} says so, atomically. With a shared count (several
+     * gateway instances) that count must take the call too, by the same rule; when it refuses, the reservation is
+     * undone and this quota is brought up to the shared use, so that selection and waiting see it. When the shared
+     * count cannot be asked, this quota's decision stands.
+     */
+    public Optional<Reservation> tryReserve(long tokens, boolean reserve) {
+        Reservation reservation;
+        List<QuotaLedger.WindowAmount> asked;
+        synchronized (this) {
+            if (!fits(tokens, reserve)) {
+                return Optional.empty();
+            }
+            reservation = reserve(tokens);
+            asked = ledgerWindows(reservation.at(), tokens, true, 1.0, !reserve);
         }
-        return Optional.of(reserve(tokens));
+        return confirm(reservation, asked);
+    }
+
+    /** Asks the shared count (outside the lock: a round trip) for a reservation made here. */
+    private Optional<Reservation> confirm(Reservation reservation, List<QuotaLedger.WindowAmount> asked) {
+        if (ledger == QuotaLedger.LOCAL) {
+            return Optional.of(reservation);
+        }
+        Optional<QuotaLedger.Answer> answer = ledger.take(reservation.at(), asked);
+        if (answer.isEmpty()) {
+            return Optional.of(reservation);
+        }
+        synchronized (this) {
+            if (!answer.get().taken()) {
+                Instant now = clock.instant();
+                for (Window w : limits.keySet()) {
+                    add(w, reservation.at(), now, -amount(w, reservation.tokens()));
+                }
+            }
+            mirror(asked, answer.get());
+        }
+        return answer.get().taken() ? Optional.of(reservation) : Optional.empty();
+    }
+
+    /**
+     * Writes this key's use to the shared count (it was lost, or out of reach while this instance counted alone) and
+     * mirrors the shared use: each window ends at the higher of the two. Nothing when there is no shared count.
+     */
+    public void shareUse() {
+        if (ledger == QuotaLedger.LOCAL) {
+            return;
+        }
+        Instant now = clock.instant();
+        List<QuotaLedger.WindowAmount> windows;
+        synchronized (this) {
+            windows = new ArrayList<>();
+            for (Window w : limits.keySet()) {
+                QuotaLedger.WindowAmount window = ledgerWindow(w, now, used(w, now), -1, -1);
+                windows.add(w.calendar() ? window : new QuotaLedger.WindowAmount(w, null, null, window.amount(), -1, -1,
+                        minute.get(w).buckets(now)));
+            }
+        }
+        if (windows.isEmpty()) {
+            return;
+        }
+        Optional<QuotaLedger.Answer> answer = ledger.writeBack(now, windows);
+        if (answer.isPresent()) {
+            synchronized (this) {
+                mirror(windows, answer.get());
+            }
+        }
+    }
+
+    /** Raises this quota's windows to the shared use (each sliding bucket, each period count, to the higher). */
+    private void mirror(List<QuotaLedger.WindowAmount> asked, QuotaLedger.Answer answer) {
+        Instant now = clock.instant();
+        for (int i = 0; i < asked.size() && i < answer.use().size(); i++) {
+            QuotaLedger.WindowAmount window = asked.get(i);
+            QuotaLedger.Use use = answer.use().get(i);
+            if (!limits.containsKey(window.window())) {
+                continue;   // the limits changed meanwhile
+            }
+            if (window.window().calendar()) {
+                calendar.get(window.window()).restore(now, window.period(), use.total());
+            } else {
+                SlidingCounter counter = minute.get(window.window());
+                use.buckets().forEach((second, amount) -> counter.atLeast(Instant.ofEpochSecond(second), now, amount));
+            }
+        }
+    }
+
+    /**
+     * Every limited window as the shared count is asked about a call of {@code tokens} ({@code requestCounts}: the
+     * request too, else only the tokens of token windows): refused past {@code share} of a limit, and, when
+     * {@code stopAtReserve}, from {@link #RESERVED} of it on.
+     */
+    private List<QuotaLedger.WindowAmount> ledgerWindows(Instant now, long tokens, boolean requestCounts, double share,
+                                                         boolean stopAtReserve) {
+        if (ledger == QuotaLedger.LOCAL) {
+            return List.of();
+        }
+        List<QuotaLedger.WindowAmount> windows = new ArrayList<>();
+        for (Map.Entry<Window, Long> limit : limits.entrySet()) {
+            Window w = limit.getKey();
+            if (!requestCounts && !w.counts(Kind.TOKENS)) {
+                continue;
+            }
+            windows.add(ledgerWindow(w, now, amount(w, tokens), share * limit.getValue(),
+                    stopAtReserve ? RESERVED * limit.getValue() : -1));
+        }
+        return windows;
+    }
+
+    private QuotaLedger.WindowAmount ledgerWindow(Window w, Instant now, long amount, double cap, double stop) {
+        return w.calendar()
+                ? new QuotaLedger.WindowAmount(w, calendar.get(w).periodStart(now), calendar.get(w).resetsAt(now).toInstant(),
+                        amount, cap, stop, Map.of())
+                : new QuotaLedger.WindowAmount(w, null, null, amount, cap, stop, Map.of());
     }
 
     private Reservation reserve(long tokens) {
@@ -201,6 +333,9 @@ public final class KeyQuota {
             }
         }
         alertIfDue(now);
+        if (ledger != QuotaLedger.LOCAL) {
+            ledger.adjust(reservation.at(), now, ledgerWindows(now, delta, false, 1.0, false));
+        }
     }
 
     /** 1 below 90 % of every window, 1/4 from 90 %, 0 from 95 % (then the key is a reserve, see {@link #fits}). */

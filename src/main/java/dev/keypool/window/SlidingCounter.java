@@ -3,7 +3,9 @@ package dev.keypool.window;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * A sum over the last {@code window} of time (requests or tokens per minute), kept in one-second buckets. An amount
@@ -43,6 +45,35 @@ public final class SlidingCounter {
             amounts[i] = 0;
         }
         amounts[i] += amount;
+    }
+
+    /**
+     * Raises the bucket of {@code at} to {@code amount} if it holds less (nothing if {@code at} has left the window):
+     * a copy of another count of the same window (the one gateway instances share) merges in without counting twice.
+     */
+    public void atLeast(Instant at, Instant now, long amount) {
+        long epoch = epoch(at);
+        if (epoch < epoch(now) - windowBuckets || epoch > epoch(now)) {
+            return;
+        }
+        int i = (int) Math.floorMod(epoch, (long) bucketEpoch.length);
+        if (bucketEpoch[i] != epoch) {
+            bucketEpoch[i] = epoch;
+            amounts[i] = 0;
+        }
+        amounts[i] = Math.max(amounts[i], amount);
+    }
+
+    /** What each second of the window before {@code now} holds, by epoch second, oldest first; seconds holding nothing left out. */
+    public Map<Long, Long> buckets(Instant now) {
+        long current = epoch(now);
+        Map<Long, Long> buckets = new TreeMap<>();
+        for (int i = 0; i < bucketEpoch.length; i++) {
+            if (inWindow(bucketEpoch[i], current) && amounts[i] != 0) {
+                buckets.put(bucketEpoch[i] * BUCKET_MILLIS / 1000, amounts[i]);
+            }
+        }
+        return buckets;
     }
 
     /** The sum of what was added within the window before {@code now}. */

@@ -22,6 +22,20 @@ class SlidingCounterTest {
     }
 
     @Test
+    void should_raise_a_bucket_to_a_shared_amount_without_counting_twice() {
+        counter.add(start, start, 3);
+        counter.atLeast(start, start.plusSeconds(10), 5);
+        counter.atLeast(start.plusSeconds(10), start.plusSeconds(10), 2);
+        // a lower shared amount leaves the bucket as it is
+        counter.atLeast(start, start.plusSeconds(10), 1);
+
+        assertThat(counter.sum(start.plusSeconds(10))).isEqualTo(7);
+        // an amount whose second has left the window is not taken in
+        counter.atLeast(start, start.plusSeconds(90), 50);
+        assertThat(counter.sum(start.plusSeconds(90))).isZero();
+    }
+
+    @Test
     void should_correct_an_amount_in_the_bucket_it_was_added_to() {
         counter.add(start, start, 100);
         counter.add(start.plusSeconds(30), start.plusSeconds(30), 10);

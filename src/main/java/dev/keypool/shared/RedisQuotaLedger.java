@@ -1,0 +1,217 @@
+package dev.keypool.shared;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import dev.keypool.gateway.Channels;
+import dev.keypool.quota.QuotaLedger;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
+
+/**
+ * One key's quota windows counted in Redis, shared by every gateway instance (SPEC §11), so that N instances together
+ * never pass a key's limit. A sliding minute window is a hash of epoch second → amount ({@code
+ * <prefix>:quota:<channel>:<fingerprint>:rpm}) with SlidingCounter's rule: an amount counts until its second is more
+ * than 60 seconds behind. A day or month window is one counter per period ({@code …:rpd:2026-12-01}) that expires a
+ * day after its period. A reservation is ONE script call that checks every window and takes the call in all of them,
+ * or in none; corrections after the call are sent without waiting. Names hold the fingerprint, never the key.
+ */
+public final class RedisQuotaLedger implements QuotaLedger {
+
+    /** How long a sliding window's hash outlives its last call: a minute and its partly elapsed second, and a margin. */
+    private static final long SLIDING_TTL_MILLIS = Duration.ofSeconds(62).toMillis();
+    private static final long WINDOW_SECONDS = 60;
+
+    /**
+     * ARGV: mode (take | merge), now in ms, then per KEY: kind (s = sliding, c = calendar), amount, cap, stop (-1:
+     * none), ttl in ms. take: refused (0) when any window's use + amount passes its cap or its use is at stop; else
+     * every amount is added (1). merge: each window is raised to at least its amount; a sliding window's amount is
+     * then its seconds, "second:amount,…", each raised to at least that. Answers the flag and each
+     * window's use: a sliding window's {second, amount, …} pairs, a calendar window's {total}.
+     */
+    static final RedisScript QUOTA = RedisScript.of("quota-take", """
+            local mode = ARGV[1]
+            local second = math.floor(tonumber(ARGV[2]) / 1000)
+            local function read(i)
+              local kind = ARGV[3 + (i - 1) * 5]
+              if kind == 's' then
+                local flat = redis.call('HGETALL', KEYS[i])
+                local total, buckets = 0, {}
+                for j = 1, #flat, 2 do
+                  local s = tonumber(flat[j])
+                  if s < second - %1$d then
+                    redis.call('HDEL', KEYS[i], flat[j])
+                  else
+                    local a = tonumber(flat[j + 1])
+                    total = total + a
+                    buckets[#buckets + 1] = s
+                    buckets[#buckets + 1] = a
+                  end
+                end
+                return math.max(0, total), buckets
+              end
+              local total = math.max(0, tonumber(redis.call('GET', KEYS[i]) or '0'))
+              return total, {total}
+            end
+            local function answer(flag)
+              local out = {flag}
+              for i = 1, #KEYS do
+                local _, use = read(i)
+                out[#out + 1] = use
+              end
+              return out
+            end
+            local used = {}
+            for i = 1, #KEYS do
+              used[i] = read(i)
+            end
+            if mode == 'take' then
+              for i = 1, #KEYS do
+                local base = 3 + (i - 1) * 5
+                local amount, cap, stop = tonumber(ARGV[base + 1]), tonumber(ARGV[base + 2]), tonumber(ARGV[base + 3])
+                if used[i] + amount > cap or (stop >= 0 and used[i] >= stop) then
+                  return answer(0)
+                end
+              end
+            end
+            for i = 1, #KEYS do
+              local base = 3 + (i - 1) * 5
+              local add = 0
+              if mode == 'merge' and ARGV[base] == 's' then
+                for s, a in string.gmatch(ARGV[base + 1], '(%%d+):(-?%%d+)') do
+                  local held = tonumber(redis.call('HGET', KEYS[i], s) or '0')
+                  if tonumber(s) >= second - %1$d and tonumber(a) > held then
+                    redis.call('HSET', KEYS[i], s, a)
+                    redis.call('PEXPIRE', KEYS[i], ARGV[base + 4])
+                  end
+                end
+              elseif mode == 'merge' then
+                add = tonumber(ARGV[base + 1]) - used[i]
+              else
+                add = tonumber(ARGV[base + 1])
+              end
+              if add > 0 then
+                if ARGV[base] == 's' then
+                  redis.call('HINCRBY', KEYS[i], second, add)
+                else
+                  redis.call('INCRBY', KEYS[i], add)
+                end
+                redis.call('PEXPIRE', KEYS[i], ARGV[base + 4])
+              end
+            end
+            return answer(1)
+            """.formatted(WINDOW_SECONDS));
+
+    private final RedisLink redis;
+    private final String channel;
+    private final String fingerprint;
+
+    public RedisQuotaLedger(RedisLink redis, String channel, String fingerprint) {
+        this.redis = Objects.requireNonNull(redis, "redis");
+        this.channel = Objects.requireNonNull(channel, "channel");
+        this.fingerprint = Objects.requireNonNull(fingerprint, "fingerprint");
+    }
+
+    /** Every key's ledger on this Redis. */
+    public static Factory on(RedisLink redis) {
+        return (channel, fingerprint) -> new RedisQuotaLedger(redis, channel, fingerprint);
+    }
+
+    /**
+     * Every (re)connection writes back the use of every key of {@code channels} and mirrors the shared use: the
+     * counts of an instance that went on alone, or of a Redis that lost them, are merged (the higher wins).
+     */
+    public static void writeBackOnConnect(RedisLink redis, Channels channels) {
+        redis.onConnect(() -> channels.all().forEach(channel ->
+                channel.pool().keys().forEach(key -> channel.pool().quotaOf(key).shareUse())));
+    }
+
+    @Override
+    public Optional<Answer> take(Instant now, List<WindowAmount> windows) {
+        return run("take", now, windows);
+    }
+
+    @Override
+    public Optional<Answer> writeBack(Instant now, List<WindowAmount> windows) {
+        return run("merge", now, windows);
+    }
+
+    @Override
+    public void adjust(Instant reservedAt, Instant now, List<WindowAmount> windows) {
+        long second = reservedAt.getEpochSecond();
+        List<WindowAmount> changes = windows.stream().filter(w -> w.amount() != 0
+                && (w.period() != null || second >= now.getEpochSecond() - WINDOW_SECONDS)).toList();
+        if (changes.isEmpty()) {
+            return;
+        }
+        redis.send(commands -> {
+            RedisFuture<?> last = null;
+            for (WindowAmount w : changes) {
+                last = w.period() == null
+                        ? commands.hincrby(key(w), Long.toString(second), w.amount())
+                        : commands.incrby(key(w), w.amount());
+            }
+            return last;
+        });
+    }
+
+    private Optional<Answer> run(String mode, Instant now, List<WindowAmount> windows) {
+        if (windows.isEmpty()) {
+            return Optional.empty();
+        }
+        String[] keys = new String[windows.size()];
+        List<String> args = new ArrayList<>(2 + 5 * windows.size());
+        args.add(mode);
+        args.add(Long.toString(now.toEpochMilli()));
+        for (int i = 0; i < windows.size(); i++) {
+            WindowAmount w = windows.get(i);
+            keys[i] = key(w);
+            args.add(w.period() == null ? "s" : "c");
+            args.add(mode.equals("merge") && w.period() == null ? seconds(w.buckets()) : Long.toString(w.amount()));
+            args.add(Double.toString(w.cap()));
+            args.add(Double.toString(w.stop()));
+            args.add(Long.toString(w.period() == null ? SLIDING_TTL_MILLIS
+                    : Duration.between(now, w.periodEnd()).plusDays(1).toMillis()));
+        }
+        Optional<List<Object>> reply = redis.eval(QUOTA, ScriptOutputType.MULTI, keys, args.toArray(String[]::new));
+        return reply.map(r -> answer(r, windows));
+    }
+
+    /** A sliding window's seconds as the script reads them: {@code second:amount,…}. */
+    private static String seconds(Map<Long, Long> buckets) {
+        StringBuilder text = new StringBuilder();
+        buckets.forEach((second, amount) -> text.append(text.isEmpty() ? "" : ",").append(second).append(':').append(amount));
+        return text.toString();
+    }
+
+    private static Answer answer(List<Object> reply, List<WindowAmount> windows) {
+        List<Use> use = new ArrayList<>();
+        for (int i = 0; i < windows.size(); i++) {
+            List<?> values = (List<?>) reply.get(i + 1);
+            if (windows.get(i).period() != null) {
+                use.add(new Use(((Number) values.get(0)).longValue(), Map.of()));
+                continue;
+            }
+            Map<Long, Long> buckets = new LinkedHashMap<>();
+            long total = 0;
+            for (int j = 0; j + 1 < values.size(); j += 2) {
+                long amount = ((Number) values.get(j + 1)).longValue();
+                buckets.merge(((Number) values.get(j)).longValue(), amount, Long::sum);
+                total += amount;
+            }
+            use.add(new Use(Math.max(0, total), buckets));
+        }
+        return new Answer(((Number) reply.get(0)).longValue() == 1, use);
+    }
+
+    private String key(WindowAmount w) {
+        return w.period() == null ? redis.key("quota", channel, fingerprint, w.window().configName())
+                : redis.key("quota", channel, fingerprint, w.window().configName(), w.period().toString());
+    }
+}
