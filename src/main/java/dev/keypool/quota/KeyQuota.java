@@ -185,7 +185,7 @@ public final class KeyQuota {
                 return Optional.empty();
             }
             reservation = reserve(tokens);
-            asked = ledgerWindows(reservation.at(), tokens, true, DEGRADED, false);
+            asked = ledgerWindows(reservation.at(), tokens, true, RESERVED, false);
         }
         return confirm(reservation, asked);
     }
