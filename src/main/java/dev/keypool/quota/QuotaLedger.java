@@ -26,7 +26,8 @@ public interface QuotaLedger {
 
     /**
      * A window's use in the shared count: {@code buckets} the amounts of a sliding window by epoch second (empty for
-     * a day or month window), {@code total} what they add up to.
+     * a day or month window), {@code total} what they add up to. After a call was taken, a sliding window tells only
+     * its current second (the mirror learnt the earlier ones with earlier calls, and learns them all with a refusal).
      */
     record Use(long total, Map<Long, Long> buckets) {
     }

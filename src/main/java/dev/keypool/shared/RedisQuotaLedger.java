@@ -8,6 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import dev.keypool.gateway.Channels;
 import dev.keypool.quota.QuotaLedger;
@@ -33,7 +36,8 @@ public final class RedisQuotaLedger implements QuotaLedger {
      * none), ttl in ms. take: refused (0) when any window's use + amount passes its cap or its use is at stop; else
      * every amount is added (1). merge: each window is raised to at least its amount; a sliding window's amount is
      * then its seconds, "second:amount,…", each raised to at least that. Answers the flag and each
-     * window's use: a sliding window's {second, amount, …} pairs, a calendar window's {total}.
+     * window's use: a sliding window's {second, amount, …} pairs (after a take, only the current second's: a short
+     * answer however busy the key), a calendar window's {total}.
      */
     static final RedisScript QUOTA = RedisScript.of("quota-take", """
             local mode = ARGV[1]
@@ -80,6 +84,7 @@ public final class RedisQuotaLedger implements QuotaLedger {
                 end
               end
             end
+            local now = {}
             for i = 1, #KEYS do
               local base = 3 + (i - 1) * 5
               local add = 0
@@ -98,19 +103,43 @@ public final class RedisQuotaLedger implements QuotaLedger {
               end
               if add > 0 then
                 if ARGV[base] == 's' then
-                  redis.call('HINCRBY', KEYS[i], second, add)
+                  now[i] = redis.call('HINCRBY', KEYS[i], second, add)
                 else
-                  redis.call('INCRBY', KEYS[i], add)
+                  now[i] = redis.call('INCRBY', KEYS[i], add)
                 end
                 redis.call('PEXPIRE', KEYS[i], ARGV[base + 4])
               end
             end
+            if mode == 'take' then
+              -- taken: only this second of a sliding window (the earlier ones came with earlier calls, or come with a
+              -- refusal), so that the answer stays short however busy the key is
+              local out = {1}
+              for i = 1, #KEYS do
+                if ARGV[3 + (i - 1) * 5] == 's' then
+                  out[#out + 1] = {second, now[i] or tonumber(redis.call('HGET', KEYS[i], second) or '0')}
+                else
+                  out[#out + 1] = {now[i] or used[i]}
+                end
+              end
+              return out
+            end
             return answer(1)
             """.formatted(WINDOW_SECONDS));
+
+    /** How long settles wait to be sent together. */
+    static final Duration SETTLE_DELAY = Duration.ofMillis(20);
+    /** Sends every key's gathered settles; daemon: nothing to finish at exit but writes nobody waits for. */
+    private static final ScheduledExecutorService SETTLES = Executors.newSingleThreadScheduledExecutor(task -> {
+        Thread thread = new Thread(task, "keypool-quota-settles");
+        thread.setDaemon(true);
+        return thread;
+    });
 
     private final RedisLink redis;
     private final String channel;
     private final String fingerprint;
+    /** Redis key → field ("" for a calendar counter) → amount, not sent yet. Guarded by this. */
+    private Map<String, Map<String, Long>> pending = new LinkedHashMap<>();
 
     public RedisQuotaLedger(RedisLink redis, String channel, String fingerprint) {
         this.redis = Objects.requireNonNull(redis, "redis");
@@ -142,6 +171,10 @@ public final class RedisQuotaLedger implements QuotaLedger {
         return run("merge", now, windows);
     }
 
+    /**
+     * Corrections are gathered for {@link #SETTLE_DELAY} and sent together: a busy key's settles then cost Redis and
+     * this instance one exchange per delay instead of one per call (they cost the request nothing either way).
+     */
     @Override
     public void adjust(Instant reservedAt, Instant now, List<WindowAmount> windows) {
         long second = reservedAt.getEpochSecond();
@@ -150,12 +183,35 @@ public final class RedisQuotaLedger implements QuotaLedger {
         if (changes.isEmpty()) {
             return;
         }
+        boolean first;
+        synchronized (this) {
+            first = pending.isEmpty();
+            for (WindowAmount w : changes) {
+                // a calendar counter has no field: INCRBY
+                pending.computeIfAbsent(key(w), k -> new LinkedHashMap<>())
+                        .merge(w.period() == null ? Long.toString(second) : "", w.amount(), Long::sum);
+            }
+        }
+        if (first) {
+            SETTLES.schedule(this::sendSettles, SETTLE_DELAY.toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void sendSettles() {
+        Map<String, Map<String, Long>> due;
+        synchronized (this) {
+            due = pending;
+            pending = new LinkedHashMap<>();
+        }
         redis.send(commands -> {
             RedisFuture<?> last = null;
-            for (WindowAmount w : changes) {
-                last = w.period() == null
-                        ? commands.hincrby(key(w), Long.toString(second), w.amount())
-                        : commands.incrby(key(w), w.amount());
+            for (Map.Entry<String, Map<String, Long>> key : due.entrySet()) {
+                for (Map.Entry<String, Long> field : key.getValue().entrySet()) {
+                    if (field.getValue() != 0) {
+                        last = field.getKey().isEmpty() ? commands.incrby(key.getKey(), field.getValue())
+                                : commands.hincrby(key.getKey(), field.getKey(), field.getValue());
+                    }
+                }
             }
             return last;
         });

@@ -33,6 +33,9 @@ class QuotaLedgerLatencyBench {
                 System.out.printf("round %d: local p50 %.1f us p99 %.1f us; with Redis p50 %.1f us p99 %.1f us%n", round,
                         l[l.length / 2] / 1e3, l[l.length * 99 / 100] / 1e3, s[s.length / 2] / 1e3, s[s.length * 99 / 100] / 1e3);
             }
+            // what Redis itself spends per script call (usec_per_call), against what a request waits for it above
+            server.commands().info("commandstats").lines().filter(line -> line.contains("evalsha"))
+                    .forEach(line -> System.out.println("redis " + line));
         }
     }
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -100,6 +101,24 @@ class RedisQuotaLedgerTest {
             assertThat(server.commands().get("test:quota:zhipu:3f2a:tpd:2026-11-30")).isEqualTo("100");
         });
         assertThat(server.commands().pttl("test:quota:zhipu:3f2a:tpd:2026-11-30")).isGreaterThan(Duration.ofDays(1).toMillis());
+    }
+
+    @Test
+    void should_send_the_settles_of_a_busy_key_together() {
+        KeyQuota a = quota(new QuotaLimits(null, 1_000_000L, null, null, null), ZoneOffset.UTC);
+        List<KeyQuota.Reservation> calls = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            calls.add(a.tryReserve(100, true).orElseThrow());
+        }
+        server.commands().configResetstat();
+
+        calls.forEach(r -> a.settle(r, OptionalLong.of(40), false));
+
+        String second = Long.toString(calls.get(0).at().getEpochSecond());
+        await().atMost(Duration.ofSeconds(2)).untilAsserted(() ->
+                assertThat(server.commands().hget("test:quota:zhipu:3f2a:tpm", second)).isEqualTo(String.valueOf(50 * 40)));
+        // 50 corrections of -60 tokens each, gathered for a few milliseconds: far fewer than 50 writes
+        assertThat(server.commands().info("commandstats")).containsPattern("cmdstat_hincrby:calls=[1-5],");
     }
 
     @Test
