@@ -58,7 +58,12 @@ public final class KeyQuota {
     }
 
     /** What a call reserved: released or corrected by {@link #settle} once it is over. */
-    public record Reservation(Instant at, long tokens) {
+    public record Reservation(Instant at, long tokens, boolean shared) {
+
+        /** A reservation in this instance's count only. */
+        public Reservation(Instant at, long tokens) {
+            this(at, tokens, false);
+        }
     }
 
     /** From this share of a window on, a key gets a quarter of its weight. */
@@ -227,7 +232,9 @@ public final class KeyQuota {
             }
             mirror(asked, answer.get());
         }
-        return answer.get().taken() ? Optional.of(reservation) : Optional.empty();
+        // only what the shared count took is corrected there when the call is over
+        return answer.get().taken() ? Optional.of(new Reservation(reservation.at(), reservation.tokens(), true))
+                : Optional.empty();
     }
 
     /**
@@ -333,8 +340,9 @@ public final class KeyQuota {
             }
         }
         alertIfDue(now);
-        if (ledger != QuotaLedger.LOCAL) {
-            ledger.adjust(reservation.at(), now, ledgerWindows(now, delta, false, 1.0, false));
+        if (reservation.shared()) {
+            // the windows of the call's time: a day or month correction belongs to the period the call was counted in
+            ledger.adjust(reservation.at(), now, ledgerWindows(reservation.at(), delta, false, 1.0, false));
         }
     }
 

@@ -34,13 +34,34 @@ public final class RedisBreakers implements BreakerPeers {
     private static final Duration PERIOD_KEPT = Duration.ofHours(1);
     private static final TypeReference<Map<String, String>> FIELDS = new TypeReference<>() { };
 
-    /** KEYS[1] the period's hash, ARGV[1] probes allowed, ARGV[2] ms to keep it: 1 = a probe taken, 0 = none left. */
+    /**
+     * How long after the last probe was taken the probes never reported (a client gone, a visit that ended without
+     * an outcome, an instance that died) give their places back: without it, such probes would keep the channel
+     * HALF_OPEN and shut on every instance, waiting for a verdict that never comes.
+     */
+    private static final Duration PROBE_LOST_AFTER = Duration.ofMinutes(2);
+
+    /**
+     * KEYS[1] the period's hash, ARGV[1] probes allowed, ARGV[2] ms to keep it, ARGV[3] ms after which unreported
+     * probes are lost (Redis's own clock: the instances' clocks may differ): 1 = a probe taken, 0 = none left.
+     */
     private static final RedisScript TAKE = RedisScript.of("breaker-probe-take", """
             local taken = tonumber(redis.call('HGET', KEYS[1], 'taken') or '0')
+            local time = redis.call('TIME')
+            local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
             if taken >= tonumber(ARGV[1]) then
-              return 0
+              local last = tonumber(redis.call('HGET', KEYS[1], 'takenAt') or '0')
+              if now - last < tonumber(ARGV[3]) then
+                return 0
+              end
+              taken = tonumber(redis.call('HGET', KEYS[1], 'ok') or '0') + tonumber(redis.call('HGET', KEYS[1], 'failed') or '0')
+              redis.call('HSET', KEYS[1], 'taken', taken)
+              if taken >= tonumber(ARGV[1]) then
+                return 0
+              end
             end
             redis.call('HINCRBY', KEYS[1], 'taken', 1)
+            redis.call('HSET', KEYS[1], 'takenAt', now)
             redis.call('PEXPIRE', KEYS[1], ARGV[2])
             return 1
             """);
@@ -82,7 +103,7 @@ public final class RedisBreakers implements BreakerPeers {
     @Override
     public boolean takeProbe(String channel, long period, int allowed) {
         Optional<Long> taken = redis.eval(TAKE, ScriptOutputType.INTEGER, new String[] {probesKey(channel, period)},
-                Integer.toString(allowed), Long.toString(PERIOD_KEPT.toMillis()));
+                Integer.toString(allowed), Long.toString(PERIOD_KEPT.toMillis()), Long.toString(PROBE_LOST_AFTER.toMillis()));
         return taken.map(t -> t == 1L).orElse(true);
     }
 

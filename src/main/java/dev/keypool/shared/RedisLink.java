@@ -94,7 +94,7 @@ public final class RedisLink implements SharedState, AutoCloseable {
     /**
      * Runs {@code handler} every time Redis becomes reachable: at the first connection, when it answers again after
      * being down, and when it came back empty. The handler writes this instance's state back and reads the others';
-     * it runs on the thread of {@link #check()}, before calls go to Redis again.
+     * it runs on the thread of {@link #check()}. Its own calls reach Redis, and so may requests' calls meanwhile.
      */
     public void onConnect(Runnable handler) {
         onConnect.add(Objects.requireNonNull(handler, "handler"));
@@ -116,6 +116,10 @@ public final class RedisLink implements SharedState, AutoCloseable {
         } catch (RedisException e) {
             down(e);
             return Optional.empty();
+        } catch (RuntimeException e) {
+            // an answer that did not read as expected: this call has none, Redis itself is fine
+            LOG.warn("Redis answer not understood, this call goes on with local state: {}", e.toString());
+            return Optional.empty();
         }
     }
 
@@ -126,13 +130,18 @@ public final class RedisLink implements SharedState, AutoCloseable {
             return;
         }
         try {
-            command.apply(c.async()).whenComplete((result, failure) -> {
-                if (failure instanceof RedisException e) {
-                    down(e);
-                }
-            });
+            RedisFuture<?> sent = command.apply(c.async());
+            if (sent != null) {
+                sent.whenComplete((result, failure) -> {
+                    if (failure instanceof RedisException e) {
+                        down(e);
+                    }
+                });
+            }
         } catch (RedisException e) {
             down(e);
+        } catch (RuntimeException e) {
+            LOG.warn("Redis write not sent, this instance keeps its local state: {}", e.toString());
         }
     }
 
@@ -222,7 +231,12 @@ public final class RedisLink implements SharedState, AutoCloseable {
         // the handlers' own calls must reach Redis
         link.set(Link.UP);
         for (Runnable handler : onConnect) {
-            handler.run();
+            try {
+                handler.run();
+            } catch (RuntimeException e) {
+                // one store's state that does not read back must not keep the others, or the startup, from going on
+                LOG.warn("Shared state not fully written back or read: {}", e.toString());
+            }
             if (link.get() != Link.UP) {
                 // a handler's call failed: Redis is down again, and the next check tries anew
                 return;

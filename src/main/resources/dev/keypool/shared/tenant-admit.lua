@@ -65,7 +65,8 @@ if tpm >= 0 then
         local second = tonumber(string.match(all[i], '^(%d+)'))
         if second < oldest then
             stale[#stale + 1] = all[i]
-        elseif second <= current then
+        else
+            -- a second after this instance's now is another instance's, whose clock is ahead: it counts all the same
             local amount = tonumber(all[i + 1])
             used = used + amount
             perSecond[second] = (perSecond[second] or 0) + amount

@@ -160,6 +160,44 @@ class RedisQuotaLedgerTest {
     }
 
     @Test
+    void should_correct_in_redis_only_what_redis_took() {
+        KeyQuota a = quota(new QuotaLimits(null, 100_000L, null, null, null), ZoneOffset.UTC);
+        server.kill();
+        KeyQuota.Reservation alone = a.tryReserve(500, true).orElseThrow();
+        server.restart();
+        RedisLink link = links.get(0);
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            link.check();
+            return link.up();
+        });
+        clock.advance(Duration.ofSeconds(2));
+        KeyQuota.Reservation shared = a.tryReserve(500, true).orElseThrow();
+
+        a.settle(alone, OptionalLong.of(100), false);
+        a.settle(shared, OptionalLong.of(100), false);
+
+        assertThat(alone.shared()).isFalse();
+        await().atMost(Duration.ofSeconds(2)).untilAsserted(() -> assertThat(
+                server.commands().hget("test:quota:zhipu:3f2a:tpm", Long.toString(shared.at().getEpochSecond()))).isEqualTo("100"));
+        // the call Redis never took gives nothing back there: -400 would let others past the limit
+        assertThat(server.commands().hget("test:quota:zhipu:3f2a:tpm", Long.toString(alone.at().getEpochSecond()))).isNull();
+    }
+
+    @Test
+    void should_correct_a_day_in_the_period_the_call_was_counted_in() {
+        clock.set(Instant.parse("2026-11-30T23:59:58Z"));
+        KeyQuota a = quota(new QuotaLimits(null, null, null, 100_000L, null), ZoneOffset.UTC);
+        KeyQuota.Reservation r = a.tryReserve(800, true).orElseThrow();
+        clock.advance(Duration.ofSeconds(5));
+
+        a.settle(r, OptionalLong.empty(), true);
+
+        await().atMost(Duration.ofSeconds(2)).untilAsserted(() ->
+                assertThat(server.commands().get("test:quota:zhipu:3f2a:tpd:2026-11-30")).isEqualTo("0"));
+        assertThat(server.commands().exists("test:quota:zhipu:3f2a:tpd:2026-12-01")).isZero();
+    }
+
+    @Test
     void should_decide_locally_when_redis_is_gone() {
         KeyQuota a = quota(new QuotaLimits(2L, null, null, null, null), ZoneOffset.UTC);
         server.kill();
