@@ -35,16 +35,10 @@ public final class SlidingCounter {
 
     /** Adds {@code amount} (negative to correct an earlier one) at {@code at}; nothing if {@code at} has left the window. */
     public void add(Instant at, Instant now, long amount) {
-        long epoch = epoch(at);
-        if (epoch < epoch(now) - windowBuckets || epoch > epoch(now)) {
-            return;
+        int i = bucket(at, now);
+        if (i >= 0) {
+            amounts[i] += amount;
         }
-        int i = (int) Math.floorMod(epoch, (long) bucketEpoch.length);
-        if (bucketEpoch[i] != epoch) {
-            bucketEpoch[i] = epoch;
-            amounts[i] = 0;
-        }
-        amounts[i] += amount;
     }
 
     /**
@@ -52,16 +46,29 @@ public final class SlidingCounter {
      * a copy of another count of the same window (the one gateway instances share) merges in without counting twice.
      */
     public void atLeast(Instant at, Instant now, long amount) {
+        int i = bucket(at, now);
+        if (i >= 0) {
+            amounts[i] = Math.max(amounts[i], amount);
+        }
+    }
+
+    /** The slot of {@code at}'s bucket, emptied when it held an older bucket; -1 when {@code at} is out of the window. */
+    private int bucket(Instant at, Instant now) {
         long epoch = epoch(at);
-        if (epoch < epoch(now) - windowBuckets || epoch > epoch(now)) {
-            return;
+        if (!inWindow(epoch, epoch(now))) {
+            return -1;
         }
         int i = (int) Math.floorMod(epoch, (long) bucketEpoch.length);
         if (bucketEpoch[i] != epoch) {
             bucketEpoch[i] = epoch;
             amounts[i] = 0;
         }
-        amounts[i] = Math.max(amounts[i], amount);
+        return i;
+    }
+
+    /** Whether an amount added at {@code at} is in the window at {@code now}: what {@link #add} would count. */
+    public boolean counts(Instant at, Instant now) {
+        return inWindow(epoch(at), epoch(now));
     }
 
     /** What each second of the window before {@code now} holds, by epoch second, oldest first; seconds holding nothing left out. */
