@@ -136,7 +136,7 @@ public final class RedisTenantLimits implements TenantLimits {
         KeyQuota.Reservation reservation = admitted.reservation();
         long delta = reservation == null ? 0 : usedTokens.isPresent() ? usedTokens.getAsLong() - reservation.tokens()
                 : answered ? 0 : -reservation.tokens();
-        boolean correct = delta != 0 && TenantContribution.inWindow(reservation.at(), now);
+        boolean correct = delta != 0 && mine.inWindow(reservation.at(), now);
         long micros = costUsd > 0 ? Math.round(costUsd * MICROS) : 0;
         if (correct) {
             mine.corrected(reservation.at(), now, delta);

@@ -1,5 +1,6 @@
 package dev.keypool.shared;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.YearMonth;
@@ -7,6 +8,8 @@ import java.time.ZoneOffset;
 import java.util.Collections;
 import java.util.SortedMap;
 import java.util.TreeMap;
+
+import dev.keypool.window.SlidingCounter;
 
 /**
  * What one gateway instance has taken from one tenant's shared limits in the periods still counting (requests today,
@@ -30,7 +33,7 @@ public final class TenantContribution {
     private long spentTodayMicros;
     private long spentThisMonthMicros;
     private long requestsOffline;
-    private final TreeMap<Long, Long> tokensPerSecond = new TreeMap<>();
+    private final SlidingCounter tokens = new SlidingCounter(Duration.ofSeconds(WINDOW_SECONDS));
 
     /** An admitted request and its estimated tokens; {@code offline} when Redis was away and the local limits let it in. */
     public synchronized void took(Instant now, long tokens, boolean offline) {
@@ -57,7 +60,7 @@ public final class TenantContribution {
     public synchronized Snapshot snapshot(Instant now) {
         roll(now);
         return new Snapshot(requestsToday, spentTodayMicros, spentThisMonthMicros, requestsOffline,
-                Collections.unmodifiableSortedMap(new TreeMap<>(tokensPerSecond)));
+                Collections.unmodifiableSortedMap(new TreeMap<>(tokens.buckets(now))));
     }
 
     /** {@code written} reached Redis: the requests admitted offline in it are in the shared bucket now. */
@@ -66,18 +69,15 @@ public final class TenantContribution {
     }
 
     /** Whether {@code at}'s second still counts in the minute window at {@code now}. */
-    static boolean inWindow(Instant at, Instant now) {
-        long second = at.getEpochSecond();
-        return second >= now.getEpochSecond() - WINDOW_SECONDS && second <= now.getEpochSecond();
+    public synchronized boolean inWindow(Instant at, Instant now) {
+        return tokens.counts(at, now);
     }
 
-    private void addTokens(Instant at, Instant now, long tokens) {
-        if (tokens != 0 && inWindow(at, now)) {
-            tokensPerSecond.merge(at.getEpochSecond(), tokens, Long::sum);
-        }
+    private void addTokens(Instant at, Instant now, long amount) {
+        tokens.add(at, now, amount);
     }
 
-    /** Starts a new day or month at zero, and forgets the seconds that have left the minute window. */
+    /** Starts a new day or month at zero (the minute window forgets its old seconds by itself). */
     private void roll(Instant now) {
         LocalDate today = now.atOffset(ZoneOffset.UTC).toLocalDate();
         if (!today.equals(day)) {
@@ -90,6 +90,5 @@ public final class TenantContribution {
             month = thisMonth;
             spentThisMonthMicros = 0;
         }
-        tokensPerSecond.headMap(now.getEpochSecond() - WINDOW_SECONDS).clear();
     }
 }
