@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 
 import dev.keypool.window.SlidingCounter;
 import org.slf4j.Logger;
@@ -183,16 +184,7 @@ public final class KeyQuota {
      * count agrees ({@link #tryReserve}).
      */
     public Optional<Reservation> tryReserveBelowSoftLimit(long tokens) {
-        Reservation reservation;
-        List<QuotaLedger.WindowAmount> asked;
-        synchronized (this) {
-            if (!fitsBelowSoftLimit(tokens)) {
-                return Optional.empty();
-            }
-            reservation = reserve(tokens);
-            asked = ledgerWindows(reservation.at(), tokens, true, RESERVED, false);
-        }
-        return confirm(reservation, asked);
+        return tryReserve(tokens, () -> fitsBelowSoftLimit(tokens), RESERVED, false);
     }
 
     /**
@@ -202,14 +194,19 @@ public final class KeyQuota {
      * count cannot be asked, this quota's decision stands.
      */
     public Optional<Reservation> tryReserve(long tokens, boolean reserve) {
+        return tryReserve(tokens, () -> fits(tokens, reserve), 1.0, !reserve);
+    }
+
+    /** Reserves here when {@code fits}, then asks the shared count by the same rule ({@code share}, {@code stopAtReserve}). */
+    private Optional<Reservation> tryReserve(long tokens, BooleanSupplier fits, double share, boolean stopAtReserve) {
         Reservation reservation;
         List<QuotaLedger.WindowAmount> asked;
         synchronized (this) {
-            if (!fits(tokens, reserve)) {
+            if (!fits.getAsBoolean()) {
                 return Optional.empty();
             }
             reservation = reserve(tokens);
-            asked = ledgerWindows(reservation.at(), tokens, true, 1.0, !reserve);
+            asked = ledgerWindows(reservation.at(), tokens, true, share, stopAtReserve);
         }
         return confirm(reservation, asked);
     }
