@@ -87,6 +87,8 @@ class SharedQuotaTest {
         GatewayInstance instance = GatewayInstance.start(dir, name, """
                 redis:
                   url: %s
+                  # a loaded CI machine can stall a first call past the 50 ms default: Redis would count as down
+                  timeout: 500ms
                 queue:
                   maxWait: 0s
                 channels:

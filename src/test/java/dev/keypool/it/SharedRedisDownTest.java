@@ -132,6 +132,8 @@ class SharedRedisDownTest {
         GatewayInstance instance = GatewayInstance.start(dir, name, """
                 redis:
                   url: %s
+                  # a loaded CI machine can stall a first call past the 50 ms default: Redis would count as down
+                  timeout: 500ms
                 channels:
                   - name: main
                     baseUrl: %s
