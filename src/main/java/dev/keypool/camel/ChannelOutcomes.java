@@ -1,10 +1,13 @@
 package dev.keypool.camel;
 
+import dev.keypool.breaker.BreakerState;
 import dev.keypool.breaker.BreakerTrigger;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.ChannelAtQuotaException;
+import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.NoUsableKeyException;
+import dev.keypool.tenant.TenantAdmission;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePropertyKey;
 
@@ -21,6 +24,13 @@ public final class ChannelOutcomes {
         exchange.setProperty(Exchanges.UPSTREAM_URL, channel.upstreamUrl(request.endpoint()));
         exchange.setProperty(Exchanges.TIMEOUT_MS, channel.config().timeout().toMillis());
         exchange.setProperty(Exchanges.CONNECT_TIMEOUT_MS, channel.config().connectTimeout().toMillis());
+        TenantAdmission pending = KeySelector.pendingAdmission(request);
+        if (pending != null && channel.breaker().state() != BreakerState.CLOSED) {
+            // decided here, not with the key: a request its tenant refuses must not take one of a half-open
+            // breaker's few probe places
+            pending.decideAlone();
+            TenantGate.throwIfRefused(pending);
+        }
     }
 
     /**
@@ -41,7 +51,11 @@ public final class ChannelOutcomes {
         GatewayRequest request = Exchanges.request(exchange);
         Channel channel = request.current();
         Throwable cause = exchange.getProperty(ExchangePropertyKey.EXCEPTION_CAUGHT, Throwable.class);
-        if (Exchanges.clientGone(exchange)) {
+        if (cause instanceof GatewayError refusal) {
+            // the tenant's limits refused the request with its first key (KeySelector.select): nothing against the
+            // channel, and no other channel either; the request ends with the refusal
+            throw refusal;
+        } else if (Exchanges.clientGone(exchange)) {
             request.skipCurrent("client gone");   // nothing against the channel: the client ended it
         } else if (cause == null) {
             // rejected by the breaker itself: OPEN, or HALF_OPEN with all its probes in flight

@@ -11,6 +11,8 @@ import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.NoUsableKeyException;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.quota.CapacityQueue;
+import dev.keypool.tenant.TenantAdmission;
+import dev.keypool.tenant.TenantCharge;
 import org.apache.camel.Exchange;
 
 /** Key selection for one upstream attempt, and the retry budget of the channel's error handling. */
@@ -35,10 +37,18 @@ public final class KeySelector {
             throw new ChannelOpenedException(request.current().name());
         }
         KeyPool pool = request.current().pool();
+        // a tenant's admission by limits shared with other instances goes to Redis with the key's reservation: one
+        // call for both (SPEC §11)
+        TenantAdmission pending = pendingAdmission(request);
         // a batch line only below the keys' soft limits: the rest stays for interactive requests (SPEC §12)
         Optional<KeyPool.Lease> acquired = request.isBatch()
-                ? pool.acquireBelowSoftLimit(request.keyScope(), request.triedKeys(), request::estimatedTokens)
-                : pool.acquire(request.keyScope(), request.triedKeys(), request::estimatedTokens);
+                ? pool.acquireBelowSoftLimit(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending)
+                : pool.acquire(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending);
+        if (pending != null) {
+            // the tenant's limits come first: decided with the key, or now when no key's reservation carried them
+            pending.decideAlone();
+            TenantGate.throwIfRefused(pending);
+        }
         KeyPool.Lease lease = acquired
                 .orElseThrow(() -> pool.hasUsableKey(request.keyScope(), request.triedKeys())
                         ? new ChannelAtQuotaException(pool.channel()) : new NoUsableKeyException(pool.channel()));
@@ -49,6 +59,11 @@ public final class KeySelector {
         exchange.getMessage().setHeader(auth.headerName(), lease.key().credential(auth));
         // every attempt sends the request anew: a failed one may have left the provider's answer in the body
         exchange.getMessage().setBody(request.upstreamBody());
+    }
+
+    /** The request's tenant admission while it waits to be decided with a key (SPEC §11); null when decided or none. */
+    static TenantAdmission pendingAdmission(GatewayRequest request) {
+        return request.charge().map(TenantCharge::admission).filter(admission -> !admission.decided()).orElse(null);
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.keypool.auth.ProviderAuth;
 import dev.keypool.gateway.GatewayError;
 import dev.keypool.tenant.RateLimits;
 import dev.keypool.tenant.Tenant;
+import dev.keypool.tenant.TenantAdmission;
 import dev.keypool.tenant.TenantCharge;
 import dev.keypool.tenant.TenantLimits;
 import dev.keypool.tenant.Tenants;
@@ -48,7 +49,9 @@ public final class TenantGate {
     /**
      * Takes the request from its tenant's limits (rpm bucket, tpm with the request's estimate, rpd, budget), or
      * answers 429 {@code tenant_rate_limited} / {@code budget_exceeded} with Retry-After before any key is chosen.
-     * The charge is settled when the exchange completes, whatever the way out.
+     * Limits shared with other instances (SPEC §11) are decided with the request's first key reservation instead, in
+     * the same call to Redis ({@link KeySelector#select}). The charge is settled when the exchange completes, whatever
+     * the way out.
      */
     public void admit(Exchange exchange) {
         Tenant tenant = exchange.getProperty(Exchanges.TENANT, Tenant.class);
@@ -56,12 +59,12 @@ public final class TenantGate {
             return;
         }
         ClientRequest request = exchange.getProperty(Exchanges.CLIENT_REQUEST, ClientRequest.class);
-        TenantLimits.Decision decision = tenant.limits().admit(() -> request.estimate().total());
-        exchange.setProperty(Exchanges.RATE_LIMITS, decision.rateLimits());
-        if (decision instanceof TenantLimits.Refused refused) {
-            throw GatewayError.tenantLimited(refused.refusal().code(), refused.message(), seconds(refused.retryAfter()));
+        TenantAdmission admission = tenant.limits().admission(() -> request.estimate().total());
+        if (admission.decided()) {
+            exchange.setProperty(Exchanges.RATE_LIMITS, admission.decision().rateLimits());
+            throwIfRefused(admission);
         }
-        TenantCharge charge = new TenantCharge(tenant, (TenantLimits.Admitted) decision);
+        TenantCharge charge = new TenantCharge(tenant, admission);
         exchange.setProperty(Exchanges.TENANT_CHARGE, charge);
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
             @Override
@@ -71,9 +74,17 @@ public final class TenantGate {
         });
     }
 
+    /** 429 {@code tenant_rate_limited} / {@code budget_exceeded} with Retry-After when the tenant refused the request. */
+    static void throwIfRefused(TenantAdmission admission) {
+        if (admission.decision() instanceof TenantLimits.Refused refused) {
+            throw GatewayError.tenantLimited(refused.refusal().code(), refused.message(), seconds(refused.retryAfter()));
+        }
+    }
+
     /** The tenant's x-ratelimit-* headers on an error answer, as on every other answer to a tenant. */
     static void addRateLimitHeaders(Exchange exchange) {
-        RateLimits limits = exchange.getProperty(Exchanges.RATE_LIMITS, RateLimits.class);
+        TenantCharge charge = exchange.getProperty(Exchanges.TENANT_CHARGE, TenantCharge.class);
+        RateLimits limits = charge != null ? charge.rateLimits() : exchange.getProperty(Exchanges.RATE_LIMITS, RateLimits.class);
         if (limits != null) {
             limits.headers().forEach(exchange.getMessage()::setHeader);
         }

@@ -22,6 +22,7 @@ import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 import dev.keypool.events.StateListener;
+import dev.keypool.quota.CompanionTake;
 import dev.keypool.quota.KeyQuota;
 import dev.keypool.quota.QuotaLedger;
 import dev.keypool.quota.QuotaLimits;
@@ -195,18 +196,30 @@ public final class KeyPool {
      * @param tokens the call's estimated tokens, asked only if a key counts tokens
      */
     public Optional<Lease> acquire(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens) {
-        return acquire(scope, excludedFingerprints, tokens, false);
+        return acquire(scope, excludedFingerprints, tokens, null);
+    }
+
+    /**
+     * {@link #acquire(KeyScope, Set, LongSupplier)} for a request whose {@code companion} (its tenant's admission; null
+     * for none) goes with its key's reservation: decided in the same call to the shared count when the key is
+     * limited there, else alone before the lease is handed out. Empty, with no key reserved, once it is refused.
+     */
+    public Optional<Lease> acquire(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens,
+                                   CompanionTake companion) {
+        return acquire(scope, excludedFingerprints, tokens, false, companion);
     }
 
     /**
      * {@link #acquire(KeyScope, Set, LongSupplier)} for a batch line (SPEC §12): only a key whose every window stays
      * at or below the reserve line (95 %) with this call; never the reserve, which is left to interactive requests.
      */
-    public Optional<Lease> acquireBelowSoftLimit(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens) {
-        return acquire(scope, excludedFingerprints, tokens, true);
+    public Optional<Lease> acquireBelowSoftLimit(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens,
+                                                CompanionTake companion) {
+        return acquire(scope, excludedFingerprints, tokens, true, companion);
     }
 
-    private Optional<Lease> acquire(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens, boolean belowSoftLimit) {
+    private Optional<Lease> acquire(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens, boolean belowSoftLimit,
+                                    CompanionTake companion) {
         Set<String> excluded = orNone(excludedFingerprints);
         long[] estimate = {-1};
         LongSupplier once = () -> estimate[0] >= 0 ? estimate[0] : (estimate[0] = tokens.getAsLong());
@@ -224,15 +237,26 @@ public final class KeyPool {
                     ApiKey key = picked.get();
                     KeyQuota quota = quotas.get(key);
                     if (!quota.limited()) {
+                        if (companion != null && !companion.decideAlone()) {
+                            return Optional.empty();
+                        }
                         key.counters().acquired();
                         return Optional.of(new Lease(key, null));
                     }
                     Optional<KeyQuota.Reservation> reservation = belowSoftLimit
-                            ? quota.tryReserveBelowSoftLimit(tokensFor(quota, once))
-                            : quota.tryReserve(tokensFor(quota, once), reserve);
+                            ? quota.tryReserveBelowSoftLimit(tokensFor(quota, once), companion)
+                            : quota.tryReserve(tokensFor(quota, once), reserve, companion);
                     if (reservation.isPresent()) {
+                        // undecided still when the shared count could not carry it (alone, or out of reach)
+                        if (companion != null && !companion.decideAlone()) {
+                            quota.cancel(reservation.get());
+                            return Optional.empty();
+                        }
                         key.counters().acquired();
                         return Optional.of(new Lease(key, reservation.get()));
+                    }
+                    if (companion != null && companion.refused()) {
+                        return Optional.empty();
                     }
                     raced.add(key);   // another call took the room between the pick and the reservation
                 }

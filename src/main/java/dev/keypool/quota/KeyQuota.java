@@ -184,7 +184,12 @@ public final class KeyQuota {
      * count agrees ({@link #tryReserve}).
      */
     public Optional<Reservation> tryReserveBelowSoftLimit(long tokens) {
-        return tryReserve(tokens, () -> fitsBelowSoftLimit(tokens), RESERVED, false);
+        return tryReserveBelowSoftLimit(tokens, null);
+    }
+
+    /** {@link #tryReserveBelowSoftLimit(long)} with a {@code companion} for the shared count ({@link #tryReserve(long, boolean, CompanionTake)}). */
+    public Optional<Reservation> tryReserveBelowSoftLimit(long tokens, CompanionTake companion) {
+        return tryReserve(tokens, () -> fitsBelowSoftLimit(tokens), RESERVED, false, companion);
     }
 
     /**
@@ -194,11 +199,21 @@ public final class KeyQuota {
      * count cannot be asked, this quota's decision stands.
      */
     public Optional<Reservation> tryReserve(long tokens, boolean reserve) {
-        return tryReserve(tokens, () -> fits(tokens, reserve), 1.0, !reserve);
+        return tryReserve(tokens, reserve, null);
+    }
+
+    /**
+     * {@link #tryReserve(long, boolean)}, asking the shared count to decide {@code companion} (null for none) in the
+     * same call; when it refuses the companion, nothing is reserved. A companion the shared count did not decide
+     * (alone, or out of reach) is left to its owner.
+     */
+    public Optional<Reservation> tryReserve(long tokens, boolean reserve, CompanionTake companion) {
+        return tryReserve(tokens, () -> fits(tokens, reserve), 1.0, !reserve, companion);
     }
 
     /** Reserves here when {@code fits}, then asks the shared count by the same rule ({@code share}, {@code stopAtReserve}). */
-    private Optional<Reservation> tryReserve(long tokens, BooleanSupplier fits, double share, boolean stopAtReserve) {
+    private Optional<Reservation> tryReserve(long tokens, BooleanSupplier fits, double share, boolean stopAtReserve,
+                                             CompanionTake companion) {
         Reservation reservation;
         List<QuotaLedger.WindowAmount> asked;
         synchronized (this) {
@@ -208,30 +223,57 @@ public final class KeyQuota {
             reservation = reserve(tokens);
             asked = ledgerWindows(reservation.at(), tokens, true, share, stopAtReserve);
         }
-        return confirm(reservation, asked);
+        return confirm(reservation, asked, companion);
     }
 
     /** Asks the shared count (outside the lock: a round trip) for a reservation made here. */
-    private Optional<Reservation> confirm(Reservation reservation, List<QuotaLedger.WindowAmount> asked) {
+    private Optional<Reservation> confirm(Reservation reservation, List<QuotaLedger.WindowAmount> asked,
+                                          CompanionTake companion) {
         if (ledger == QuotaLedger.LOCAL) {
             return Optional.of(reservation);
         }
-        Optional<QuotaLedger.Answer> answer = ledger.take(reservation.at(), asked);
+        Optional<QuotaLedger.Answer> answer = ledger.take(reservation.at(), asked, companion);
         if (answer.isEmpty()) {
             return Optional.of(reservation);
         }
         synchronized (this) {
             if (!answer.get().taken()) {
-                Instant now = clock.instant();
-                for (Window w : limits.keySet()) {
-                    add(w, reservation.at(), now, -amount(w, reservation.tokens()));
-                }
+                undo(reservation);
             }
             mirror(asked, answer.get());
         }
         // only what the shared count took is corrected there when the call is over
         return answer.get().taken() ? Optional.of(new Reservation(reservation.at(), reservation.tokens(), true))
                 : Optional.empty();
+    }
+
+    /**
+     * A reservation whose call never goes out (its companion was refused after it was made) is given back whole: its
+     * request and its tokens, here and in the shared count when that took it.
+     */
+    public void cancel(Reservation reservation) {
+        List<QuotaLedger.WindowAmount> given;
+        synchronized (this) {
+            undo(reservation);
+            given = new ArrayList<>();
+            if (reservation.shared()) {
+                for (Map.Entry<Window, Long> limit : limits.entrySet()) {
+                    given.add(ledgerWindow(limit.getKey(), reservation.at(), -amount(limit.getKey(), reservation.tokens()),
+                            limit.getValue(), -1));
+                }
+            }
+        }
+        if (!given.isEmpty()) {
+            ledger.adjust(reservation.at(), clock.instant(), given);
+        }
+    }
+
+    /** Takes a reservation's request and tokens out of this quota's windows. Called with the lock held. */
+    private void undo(Reservation reservation) {
+        Instant now = clock.instant();
+        for (Window w : limits.keySet()) {
+            add(w, reservation.at(), now, -amount(w, reservation.tokens()));
+        }
     }
 
     /**

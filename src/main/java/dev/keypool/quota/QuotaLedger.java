@@ -49,7 +49,7 @@ public interface QuotaLedger {
     /** A single instance: the local decision stands, nothing is counted elsewhere. */
     QuotaLedger LOCAL = new QuotaLedger() {
         @Override
-        public Optional<Answer> take(Instant now, List<WindowAmount> windows) {
+        public Optional<Answer> take(Instant now, List<WindowAmount> windows, CompanionTake companion) {
             return Optional.empty();
         }
 
@@ -64,11 +64,13 @@ public interface QuotaLedger {
     };
 
     /**
-     * Takes one call's amounts in every window at once if all of them have room, else nothing.
+     * Takes one call's amounts in every window at once if all of them have room, else nothing. A {@code companion}
+     * (null for none) this ledger can carry is decided in the same call: taken with the windows, all or nothing; when
+     * it is refused nothing is taken and the answer tells no window's use.
      *
      * @return empty when there is no shared count to ask (alone, or it cannot be reached): the local decision stands
      */
-    Optional<Answer> take(Instant now, List<WindowAmount> windows);
+    Optional<Answer> take(Instant now, List<WindowAmount> windows, CompanionTake companion);
 
     /** Corrects what a call reserved at {@code reservedAt} by each window's amount (negative gives back); not waited for. */
     void adjust(Instant reservedAt, Instant now, List<WindowAmount> windows);

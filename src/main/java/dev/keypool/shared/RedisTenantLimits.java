@@ -23,6 +23,7 @@ import java.util.function.LongSupplier;
 import dev.keypool.quota.KeyQuota;
 import dev.keypool.tenant.LocalTenantLimits;
 import dev.keypool.tenant.RateLimits;
+import dev.keypool.tenant.TenantAdmission;
 import dev.keypool.tenant.TenantLimits;
 import io.lettuce.core.ScriptOutputType;
 
@@ -39,8 +40,10 @@ import io.lettuce.core.ScriptOutputType;
  */
 public final class RedisTenantLimits implements TenantLimits {
 
-    static final RedisScript ADMIT = script("tenant-admit");
-    static final RedisScript WRITE_BACK = script("tenant-write-back");
+    /** {@code tenant-admit.lua}: the Lua function {@code tenant_admit(take)}, for this script and the quota ledger's. */
+    static final String ADMIT_FUNCTION = lua("tenant-admit");
+    static final RedisScript ADMIT = RedisScript.of("tenant-admit", ADMIT_FUNCTION + "return tenant_admit(ARGV[12] == 'take')\n");
+    static final RedisScript WRITE_BACK = RedisScript.of("tenant-write-back", lua("tenant-write-back"));
 
     /** The bucket is counted in 1/60000 request in Redis: rpm units flow in per millisecond. */
     private static final long UNIT = 60_000;
@@ -102,7 +105,54 @@ public final class RedisTenantLimits implements TenantLimits {
             }
             return decision;
         }
-        Verdict v = verdict.get();
+        return decision(now, tokens, verdict.get());
+    }
+
+    /**
+     * Pending for a limited tenant: its admission goes to Redis with the request's first key reservation
+     * ({@link RedisQuotaLedger}), in the same script call, or alone by {@link #admit}.
+     */
+    @Override
+    public TenantAdmission admission(LongSupplier estimatedTokens) {
+        if (!limited()) {
+            return TenantAdmission.decided(local.admit(estimatedTokens));
+        }
+        return new Shared(tpm == null ? 0 : estimatedTokens.getAsLong());
+    }
+
+    /** A limited tenant's admission of one request, pending until a key's reservation carries it to Redis. */
+    final class Shared extends TenantAdmission {
+
+        private final long tokens;
+
+        private Shared(long tokens) {
+            super(() -> admit(() -> tokens));
+            this.tokens = tokens;
+        }
+
+        /** Whether this admission is counted in {@code link}'s Redis. */
+        boolean on(RedisLink link) {
+            return redis == link;
+        }
+
+        /** The admit script's keys, for the request at {@code now}. */
+        String[] keys(Instant now) {
+            return RedisTenantLimits.this.keys(now).all();
+        }
+
+        /** The admit script's arguments, taking the request. */
+        String[] args(Instant now) {
+            return RedisTenantLimits.this.args(now, tokens, true);
+        }
+
+        /** What the admit script answered with a key's reservation: refused, or taken with the key. */
+        void decide(Instant now, List<Object> answer) {
+            decide(RedisTenantLimits.this.decision(now, tokens, verdict(answer)));
+        }
+    }
+
+    /** The decision a verdict of Redis makes; an admitted request is counted as this instance's. */
+    private Decision decision(Instant now, long tokens, Verdict v) {
         RateLimits rateLimits = rateLimits(v);
         Duration retryAfter = Duration.ofMillis(Math.max(0, v.retryAfterMillis()));
         return switch ((int) v.refusal()) {
@@ -203,12 +253,20 @@ public final class RedisTenantLimits implements TenantLimits {
 
     /** One call of the admit script; empty when Redis is away. */
     private Optional<Verdict> run(Instant now, long tokens, boolean take) {
+        Optional<List<Object>> answer = redis.eval(ADMIT, ScriptOutputType.MULTI, keys(now).all(), args(now, tokens, take));
+        return answer.map(RedisTenantLimits::verdict);
+    }
+
+    /** The admit script's arguments (see its header). */
+    private String[] args(Instant now, long tokens, boolean take) {
         Keys keys = keys(now);
-        Optional<List<Object>> answer = redis.eval(ADMIT, ScriptOutputType.MULTI, keys.all(),
-                String.valueOf(now.toEpochMilli()), limit(rpm), String.valueOf(burst), limit(tpm), String.valueOf(tokens),
-                limit(rpd), limit(dailyMicros), limit(monthlyMicros), redis.instance(), String.valueOf(keys.dayEnd()),
-                String.valueOf(keys.monthEnd()), take ? "take" : "peek");
-        return answer.map(values -> new Verdict(values.stream().mapToLong(v -> (Long) v).toArray()));
+        return new String[] {String.valueOf(now.toEpochMilli()), limit(rpm), String.valueOf(burst), limit(tpm),
+                String.valueOf(tokens), limit(rpd), limit(dailyMicros), limit(monthlyMicros), redis.instance(),
+                String.valueOf(keys.dayEnd()), String.valueOf(keys.monthEnd()), take ? "take" : "peek"};
+    }
+
+    private static Verdict verdict(List<Object> answer) {
+        return new Verdict(answer.stream().mapToLong(v -> (Long) v).toArray());
     }
 
     private Optional<Double> spent(String key) {
@@ -291,12 +349,12 @@ public final class RedisTenantLimits implements TenantLimits {
         return limit == null ? "-1" : String.valueOf(limit);
     }
 
-    private static RedisScript script(String name) {
+    private static String lua(String name) {
         try (InputStream in = RedisTenantLimits.class.getResourceAsStream(name + ".lua")) {
             if (in == null) {
                 throw new IllegalStateException(name + ".lua is not on the classpath");
             }
-            return RedisScript.of(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

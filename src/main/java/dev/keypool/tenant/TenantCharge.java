@@ -9,21 +9,30 @@ import java.util.OptionalLong;
 public final class TenantCharge {
 
     private final Tenant tenant;
-    private final TenantLimits.Admitted admitted;
+    private final TenantAdmission admission;
     private boolean settled;
 
-    public TenantCharge(Tenant tenant, TenantLimits.Admitted admitted) {
+    /** @param admission decided and not refused, or pending until the request's first key (SPEC §11) */
+    public TenantCharge(Tenant tenant, TenantAdmission admission) {
         this.tenant = tenant;
-        this.admitted = admitted;
+        this.admission = admission;
     }
 
     public Tenant tenant() {
         return tenant;
     }
 
-    /** The tenant's limits as they stood when the request was admitted, for the x-ratelimit-* headers. */
+    public TenantAdmission admission() {
+        return admission;
+    }
+
+    /**
+     * The tenant's limits as they stood when the request was admitted (or refused), for the x-ratelimit-* headers;
+     * none while the admission is pending.
+     */
     public RateLimits rateLimits() {
-        return admitted.rateLimits();
+        TenantLimits.Decision decision = admission.decision();
+        return decision == null ? RateLimits.NONE : decision.rateLimits();
     }
 
     /**
@@ -42,7 +51,7 @@ public final class TenantCharge {
     }
 
     private void settle(OptionalLong usedTokens, boolean answered, double costUsd) {
-        if (!settled) {
+        if (!settled && admission.decision() instanceof TenantLimits.Admitted admitted) {
             settled = true;
             tenant.limits().settle(admitted, usedTokens, answered, costUsd);
         }

@@ -18,6 +18,15 @@ public interface TenantLimits {
     Decision admit(LongSupplier estimatedTokens);
 
     /**
+     * The request's admission: decided now ({@link #admit}), or, by limits shared with other instances, left to be
+     * decided with the request's first key reservation in the same call (SPEC §11), or alone when no key's
+     * reservation can carry it.
+     */
+    default TenantAdmission admission(LongSupplier estimatedTokens) {
+        return TenantAdmission.decided(admit(estimatedTokens));
+    }
+
+    /**
      * An admitted request is over: its tokens become {@code usedTokens} when the provider reported them; when not, an
      * answered request keeps its estimate and one that was never answered gives it back. Its cost is spent from the
      * budget.

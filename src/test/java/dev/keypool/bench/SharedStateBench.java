@@ -51,7 +51,7 @@ class SharedStateBench {
             try (GatewayInstance local = GatewayInstance.start(dir, "local", config, Clock.systemUTC());
                  GatewayInstance a = GatewayInstance.start(dir, "a", config + redisBlock, Clock.systemUTC());
                  GatewayInstance b = GatewayInstance.start(dir, "b", config + redisBlock, Clock.systemUTC())) {
-                System.out.println("keys with rpm and tpm limits, tenant with an rpm limit (two Redis round trips):");
+                System.out.println("keys with rpm and tpm limits, tenant with an rpm limit (one Redis round trip for both):");
                 addedLatency(local, a);
                 coolingPropagation(a, b);
             }

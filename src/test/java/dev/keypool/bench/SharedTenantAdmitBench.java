@@ -4,8 +4,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import dev.keypool.config.RedisConfig;
 import dev.keypool.shared.RedisLink;
@@ -45,7 +43,7 @@ class SharedTenantAdmitBench {
                 server.commands().configResetstat();
                 report(label, "redis, all limits", () -> all.admit(() -> 20));
                 System.out.printf("%s: redis, all limits: %.2f EVALSHA per admission%n", label,
-                        (double) evalshaCalls(server) / CALLS);
+                        (double) server.commandCalls().getOrDefault("evalsha", 0L) / CALLS);
             }
         }
     }
@@ -60,10 +58,5 @@ class SharedTenantAdmitBench {
         Arrays.sort(times);
         System.out.printf("%s: %-20s p50 %.3f ms, p99 %.3f ms%n", round, what, times[CALLS / 2] / 1e6,
                 times[CALLS * 99 / 100] / 1e6);
-    }
-
-    private static long evalshaCalls(RedisServer server) {
-        Matcher m = Pattern.compile("cmdstat_evalsha:calls=(\\d+)").matcher(server.commands().info("commandstats"));
-        return m.find() ? Long.parseLong(m.group(1)) : 0;
     }
 }

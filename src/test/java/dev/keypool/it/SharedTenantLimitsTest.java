@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.breaker.BreakerState;
 import dev.keypool.camel.TenantGate;
 import dev.keypool.shared.RedisLink;
 import dev.keypool.tenant.TenantLimits;
@@ -63,6 +64,13 @@ class SharedTenantLimitsTest {
                       priced-model: {input: 50000, output: 50000}
                     keys:
                       - key: sk-proj-T3BlbkFJ4xQ9mZ2vW7nR5cY8
+                  # a key with limits of its own: the tenant's admission goes to Redis with its reservation
+                  - name: metered
+                    baseUrl: %s
+                    models: [gpt-4o]
+                    keys:
+                      - key: sk-proj-M7tr9dKq2xWv5nR8cY3bLz4H
+                        rpm: 1000
                 tenants:
                   - name: team-a
                     token: %s
@@ -73,7 +81,7 @@ class SharedTenantLimitsTest {
                     budget: {daily: 1.0}
                 queue:
                   maxWait: 0s
-                """.formatted(redis.url(), upstream.baseUrl(), TEAM_TOKEN, SPENDER_TOKEN);
+                """.formatted(redis.url(), upstream.baseUrl(), upstream.baseUrl(), TEAM_TOKEN, SPENDER_TOKEN);
         a = GatewayInstance.start(dir, "a", yaml, clock);
         b = GatewayInstance.start(dir, "b", yaml, clock);
     }
@@ -116,6 +124,34 @@ class SharedTenantLimitsTest {
         clock.advance(Duration.ofSeconds(6));
         assertThat(a.chat("gpt-4o", TEAM_TOKEN).statusCode()).isEqualTo(200);
         assertThat(b.chat("gpt-4o", TEAM_TOKEN).statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void should_decide_the_tenant_and_the_limited_key_in_one_redis_call_per_request() throws Exception {
+        assertThat(a.chat("metered/gpt-4o", TEAM_TOKEN).statusCode()).isEqualTo(200);   // loads the scripts
+        redis.commands().configResetstat();
+
+        for (int i = 0; i < 9; i++) {
+            HttpResponse<String> served = (i % 2 == 0 ? b : a).chat("metered/gpt-4o", TEAM_TOKEN);
+            assertThat(served.statusCode()).isEqualTo(200);
+            assertThat(served.headers().firstValue("x-ratelimit-remaining-requests")).contains(String.valueOf(8 - i));
+        }
+        // one script call per request: the tenant's bucket and the key's window together (Redis counts the commands
+        // the script runs as well, none of them is a second call)
+        assertThat(redis.commands().info("commandstats")).containsPattern("cmdstat_evalsha:calls=9,");
+
+        // the tenant's bucket is empty: refused as the tenant's, with nothing taken from the key, and nothing held
+        // against the channel
+        HttpResponse<String> refused = b.chat("metered/gpt-4o", TEAM_TOKEN);
+        assertThat(refused.statusCode()).isEqualTo(429);
+        assertThat(JSON.readTree(refused.body()).path("error").path("code").asText()).isEqualTo("tenant_rate_limited");
+        assertThat(refused.headers().firstValue("Retry-After")).contains("6");
+        assertThat(refused.headers().firstValue("x-ratelimit-remaining-requests")).contains("0");
+        assertThat(redis.commands().keys("keypool:quota:metered:*:rpm")).singleElement().satisfies(key ->
+                assertThat(redis.commands().hvals(key).stream().mapToLong(Long::parseLong).sum()).isEqualTo(10));
+        assertThat(upstream.totalHits()).isEqualTo(10);
+        assertThat(b.channel("metered").breaker().state()).isEqualTo(BreakerState.CLOSED);
+        assertThat(b.channel("metered").breaker().figures().errorRatePercent()).isZero();
     }
 
     @Test

@@ -82,7 +82,7 @@ class KeyPoolAcquireTest {
         KeyPool limited = new KeyPool("chat", List.of(limitedA, limitedB), new RoundRobinStrategy(),
                 Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
         int batchLines = 0;
-        while (limited.acquireBelowSoftLimit(KeyScope.SHARED, Set.of(), () -> 0).isPresent()) {
+        while (limited.acquireBelowSoftLimit(KeyScope.SHARED, Set.of(), () -> 0, null).isPresent()) {
             batchLines++;
         }
 

@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import dev.keypool.config.RedisConfig;
 import dev.keypool.tenant.TenantLimits;
@@ -72,7 +70,7 @@ class RedisTenantLimitsTest {
         }
 
         // Redis counts the commands a script runs too: those are the only others
-        Map<String, Long> calls = commandCalls();
+        Map<String, Long> calls = server.commandCalls();
         assertThat(calls).containsEntry("evalsha", 20L);
         assertThat(calls.keySet()).isSubsetOf("evalsha", "hvals", "hmget", "hgetall", "hdel", "hset", "hincrby", "pexpire");
     }
@@ -87,7 +85,7 @@ class RedisTenantLimitsTest {
 
         assertThat(admitted).isInstanceOf(TenantLimits.Admitted.class);
         assertThat(admitted.rateLimits().headers()).isEmpty();
-        assertThat(commandCalls()).isEmpty();
+        assertThat(server.commandCalls()).isEmpty();
         settle(a, admitted, 0.5);
         await().atMost(Duration.ofSeconds(2)).until(() -> b.spentToday() == 0.5);
     }
@@ -223,17 +221,5 @@ class RedisTenantLimitsTest {
 
     private static void settle(RedisTenantLimits limits, TenantLimits.Decision decision, double cost) {
         limits.settle((TenantLimits.Admitted) decision, OptionalLong.of(10), true, cost);
-    }
-
-    /** Calls per command since the last CONFIG RESETSTAT, without the test's own INFO and CONFIG. */
-    private Map<String, Long> commandCalls() {
-        Map<String, Long> calls = new java.util.TreeMap<>();
-        Matcher m = Pattern.compile("cmdstat_([a-z|]+):calls=(\\d+)").matcher(server.commands().info("commandstats"));
-        while (m.find()) {
-            if (!m.group(1).equals("info") && !m.group(1).startsWith("config")) {
-                calls.put(m.group(1), Long.parseLong(m.group(2)));
-            }
-        }
-        return calls;
     }
 }

@@ -8,6 +8,8 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.KeyScanCursor;
@@ -88,6 +90,21 @@ public final class RedisServer implements AutoCloseable {
             connection = client.connect();
         }
         return connection.sync();
+    }
+
+    /**
+     * Calls per command since the server started or the last {@code CONFIG RESETSTAT}, commands a script ran
+     * included, without the INFO and CONFIG calls of tests.
+     */
+    public Map<String, Long> commandCalls() {
+        Map<String, Long> calls = new TreeMap<>();
+        Matcher m = Pattern.compile("cmdstat_([a-z|]+):calls=(\\d+)").matcher(commands().info("commandstats"));
+        while (m.find()) {
+            if (!m.group(1).equals("info") && !m.group(1).startsWith("config")) {
+                calls.put(m.group(1), Long.parseLong(m.group(2)));
+            }
+        }
+        return calls;
     }
 
     /** Every key and, for strings, hashes, lists, sets and sorted sets, every value in it: for leak checks. */
