@@ -13,4 +13,4 @@ cd "$(dirname "$0")/.."
 command -v redis-server >/dev/null || { echo "redis-server is not installed (apt-get install -y redis-server)" >&2; exit 1; }
 mvn -B -ntp -o test -Dtest=SharedStateBench -Dsurefire.failIfNoSpecifiedTests=false \
     -Dbench.calls="${CALLS:-4000}" -Dbench.rounds="${ROUNDS:-3}" -Dbench.coolings="${COOLINGS:-300}" \
-    | grep -a -E "^  round |^  cooling |^keys with|Tests run|FAIL|ERROR"
+    | grep -a -E "^  round |^  cooling |^  redis |^keys with|Tests run|FAIL|ERROR"

@@ -42,7 +42,7 @@ public final class RedisTenantLimits implements TenantLimits {
 
     /** {@code tenant-admit.lua}: the Lua function {@code tenant_admit(take)}, for this script and the quota ledger's. */
     static final String ADMIT_FUNCTION = lua("tenant-admit");
-    static final RedisScript ADMIT = RedisScript.of("tenant-admit", ADMIT_FUNCTION + "return tenant_admit(ARGV[12] == 'take')\n");
+    static final RedisScript ADMIT = RedisScript.of("tenant-admit", ADMIT_FUNCTION + "return (tenant_admit(ARGV[12] == 'take'))\n");
     static final RedisScript WRITE_BACK = RedisScript.of("tenant-write-back", lua("tenant-write-back"));
 
     /** The bucket is counted in 1/60000 request in Redis: rpm units flow in per millisecond. */

@@ -8,8 +8,8 @@
 -- The bucket is kept in units of 1/60000 request, so that rpm units flow in per millisecond: integers only.
 -- Returns {refusal, retry after ms, bucket units, tokens used in the window, ms until the window is empty, micro-USD
 -- spent today, this month}; refusal is 0 when admitted, 1 bucket, 2 tokens per minute, 3 requests per day, 4 budget.
--- (the script that runs it alone ends with: return tenant_admit(ARGV[12] == 'take'); another script may run it
--- first, on its first 5 keys and 12 arguments, with take false to check and true to take)
+-- tenant_admit(take) answers that and, second, a function that takes an admitted request later and answers anew: a
+-- script may check a tenant on its first 5 keys and 12 arguments, then take it only if the rest of its work has room.
 local function tenant_admit(take)
     local now = tonumber(ARGV[1])
     local rpm, burst, tpm = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -96,7 +96,24 @@ local function tenant_admit(take)
         refusal, retry = 3, dayEnd - now
     end
 
-    if refusal == 0 and take then
+    -- the answer as the limits stand: x-ratelimit-reset-tokens is when what the window holds has all left it
+    local function verdict()
+        local emptyIn = 0
+        if used > 0 then
+            local left = used
+            for second = oldest, current do
+                left = left - (perSecond[second] or 0)
+                if left <= 0 then
+                    emptyIn = (second + WINDOW + 1) * 1000 - now
+                    break
+                end
+            end
+        end
+        return {refusal, retry, units, used, emptyIn, spentToday, spentThisMonth}
+    end
+
+    -- takes the request, which the checks above admitted
+    local function apply()
         if rpm >= 0 then
             units = units - UNIT
             redis.call('HSET', KEYS[1], 'units', units, 'at', now)
@@ -112,20 +129,11 @@ local function tenant_admit(take)
             redis.call('HINCRBY', KEYS[3], instance, 1)
             redis.call('PEXPIRE', KEYS[3], dayEnd - now + 86400000)
         end
+        return verdict()
     end
 
-    -- when what the window holds now has all left it (x-ratelimit-reset-tokens)
-    local emptyIn = 0
-    if used > 0 then
-        local left = used
-        for second = oldest, current do
-            left = left - (perSecond[second] or 0)
-            if left <= 0 then
-                emptyIn = (second + WINDOW + 1) * 1000 - now
-                break
-            end
-        end
+    if refusal == 0 and take then
+        return apply(), apply
     end
-
-    return {refusal, retry, units, used, emptyIn, spentToday, spentThisMonth}
+    return verdict(), apply
 end

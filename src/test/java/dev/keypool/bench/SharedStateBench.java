@@ -53,6 +53,7 @@ class SharedStateBench {
                  GatewayInstance b = GatewayInstance.start(dir, "b", config + redisBlock, Clock.systemUTC())) {
                 System.out.println("keys with rpm and tpm limits, tenant with an rpm limit (one Redis round trip for both):");
                 addedLatency(local, a);
+                printScriptTime(redis);
                 coolingPropagation(a, b);
             }
             try (GatewayInstance local = GatewayInstance.start(dir, "local-keys", keyLimitsOnly, Clock.systemUTC());
@@ -60,8 +61,16 @@ class SharedStateBench {
                          Clock.systemUTC())) {
                 System.out.println("keys with rpm and tpm limits, tenant without limits (one Redis round trip):");
                 addedLatency(local, shared);
+                printScriptTime(redis);
             }
         }
+    }
+
+    /** What Redis itself spent per script call (of the requests above), against what a request waits for it. */
+    private static void printScriptTime(RedisServer redis) {
+        redis.commands().info("commandstats").lines().filter(line -> line.startsWith("cmdstat_evalsha"))
+                .forEach(line -> System.out.println("  redis " + line));
+        redis.commands().configResetstat();
     }
 
     private static void addedLatency(GatewayInstance local, GatewayInstance shared) throws Exception {

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -124,8 +125,14 @@ class SharedRedisDownTest {
 
     /** The same in Redis. */
     private long sharedRpm() {
-        return MAIN_KEYS.stream().mapToLong(secret -> redis.commands()
-                .hvals("keypool:quota:main:" + Fingerprint.of(secret) + ":rpm").stream().mapToLong(Long::parseLong).sum()).sum();
+        return MAIN_KEYS.stream().mapToLong(secret -> {
+            Map<String, String> window = redis.commands().hgetall("keypool:quota:main:" + Fingerprint.of(secret) + ":rpm");
+            long seconds = window.entrySet().stream().filter(e -> e.getKey().chars().allMatch(Character::isDigit))
+                    .mapToLong(e -> Long.parseLong(e.getValue())).sum();
+            // the window's running total agrees with its seconds
+            assertThat(window.getOrDefault("sum", "0")).isEqualTo(String.valueOf(seconds));
+            return seconds;
+        }).sum();
     }
 
     private GatewayInstance instance(String name) {
