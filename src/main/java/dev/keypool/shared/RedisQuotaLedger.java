@@ -53,10 +53,12 @@ public final class RedisQuotaLedger implements QuotaLedger {
               local function kind(i)
                 return ARGV[A + 3 + (i - 1) * 5]
               end
-              -- a sliding window's total once the seconds before oldest are gone; its first second still held
+              -- a sliding window's total once the seconds before oldest are gone; its first second still held, and
+              -- whether the hash says so already
               local function trim(key)
                 local meta = redis.call('HMGET', key, 'sum', 'from')
                 local sum, from = tonumber(meta[1] or '0'), tonumber(meta[2] or oldest)
+                local known = meta[2] ~= false
                 if from < oldest then
                   local gone = {}
                   if oldest - from <= 2 * %1$d then
@@ -87,8 +89,9 @@ public final class RedisQuotaLedger implements QuotaLedger {
                   end
                   from = oldest
                   redis.call('HSET', key, 'sum', sum, 'from', from)
+                  known = true
                 end
-                return sum, from
+                return sum, from, known
               end
               -- a sliding window's seconds still in it: {second, amount, ...}
               local function seconds(key)
@@ -102,11 +105,11 @@ public final class RedisQuotaLedger implements QuotaLedger {
                 end
                 return out
               end
-              local used, first = {}, {}
+              local used, first, known = {}, {}, {}
               for i = 1, n do
                 if kind(i) == 's' then
-                  local sum, from = trim(KEYS[K + i])
-                  used[i], first[i] = math.max(0, sum), from
+                  local sum, from, held = trim(KEYS[K + i])
+                  used[i], first[i], known[i] = math.max(0, sum), from, held
                 else
                   used[i] = math.max(0, tonumber(redis.call('GET', KEYS[K + i]) or '0'))
                 end
@@ -134,23 +137,28 @@ public final class RedisQuotaLedger implements QuotaLedger {
                 local key, base = KEYS[K + i], A + 3 + (i - 1) * 5
                 if kind(i) == 's' then
                   at = math.max(second, first[i])
+                  local wrote = false
                   if mode == 'merge' then
                     for s, a in string.gmatch(ARGV[base + 1], '(%%d+):(-?%%d+)') do
                       local held = tonumber(redis.call('HGET', key, s) or '0')
                       if tonumber(s) >= first[i] and tonumber(a) > held then
                         redis.call('HSET', key, s, a)
                         redis.call('HINCRBY', key, 'sum', tonumber(a) - held)
+                        wrote = true
                       end
                     end
                   elseif tonumber(ARGV[base + 1]) ~= 0 then
                     local amount = tonumber(ARGV[base + 1])
                     out[#out + 1] = {at, redis.call('HINCRBY', key, at, amount)}
                     redis.call('HINCRBY', key, 'sum', amount)
+                    wrote = true
                   else
                     out[#out + 1] = {at, tonumber(redis.call('HGET', key, at) or '0')}
                   end
-                  if redis.call('EXISTS', key) == 1 then
-                    redis.call('HSETNX', key, 'from', first[i])
+                  if wrote or known[i] then
+                    if not known[i] then
+                      redis.call('HSET', key, 'from', first[i])
+                    end
                     redis.call('PEXPIRE', key, ARGV[base + 4])
                   end
                 else
