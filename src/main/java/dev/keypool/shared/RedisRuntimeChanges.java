@@ -2,16 +2,21 @@ package dev.keypool.shared;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.admin.RuntimeChanges;
 import dev.keypool.admin.RuntimeChangesFile;
 import dev.keypool.admin.RuntimeChangesStore;
 import dev.keypool.gateway.Channels;
+import io.lettuce.core.ScriptOutputType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,14 +26,46 @@ import org.slf4j.LoggerFactory;
  * {@code admin} topic. The other instances take them over ({@link RuntimeChanges#takeOver}) and keep them in their own
  * {@code state.dir}; an instance that connects reads them.
  *
+ * <p>A write sends only the entries it changed (a key's hold or tuning, a channel's forced breaker), merged into the
+ * stored changes by a script that publishes the result: two operators acting on two instances in the same moment, or
+ * during the same Redis outage, both keep their change.
+ *
  * <p>Redis down: changes are kept in the file only, and this instance remembers it has some Redis does not. Redis back:
- * those are written to Redis and published, since they are an operator's latest word; without such changes this
- * instance takes over what Redis holds (the others' changes meanwhile), or writes its own to a Redis that holds none.
+ * the entries it changed meanwhile are merged in and published, since they are an operator's latest word; without
+ * such changes this instance takes over what Redis holds (the others' changes meanwhile), or writes its own to a
+ * Redis that holds none.
  */
 public final class RedisRuntimeChanges implements RuntimeChangesStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisRuntimeChanges.class);
     private static final String TOPIC = "admin";
+    /** The sections of the changes whose entries are merged one by one. */
+    private static final List<String> SECTIONS = List.of("keys", "breakers");
+
+    /**
+     * KEYS: 1 the changes (JSON), 2 the events channel; ARGV: 1 the entries a write changed, {"keys": {"<id>": entry or
+     * false for one removed}, "breakers": {…}}, 2 the writing instance. Answers and publishes the changes merged.
+     */
+    static final RedisScript MERGE = RedisScript.of("admin-changes-merge", """
+            local stored = redis.call('GET', KEYS[1])
+            local changes = stored and cjson.decode(stored) or {version = 1}
+            for section, entries in pairs(cjson.decode(ARGV[1])) do
+              if type(changes[section]) ~= 'table' then
+                changes[section] = {}
+              end
+              for id, entry in pairs(entries) do
+                if entry == false then
+                  changes[section][id] = nil
+                else
+                  changes[section][id] = entry
+                end
+              end
+            end
+            local merged = cjson.encode(changes)
+            redis.call('SET', KEYS[1], merged)
+            redis.call('PUBLISH', KEYS[2], ARGV[2] .. ' ' .. merged)
+            return merged
+            """);
 
     private final RedisLink redis;
     private final RuntimeChangesFile file;
@@ -43,6 +80,8 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
     });
     // guarded by this
     private boolean unshared;
+    /** The changes as this instance last wrote them to Redis or took them over: what its next write differs from. */
+    private ObjectNode shared;
 
     /**
      * @param live     the changes in force on this instance, laid over {@code channels}
@@ -52,7 +91,8 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
         this.file = file;
         this.live = live;
         this.channels = channels;
-        redis.subscribe(TOPIC, json -> takeOvers.execute(() -> takeOver(json)));
+        this.shared = live.toJson(mapper);
+        redis.subscribe(TOPIC, json -> takeOvers.execute(() -> heard(json)));
         redis.onConnect(this::writeBack);
     }
 
@@ -65,10 +105,7 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
     @Override
     public synchronized void write(RuntimeChanges changes) throws IOException {
         file.write(changes);
-        String json = changes.toJson(mapper).toString();
-        if (redis.call(commands -> commands.set(key(), json)).isPresent()) {
-            redis.publish(TOPIC, json);
-        } else {
+        if (!share(changes.toJson(mapper), shared)) {
             unshared = true;
         }
     }
@@ -78,12 +115,51 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
         return file.path();
     }
 
-    private synchronized void takeOver(String json) {
-        if (json.equals(live.toJson(mapper).toString())) {
-            return;
+    /**
+     * Merges the entries {@code changes} differ in from {@code base} into Redis (published to the others), and takes
+     * over what the merge holds besides; false when Redis cannot take them.
+     */
+    private boolean share(ObjectNode changes, ObjectNode base) {
+        ObjectNode diff = mapper.createObjectNode();
+        for (String section : SECTIONS) {
+            JsonNode before = base.path(section);
+            JsonNode after = changes.path(section);
+            ObjectNode entries = diff.putObject(section);
+            after.fields().forEachRemaining(e -> {
+                if (!e.getValue().equals(before.get(e.getKey()))) {
+                    entries.set(e.getKey(), e.getValue());
+                }
+            });
+            before.fieldNames().forEachRemaining(id -> {
+                if (!after.has(id)) {
+                    entries.put(id, false);
+                }
+            });
         }
+        Optional<String> merged = redis.eval(MERGE, ScriptOutputType.VALUE,
+                new String[] {key(), redis.key("events", TOPIC)}, diff.toString(), redis.instance());
+        merged.ifPresent(this::adopt);
+        return merged.isPresent();
+    }
+
+    /**
+     * Another instance changed something: what Redis holds now is taken over (read again rather than the message's
+     * copy, which may arrive after this instance's own later merge), or, with changes of this one Redis has not seen,
+     * those are merged first.
+     */
+    private synchronized void heard(String message) {
+        writeBack();
+    }
+
+    /** Takes over the changes Redis holds. */
+    private synchronized void adopt(String json) {
         try {
-            live.takeOver(RuntimeChanges.fromJson(mapper.readTree(json)), channels.all());
+            RuntimeChanges newer = RuntimeChanges.fromJson(mapper.readTree(json));
+            shared = newer.toJson(mapper);
+            if (shared.equals(live.toJson(mapper))) {
+                return;
+            }
+            live.takeOver(newer, channels.all());
             file.write(live);
         } catch (IOException | IllegalArgumentException e) {
             LOG.warn("Runtime changes of another instance not taken over: {}", e.toString());
@@ -91,20 +167,20 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
     }
 
     private synchronized void writeBack() {
-        if (unshared) {
-            String json = live.toJson(mapper).toString();
-            if (redis.call(commands -> commands.set(key(), json)).isPresent()) {
-                redis.publish(TOPIC, json);
+        Optional<String> stored = redis.call(commands -> commands.get(key()));
+        if (stored.isEmpty()) {
+            // a Redis that holds none (new, or restarted empty): all of this instance's changes, none removed
+            if (redis.up() && share(live.toJson(mapper), mapper.createObjectNode())) {
                 unshared = false;
             }
-            return;
-        }
-        redis.call(commands -> commands.get(key())).ifPresentOrElse(this::takeOver, () -> {
-            if (redis.up()) {
-                String json = live.toJson(mapper).toString();
-                redis.call(commands -> commands.set(key(), json));
+        } else if (unshared) {
+            // the entries changed here while Redis was away, merged with what the others changed meanwhile
+            if (share(live.toJson(mapper), shared)) {
+                unshared = false;
             }
-        });
+        } else {
+            adopt(stored.get());
+        }
     }
 
     private String key() {

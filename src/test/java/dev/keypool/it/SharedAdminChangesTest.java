@@ -2,6 +2,11 @@ package dev.keypool.it;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Future;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.CountDownLatch;
 
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.gateway.Channel;
@@ -69,6 +74,68 @@ class SharedAdminChangesTest {
             assertThat(state(a, TWO)).isEqualTo(KeyState.ACTIVE);
             assertThat(state(b, TWO)).isEqualTo(KeyState.ACTIVE);
         });
+        gateways.assertNoSecretInRedis();
+    }
+
+    @Test
+    void should_keep_both_changes_made_on_two_instances_at_the_same_moment() throws Exception {
+        gateways = new SharedGateways(dir);
+        GatewayInstance a = gateways.start("a");
+        GatewayInstance b = gateways.start("b");
+        ExecutorService operators = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 1; round <= 5; round++) {
+                int one = round + 1;
+                int two = round + 10;
+                CountDownLatch go = new CountDownLatch(1);
+                Future<Integer> onA = operators.submit(() -> {
+                    go.await();
+                    return SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":" + one + "}").statusCode();
+                });
+                Future<Integer> onB = operators.submit(() -> {
+                    go.await();
+                    return SharedGateways.admin(b, "PATCH", "/admin/keys/" + TWO, "{\"weight\":" + two + "}").statusCode();
+                });
+                go.countDown();
+                assertThat(onA.get()).isEqualTo(200);
+                assertThat(onB.get()).isEqualTo(200);
+
+                await().atMost(Duration.ofSeconds(2)).untilAsserted(() -> {
+                    for (GatewayInstance instance : List.of(a, b)) {
+                        assertThat(weight(instance, ONE)).isEqualTo(one);
+                        assertThat(weight(instance, TWO)).isEqualTo(two);
+                    }
+                });
+            }
+        } finally {
+            operators.shutdownNow();
+        }
+    }
+
+    @Test
+    void should_keep_the_changes_two_instances_made_during_the_same_outage() {
+        gateways = new SharedGateways(dir);
+        GatewayInstance a = gateways.start("a");
+        GatewayInstance b = gateways.start("b");
+        assertThat(SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":2}").statusCode()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(2)).until(() -> weight(b, ONE) == 2);
+
+        gateways.redis.kill();
+        // two operators, each on an instance of their own, each changing another key
+        assertThat(SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":5}").statusCode()).isEqualTo(200);
+        assertThat(SharedGateways.admin(b, "PATCH", "/admin/keys/" + TWO, "{\"weight\":9}").statusCode()).isEqualTo(200);
+        gateways.redis.restart();
+
+        // each instance writes back the entry it changed, not its whole view: both changes stand everywhere
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+            for (GatewayInstance instance : List.of(a, b)) {
+                assertThat(weight(instance, ONE)).isEqualTo(5);
+                assertThat(weight(instance, TWO)).isEqualTo(9);
+            }
+        });
+        GatewayInstance c = gateways.start("c");
+        assertThat(weight(c, ONE)).isEqualTo(5);
+        assertThat(weight(c, TWO)).isEqualTo(9);
         gateways.assertNoSecretInRedis();
     }
 
