@@ -1,12 +1,13 @@
 package dev.keypool.gateway;
 
+import dev.keypool.breaker.NeutralFailure;
 import dev.keypool.config.Api;
 
 /**
  * An error the gateway itself answers, OpenAI-shaped: {@code {"error":{"message","type","code"}}}.
  * Messages are written by us and never carry a key or a client token.
  */
-public final class GatewayError extends RuntimeException {
+public final class GatewayError extends RuntimeException implements NeutralFailure {
 
     private final int status;
     private final String type;

@@ -59,39 +59,42 @@ public final class RedisQuotaLedger implements QuotaLedger {
                 local meta = redis.call('HMGET', key, 'sum', 'from')
                 local sum, from = tonumber(meta[1] or '0'), tonumber(meta[2] or oldest)
                 local known = meta[2] ~= false
-                if from < oldest then
-                  local gone = {}
-                  if oldest - from <= 2 * %1$d then
-                    for s = from, oldest - 1 do
-                      gone[#gone + 1] = s
-                    end
-                    local amounts = redis.call('HMGET', key, unpack(gone))
-                    for j = 1, #gone do
-                      if amounts[j] then
-                        sum = sum - tonumber(amounts[j])
-                      end
-                    end
-                  else
-                    -- idle longer than the hash's lifetime, or clocks far apart: read it all once
-                    sum = 0
-                    local flat = redis.call('HGETALL', key)
-                    for j = 1, #flat, 2 do
-                      local s = tonumber(flat[j])
-                      if s and s < oldest then
-                        gone[#gone + 1] = flat[j]
-                      elseif s then
-                        sum = sum + tonumber(flat[j + 1])
-                      end
-                    end
-                  end
-                  if #gone > 0 then
-                    redis.call('HDEL', key, unpack(gone))
-                  end
-                  from = oldest
-                  redis.call('HSET', key, 'sum', sum, 'from', from)
-                  known = true
+                if known and from >= oldest then
+                  return sum, from, known
                 end
-                return sum, from, known
+                local gone = {}
+                if known and oldest - from <= 2 * %1$d then
+                  for s = from, oldest - 1 do
+                    gone[#gone + 1] = s
+                  end
+                  local amounts = redis.call('HMGET', key, unpack(gone))
+                  for j = 1, #gone do
+                    if amounts[j] then
+                      sum = sum - tonumber(amounts[j])
+                    end
+                  end
+                else
+                  -- new, written without sum and from (an older KeyPool), idle longer than its lifetime, or clocks far
+                  -- apart: read it all once
+                  sum = 0
+                  local flat = redis.call('HGETALL', key)
+                  if #flat == 0 then
+                    return 0, oldest, false
+                  end
+                  for j = 1, #flat, 2 do
+                    local s = tonumber(flat[j])
+                    if s and s < oldest then
+                      gone[#gone + 1] = flat[j]
+                    elseif s then
+                      sum = sum + tonumber(flat[j + 1])
+                    end
+                  end
+                end
+                if #gone > 0 then
+                  redis.call('HDEL', key, unpack(gone))
+                end
+                redis.call('HSET', key, 'sum', sum, 'from', oldest)
+                return sum, oldest, true
               end
               -- a sliding window's seconds still in it: {second, amount, ...}
               local function seconds(key)

@@ -2,8 +2,11 @@ package dev.keypool.shared;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -44,7 +47,8 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
 
     /**
      * KEYS: 1 the changes (JSON), 2 the events channel; ARGV: 1 the entries a write changed, {"keys": {"<id>": entry or
-     * false for one removed}, "breakers": {…}}, 2 the writing instance. Answers and publishes the changes merged.
+     * false for one removed}, "breakers": {…}}, 2 the writing instance, 3 entries to add only where the stored changes
+     * have none (same form). Answers and publishes the changes merged.
      */
     static final RedisScript MERGE = RedisScript.of("admin-changes-merge", """
             local stored = redis.call('GET', KEYS[1])
@@ -57,6 +61,16 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
                 if entry == false then
                   changes[section][id] = nil
                 else
+                  changes[section][id] = entry
+                end
+              end
+            end
+            for section, entries in pairs(cjson.decode(ARGV[3])) do
+              if type(changes[section]) ~= 'table' then
+                changes[section] = {}
+              end
+              for id, entry in pairs(entries) do
+                if changes[section][id] == nil then
                   changes[section][id] = entry
                 end
               end
@@ -105,7 +119,7 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
     @Override
     public synchronized void write(RuntimeChanges changes) throws IOException {
         file.write(changes);
-        if (!share(changes.toJson(mapper), shared)) {
+        if (!share(changes.toJson(mapper), false)) {
             unshared = true;
         }
     }
@@ -116,18 +130,23 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
     }
 
     /**
-     * Merges the entries {@code changes} differ in from {@code base} into Redis (published to the others), and takes
-     * over what the merge holds besides; false when Redis cannot take them.
+     * Merges the entries {@code changes} differ in from the last shared ones into Redis (published to the others), and
+     * takes over what the merge holds besides; with {@code fill}, its other entries too where Redis holds none (a
+     * Redis that lost them). False when Redis cannot take them.
      */
-    private boolean share(ObjectNode changes, ObjectNode base) {
+    private boolean share(ObjectNode changes, boolean fill) {
         ObjectNode diff = mapper.createObjectNode();
+        ObjectNode rest = mapper.createObjectNode();
         for (String section : SECTIONS) {
-            JsonNode before = base.path(section);
+            JsonNode before = shared.path(section);
             JsonNode after = changes.path(section);
             ObjectNode entries = diff.putObject(section);
+            ObjectNode others = rest.putObject(section);
             after.fields().forEachRemaining(e -> {
                 if (!e.getValue().equals(before.get(e.getKey()))) {
                     entries.set(e.getKey(), e.getValue());
+                } else if (fill) {
+                    others.set(e.getKey(), e.getValue());
                 }
             });
             before.fieldNames().forEachRemaining(id -> {
@@ -137,7 +156,7 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
             });
         }
         Optional<String> merged = redis.eval(MERGE, ScriptOutputType.VALUE,
-                new String[] {key(), redis.key("events", TOPIC)}, diff.toString(), redis.instance());
+                new String[] {key(), redis.key("events", TOPIC)}, diff.toString(), redis.instance(), rest.toString());
         merged.ifPresent(this::adopt);
         return merged.isPresent();
     }
@@ -151,15 +170,37 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
         writeBack();
     }
 
-    /** Takes over the changes Redis holds. */
+    /**
+     * Takes over the changes Redis holds, but for the entries changed here since they were last shared: an operator's
+     * change made on this instance a moment ago, not yet written, is not undone by another's.
+     */
     private synchronized void adopt(String json) {
         try {
-            RuntimeChanges newer = RuntimeChanges.fromJson(mapper.readTree(json));
-            shared = newer.toJson(mapper);
-            if (shared.equals(live.toJson(mapper))) {
+            ObjectNode stored = RuntimeChanges.fromJson(mapper.readTree(json)).toJson(mapper);
+            ObjectNode mine = live.toJson(mapper);
+            ObjectNode merged = stored.deepCopy();
+            for (String section : SECTIONS) {
+                JsonNode before = shared.path(section);
+                JsonNode after = mine.path(section);
+                ObjectNode target = merged.withObject("/" + section);
+                Set<String> ids = new HashSet<>();
+                before.fieldNames().forEachRemaining(ids::add);
+                after.fieldNames().forEachRemaining(ids::add);
+                for (String id : ids) {
+                    if (!Objects.equals(before.get(id), after.get(id))) {
+                        if (after.has(id)) {
+                            target.set(id, after.get(id));
+                        } else {
+                            target.remove(id);
+                        }
+                    }
+                }
+            }
+            shared = stored;
+            if (merged.equals(mine)) {
                 return;
             }
-            live.takeOver(newer, channels.all());
+            live.takeOver(RuntimeChanges.fromJson(merged), channels.all());
             file.write(live);
         } catch (IOException | IllegalArgumentException e) {
             LOG.warn("Runtime changes of another instance not taken over: {}", e.toString());
@@ -169,13 +210,14 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
     private synchronized void writeBack() {
         Optional<String> stored = redis.call(commands -> commands.get(key()));
         if (stored.isEmpty()) {
-            // a Redis that holds none (new, or restarted empty): all of this instance's changes, none removed
-            if (redis.up() && share(live.toJson(mapper), mapper.createObjectNode())) {
+            // a Redis that holds none (new, or restarted empty): what changed here, and the rest where no other
+            // instance has written it meanwhile
+            if (redis.up() && share(live.toJson(mapper), true)) {
                 unshared = false;
             }
         } else if (unshared) {
             // the entries changed here while Redis was away, merged with what the others changed meanwhile
-            if (share(live.toJson(mapper), shared)) {
+            if (share(live.toJson(mapper), false)) {
                 unshared = false;
             }
         } else {

@@ -15,9 +15,6 @@ import java.util.Map;
 public record RateLimits(Long limitRequests, long remainingRequests, Duration resetRequests,
                          Long limitTokens, long remainingTokens, Duration resetTokens) {
 
-    /** No limit to report: no headers. */
-    public static final RateLimits NONE = new RateLimits(null, 0, Duration.ZERO, null, 0, Duration.ZERO);
-
     /** The headers, with OpenAI's names and formats ({@code reset} as {@code 1s}, {@code 6m0s}, {@code 20ms}). */
     public Map<String, String> headers() {
         Map<String, String> headers = new LinkedHashMap<>();

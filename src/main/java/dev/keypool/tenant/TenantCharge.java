@@ -28,11 +28,11 @@ public final class TenantCharge {
 
     /**
      * The tenant's limits as they stood when the request was admitted (or refused), for the x-ratelimit-* headers;
-     * none while the admission is pending.
+     * as they stand now for a request that ended before its admission was decided (it never reached a key).
      */
     public RateLimits rateLimits() {
         TenantLimits.Decision decision = admission.decision();
-        return decision == null ? RateLimits.NONE : decision.rateLimits();
+        return decision == null ? tenant.limits().rateLimits() : decision.rateLimits();
     }
 
     /**

@@ -68,6 +68,7 @@ class SharedTenantLimitsTest {
                   - name: metered
                     baseUrl: %s
                     models: [gpt-4o]
+                    fallback: [alpha]
                     keys:
                       - key: sk-proj-M7tr9dKq2xWv5nR8cY3bLz4H
                         rpm: 1000
@@ -149,7 +150,9 @@ class SharedTenantLimitsTest {
         assertThat(refused.headers().firstValue("x-ratelimit-remaining-requests")).contains("0");
         assertThat(redis.commands().keys("keypool:quota:metered:*:rpm")).singleElement().satisfies(key ->
                 assertThat(redis.commands().hget(key, "sum")).isEqualTo("10"));
+        // not walked on to the fallback channel either
         assertThat(upstream.totalHits()).isEqualTo(10);
+        assertThat(upstream.hits("sk-proj-T3BlbkFJ4xQ9mZ2vW7nR5cY8")).isZero();
         assertThat(b.channel("metered").breaker().state()).isEqualTo(BreakerState.CLOSED);
         assertThat(b.channel("metered").breaker().figures().errorRatePercent()).isZero();
     }

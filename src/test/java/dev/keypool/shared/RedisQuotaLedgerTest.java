@@ -6,6 +6,7 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -83,6 +84,21 @@ class RedisQuotaLedgerTest {
         assertThat(b.tryReserve(400, true)).isEmpty();
         assertThat(server.commands().hget("test:quota:zhipu:3f2a:rpm", "sum")).isEqualTo("1");
         assertThat(b.tryReserve(300, true)).isPresent();
+    }
+
+    @Test
+    void should_count_a_window_an_older_gateway_wrote_without_its_sum() {
+        // seconds only, no sum and no first second: one second out of the window, one in it
+        long second = clock.instant().getEpochSecond();
+        String key = "test:quota:zhipu:3f2a:rpm";
+        server.commands().hset(key, Map.of(Long.toString(second - 70), "3", Long.toString(second - 10), "2"));
+        KeyQuota a = quota(new QuotaLimits(3L, null, null, null, null), ZoneOffset.UTC);
+
+        assertThat(a.tryReserve(0, true)).isPresent();
+        assertThat(a.tryReserve(0, true)).isEmpty();
+
+        assertThat(server.commands().hget(key, "sum")).isEqualTo("3");
+        assertThat(server.commands().hexists(key, Long.toString(second - 70))).isFalse();
     }
 
     @Test
