@@ -10,7 +10,8 @@
 # gateway from the repository root). Everything runs on 127.0.0.1. See bench/README.md for what each figure
 # means. Knobs (environment):
 #   JAVA_HOME           the JDK that runs the gateway (default: java on the PATH; README figures: Temurin 25)
-#   KEYPOOL_JAVA_OPTS   JVM flags for the gateway (default: the Dockerfile's, -Xmx384m -XX:+UseSerialGC)
+#   KEYPOOL_JAVA_OPTS   JVM flags for the gateway (default: the Dockerfile's, -Xmx336m -Xmn24m -XX:+UseSerialGC
+#                       -XX:TrimNativeHeapInterval=2000, and -XX:+UseCompactObjectHeaders on Java 25+)
 #   DURATION=10 WARMUP=3     seconds per wrk run and per warm-up run (before each run)
 #   JIT_WARMUP=60            seconds of gateway traffic before the first part that runs (0 = none)
 #   CONNS="1 64 256" LATENCIES="0 50"   the latency matrix
@@ -73,8 +74,9 @@ FAULT_POLL_MS=${FAULT_POLL_MS:-50}
 BIG_N=${BIG_N:-10000}
 BIG_LATENCY_MS=${BIG_LATENCY_MS:-2000}
 BIG_WARM_BURSTS=${BIG_WARM_BURSTS:-2}
-# the heap and GC the Dockerfile and README ship; KEYPOOL_JAVA_OPTS= (empty) for the JVM's defaults
-KEYPOOL_JAVA_OPTS=${KEYPOOL_JAVA_OPTS-"-Xmx384m -XX:+UseSerialGC"}
+# the heap, GC and native-heap trim the Dockerfile and README ship (plus compact object headers on Java 25+, below);
+# KEYPOOL_JAVA_OPTS= (empty) for the JVM's defaults
+SHIPPED_JAVA_OPTS="-Xmx336m -Xmn24m -XX:+UseSerialGC -XX:TrimNativeHeapInterval=2000"
 WRK_CPUS=${WRK_CPUS:-}
 GW_CPUS=${GW_CPUS:-}
 FAKE_CPUS=${FAKE_CPUS:-}
@@ -183,6 +185,11 @@ export BENCH_PRIMARY_PORT=$PRIMARY_PORT BENCH_BACKUP_PORT=$BACKUP_PORT
 JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
 RUNTIME_OPTS=""
 [ "${JAVA_FEATURE%%.*}" -ge 24 ] 2>/dev/null && RUNTIME_OPTS="--sun-misc-unsafe-memory-access=allow"
+# the Dockerfile's 8-byte object headers (a product flag from Java 25; README "Issue #9: memory at 10,000 in flight")
+if [ -z "${KEYPOOL_JAVA_OPTS+set}" ]; then
+  KEYPOOL_JAVA_OPTS=$SHIPPED_JAVA_OPTS
+  [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null && KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -XX:+UseCompactObjectHeaders"
+fi
 
 BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
 READY_BODY='{"model":"'$READY_MODEL'","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'

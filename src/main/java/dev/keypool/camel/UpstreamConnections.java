@@ -10,14 +10,16 @@ import org.apache.hc.core5.pool.PoolConcurrencyPolicy;
  * The provider connections of camel-http ({@code camel.component.http.client-connection-manager}): one per LLM
  * call in flight, so their per-connection memory is multiplied by keypool.max-in-flight.
  *
- * <p>HttpClient allocates an 8 KiB input and an 8 KiB output buffer per connection: 160 MB of heap at 10,000
- * calls in flight, the largest single item of a request's footprint. A request body and an answer's head fit in
- * 2 KiB; a longer answer or stream is read in more, smaller reads. The pool is LAX (a lock per route instead of one
- * for the whole pool): 10,000 calls lease and release connections at the same moment.
+ * <p>HttpClient allocates three buffers of the configured size per connection (input, output, and the input's line
+ * buffer): 8 KiB each by default, 240 MB of heap at 10,000 calls in flight, the largest single item of a request's
+ * footprint. At 512 B they are 15 MB: a request head and body go out in more writes (a body larger than the buffer
+ * is written straight to the socket anyway), an answer's head and body come in in more reads, and a longer line
+ * grows the line buffer as it needs (README, "Issue #9: memory at 10,000 in flight"). The pool is LAX (a lock per
+ * route instead of one for the whole pool): 10,000 calls lease and release connections at the same moment.
  */
 public final class UpstreamConnections {
 
-    static final int BUFFER_BYTES = 2048;
+    static final int BUFFER_BYTES = 512;
 
     private UpstreamConnections() {
     }

@@ -68,12 +68,20 @@ class InFlightLimitTest {
     }
 
     @Test
-    void should_size_the_default_from_three_quarters_of_the_heap() {
+    void should_size_the_default_from_four_fifths_of_the_heap() {
         long heap = 384L * 1024 * 1024;
 
         assertThat(InFlightLimit.sizedFromHeap(heap))
-                .isEqualTo((int) (heap * 3 / 4 / InFlightLimit.HEAP_BYTES_PER_REQUEST))
-                .isEqualTo(8192);
+                .isEqualTo((int) (heap * 4 / 5 / InFlightLimit.HEAP_BYTES_PER_REQUEST))
+                .isEqualTo(11650);
         assertThat(InFlightLimit.sizedFromHeap(0)).isEqualTo(1);
+    }
+
+    @Test
+    void should_hold_ten_thousand_with_the_shipped_heap() {
+        // Runtime.maxMemory() under the Dockerfile's -Xmx336m -Xmn24m -XX:+UseSerialGC: the heap less one survivor space
+        long shippedMaxMemory = 349_831_168L;
+
+        assertThat(InFlightLimit.sizedFromHeap(shippedMaxMemory)).isEqualTo(10122);
     }
 }
