@@ -18,13 +18,18 @@ public record KeyPatch(Map<String, Long> values) {
 
     /** The fields a patch may name: the key's weight and its limits, by their keypool.yaml names. */
     public static final Set<String> FIELDS = Set.of("weight", "rpm", "tpm", "rpd", "tpd", "tpmMonth");
+    /**
+     * The largest limit a patch may set: shared through Redis, the changes pass through Lua's cjson, which writes 14
+     * significant digits, so that a larger number would come back rounded and be dropped (SPEC §11).
+     */
+    public static final long MAX_LIMIT = 99_999_999_999_999L;
 
     public KeyPatch {
         values = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(values));
     }
 
     /**
-     * Reads a patch, or throws with every problem of it (unknown fields, wrong types, a weight below 1, a negative limit).
+     * Reads a patch, or throws with every problem of it (unknown fields, wrong types, a weight below 1, a negative or too large limit).
      */
     public static KeyPatch parse(JsonNode body) {
         List<String> problems = new ArrayList<>();
@@ -51,6 +56,8 @@ public record KeyPatch(Map<String, Long> values) {
                 problems.add("weight: must be <= " + Integer.MAX_VALUE);
             } else if (value.asLong() < 0) {
                 problems.add(name + ": must be >= 0 (0 lifts the limit)");
+            } else if (value.asLong() > MAX_LIMIT) {
+                problems.add(name + ": must be <= " + MAX_LIMIT);
             } else {
                 values.put(name, value.asLong());
             }

@@ -1,6 +1,8 @@
 package dev.keypool.shared;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -19,6 +21,7 @@ import dev.keypool.admin.RuntimeChanges;
 import dev.keypool.admin.RuntimeChangesFile;
 import dev.keypool.admin.RuntimeChangesStore;
 import dev.keypool.gateway.Channels;
+import dev.keypool.quota.QuotaStateFile;
 import io.lettuce.core.ScriptOutputType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -92,6 +95,11 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
         thread.setDaemon(true);
         return thread;
     });
+    /**
+     * While this instance has changes Redis has not seen: the shared changes they differ from, kept next to admin.json,
+     * so that a restart before Redis returns still shares them as changes, not as an old view of them.
+     */
+    private final Path unsharedBase;
     // guarded by this
     private boolean unshared;
     /** The changes as this instance last wrote them to Redis or took them over: what its next write differs from. */
@@ -105,7 +113,9 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
         this.file = file;
         this.live = live;
         this.channels = channels;
-        this.shared = live.toJson(mapper);
+        this.unsharedBase = file.path().resolveSibling("admin.unshared-base.json");
+        this.shared = readUnsharedBase().orElseGet(() -> live.toJson(mapper));
+        this.unshared = Files.exists(unsharedBase);
         redis.subscribe(TOPIC, json -> takeOvers.execute(() -> heard(json)));
         redis.onConnect(this::writeBack);
     }
@@ -120,7 +130,34 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
     public synchronized void write(RuntimeChanges changes) throws IOException {
         file.write(changes);
         if (!share(changes.toJson(mapper), false)) {
+            markUnshared();
+        }
+    }
+
+    private void markUnshared() throws IOException {
+        if (!unshared) {
+            QuotaStateFile.replaceAtomically(unsharedBase, mapper.writeValueAsBytes(shared));
             unshared = true;
+        }
+    }
+
+    private void markShared() {
+        unshared = false;
+        try {
+            Files.deleteIfExists(unsharedBase);
+        } catch (IOException e) {
+            LOG.warn("{} not removed: {}", unsharedBase, e.toString());
+        }
+    }
+
+    private Optional<ObjectNode> readUnsharedBase() {
+        try {
+            return Optional.of(RuntimeChanges.fromJson(mapper.readTree(Files.readAllBytes(unsharedBase))).toJson(mapper));
+        } catch (NoSuchFileException none) {
+            return Optional.empty();
+        } catch (IOException | RuntimeException unreadable) {
+            LOG.warn("{} ignored: {}", unsharedBase, unreadable.toString());
+            return Optional.empty();
         }
     }
 
@@ -213,12 +250,12 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
             // a Redis that holds none (new, or restarted empty): what changed here, and the rest where no other
             // instance has written it meanwhile
             if (redis.up() && share(live.toJson(mapper), true)) {
-                unshared = false;
+                markShared();
             }
         } else if (unshared) {
             // the entries changed here while Redis was away, merged with what the others changed meanwhile
             if (share(live.toJson(mapper), false)) {
-                unshared = false;
+                markShared();
             }
         } else {
             adopt(stored.get());

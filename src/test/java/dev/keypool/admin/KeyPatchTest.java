@@ -21,12 +21,13 @@ class KeyPatchTest {
     @Test
     void should_list_every_problem_at_once() throws Exception {
         InvalidChangeException invalid = catchThrowableOfType(InvalidChangeException.class,
-                () -> KeyPatch.parse(mapper.readTree("{\"weight\":0,\"rpn\":1,\"rpd\":-1,\"tpm\":1.5,\"tpmMonth\":\"x\"}")));
+                () -> KeyPatch.parse(mapper.readTree("{\"weight\":0,\"rpn\":1,\"rpd\":-1,\"tpm\":1.5,\"tpmMonth\":\"x\","
+                        + "\"tpd\":123456789012345678}")));
 
         assertThat(invalid.problems()).containsExactly("weight: must be >= 1",
                 "rpn: unknown field; fields: rpd, rpm, tpd, tpm, tpmMonth, weight",
                 "rpd: must be >= 0 (0 lifts the limit)", "tpm: must be a whole number or null",
-                "tpmMonth: must be a whole number or null");
+                "tpmMonth: must be a whole number or null", "tpd: must be <= 99999999999999");
     }
 
     @Test

@@ -140,6 +140,31 @@ class SharedAdminChangesTest {
     }
 
     @Test
+    void should_share_a_change_made_while_redis_was_down_after_a_restart_meanwhile() {
+        gateways = new SharedGateways(dir);
+        GatewayInstance a = gateways.start("a");
+        GatewayInstance b = gateways.start("b");
+        assertThat(SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":2}").statusCode()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(2)).until(() -> weight(b, ONE) == 2);
+
+        gateways.redis.kill();
+        assertThat(SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":6}").statusCode()).isEqualTo(200);
+        a.close();
+        // Redis back, and B's older view written back into it before A starts again
+        gateways.redis.restart();
+        await().atMost(Duration.ofSeconds(15)).until(() -> gateways.redis.commands().get("keypool:admin:changes") != null);
+
+        GatewayInstance again = gateways.start("a");
+
+        // A's change from before its restart is still a change, not an old view that Redis's overrides
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            assertThat(weight(again, ONE)).isEqualTo(6);
+            assertThat(weight(b, ONE)).isEqualTo(6);
+        });
+        assertThat(dir.resolve("a/state/admin.unshared-base.json")).doesNotExist();
+    }
+
+    @Test
     void should_share_a_breaker_forced_open_while_redis_was_down_once_it_returns() {
         gateways = new SharedGateways(dir);
         GatewayInstance a = gateways.start("a");
