@@ -26,11 +26,12 @@ COPY application.properties keypool.yaml /app/
 RUN mkdir /app/state && chown keypool:keypool /app/state
 USER keypool
 EXPOSE 8080
-# the heap and GC that hold 10,000 requests in flight in 512 MiB (README, "Issue #9: memory at 10,000 in flight"):
-# a fixed 336 MiB heap (keypool.max-in-flight is sized from it: ~27 KiB per request, 10,122 here) with a 24 MiB young
-# generation, so that the old one (312 MiB) holds the ~290 MB a full burst keeps alive; Serial GC has no GC threads
-# and the least native memory. The JVM outside the heap is ~165 MiB: TrimNativeHeapInterval gives back to the OS the
-# malloc memory the JIT frees (~12 MiB), compact object headers (Java 25) cut 8% of the heap per request.
-# The last flag lets Netty keep using sun.misc.Unsafe on Java 24+ without a warning
-ENV JAVA_OPTS="-Xmx336m -Xmn24m -XX:+UseSerialGC -XX:TrimNativeHeapInterval=2000 -XX:+UseCompactObjectHeaders --sun-misc-unsafe-memory-access=allow"
+# the heap and GC that hold 10,000 requests in flight in 512 MiB and keep the throughput (README, "Issue #9: memory at
+# 10,000 in flight"): a fixed 336 MiB heap (keypool.max-in-flight is sized from it: ~27 KiB per request, 10,073 here)
+# with a 32 MiB young generation, so that the old one (304 MiB) holds the ~290 MB a full burst keeps alive; Parallel GC
+# with 2 threads halves the young pauses that Serial took at thousands of requests a second (256 connections at 50 ms:
+# 0.94 x the direct rate, against 0.76 with Serial). The JVM outside the heap is ~165 MiB: TrimNativeHeapInterval
+# gives back to the OS the malloc memory the JIT frees (~12 MiB), compact object headers (Java 25) cut 8% of the heap
+# per request. The last flag lets Netty keep using sun.misc.Unsafe on Java 24+ without a warning
+ENV JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000 -XX:+UseCompactObjectHeaders --sun-misc-unsafe-memory-access=allow"
 ENTRYPOINT ["sh", "-c", "exec java $JAVA_OPTS -jar /app/target/keypool.jar"]

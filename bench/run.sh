@@ -10,7 +10,8 @@
 # gateway from the repository root). Everything runs on 127.0.0.1. See bench/README.md for what each figure
 # means. Knobs (environment):
 #   JAVA_HOME           the JDK that runs the gateway (default: java on the PATH; README figures: Temurin 25)
-#   KEYPOOL_JAVA_OPTS   JVM flags for the gateway (default: the Dockerfile's, -Xmx336m -Xmn24m -XX:+UseSerialGC
+#   KEYPOOL_JAVA_OPTS   JVM flags for the gateway (default: the Dockerfile's, -Xmx336m -Xmn32m -XX:+UseParallelGC
+#                       -XX:ParallelGCThreads=2
 #                       -XX:TrimNativeHeapInterval=2000, and -XX:+UseCompactObjectHeaders on Java 25+)
 #   DURATION=10 WARMUP=3     seconds per wrk run and per warm-up run (before each run)
 #   JIT_WARMUP=60            seconds of gateway traffic before the first part that runs (0 = none)
@@ -76,7 +77,7 @@ BIG_LATENCY_MS=${BIG_LATENCY_MS:-2000}
 BIG_WARM_BURSTS=${BIG_WARM_BURSTS:-2}
 # the heap, GC and native-heap trim the Dockerfile and README ship (plus compact object headers on Java 25+, below);
 # KEYPOOL_JAVA_OPTS= (empty) for the JVM's defaults
-SHIPPED_JAVA_OPTS="-Xmx336m -Xmn24m -XX:+UseSerialGC -XX:TrimNativeHeapInterval=2000"
+SHIPPED_JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000"
 WRK_CPUS=${WRK_CPUS:-}
 GW_CPUS=${GW_CPUS:-}
 FAKE_CPUS=${FAKE_CPUS:-}

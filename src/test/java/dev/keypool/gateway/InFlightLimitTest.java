@@ -79,9 +79,9 @@ class InFlightLimitTest {
 
     @Test
     void should_hold_ten_thousand_with_the_shipped_heap() {
-        // Runtime.maxMemory() under the Dockerfile's -Xmx336m -Xmn24m -XX:+UseSerialGC: the heap less one survivor space
-        long shippedMaxMemory = 349_831_168L;
+        // Runtime.maxMemory() under the Dockerfile's -Xmx336m -Xmn32m -XX:+UseParallelGC: the heap less one survivor space
+        long shippedMaxMemory = 348_127_232L;
 
-        assertThat(InFlightLimit.sizedFromHeap(shippedMaxMemory)).isEqualTo(10122);
+        assertThat(InFlightLimit.sizedFromHeap(shippedMaxMemory)).isEqualTo(10073);
     }
 }
