@@ -267,15 +267,8 @@ public final class RedisQuotaLedger implements QuotaLedger {
         if (windows.isEmpty() || !(companion instanceof RedisTenantLimits.Shared tenant) || tenant.decided() || !tenant.on(redis)) {
             return run("take", now, windows);
         }
-        Call call = call("take", now, windows);
-        String[] tenantKeys = tenant.keys(now);
-        String[] tenantArgs = tenant.args(now);
-        String[] keys = new String[tenantKeys.length + call.keys().length];
-        System.arraycopy(tenantKeys, 0, keys, 0, tenantKeys.length);
-        System.arraycopy(call.keys(), 0, keys, tenantKeys.length, call.keys().length);
-        List<String> args = new ArrayList<>(List.of(tenantArgs));
-        args.addAll(call.args());
-        Optional<List<Object>> reply = redis.eval(QUOTA_WITH_TENANT, ScriptOutputType.MULTI, keys, args.toArray(String[]::new));
+        Optional<List<Object>> reply = tenant.call(now).then(call("take", now, windows))
+                .eval(redis, QUOTA_WITH_TENANT, ScriptOutputType.MULTI);
         if (reply.isEmpty()) {
             return Optional.empty();
         }
@@ -349,23 +342,19 @@ public final class RedisQuotaLedger implements QuotaLedger {
         if (windows.isEmpty()) {
             return Optional.empty();
         }
-        Call call = call(mode, now, windows);
-        Optional<List<Object>> reply = redis.eval(QUOTA, ScriptOutputType.MULTI, call.keys(), call.args().toArray(String[]::new));
+        Optional<List<Object>> reply = call(mode, now, windows).eval(redis, QUOTA, ScriptOutputType.MULTI);
         return reply.map(r -> answer(r, windows));
     }
 
     /** The keys and arguments of {@code quota_take} for these windows. */
-    private record Call(String[] keys, List<String> args) {
-    }
-
-    private Call call(String mode, Instant now, List<WindowAmount> windows) {
-        String[] keys = new String[windows.size()];
+    private ScriptCall call(String mode, Instant now, List<WindowAmount> windows) {
+        List<String> keys = new ArrayList<>(windows.size());
         List<String> args = new ArrayList<>(2 + 5 * windows.size());
         args.add(mode);
         args.add(Long.toString(now.toEpochMilli()));
         for (int i = 0; i < windows.size(); i++) {
             WindowAmount w = windows.get(i);
-            keys[i] = key(w);
+            keys.add(key(w));
             args.add(w.period() == null ? "s" : "c");
             args.add(mode.equals("merge") && w.period() == null ? seconds(w.buckets()) : Long.toString(w.amount()));
             args.add(Double.toString(w.cap()));
@@ -373,7 +362,7 @@ public final class RedisQuotaLedger implements QuotaLedger {
             args.add(Long.toString(w.period() == null ? SLIDING_TTL_MILLIS
                     : Duration.between(now, w.periodEnd()).plusDays(1).toMillis()));
         }
-        return new Call(keys, args);
+        return new ScriptCall(keys, args);
     }
 
     /** A sliding window's seconds as the script reads them: {@code second:amount,…}. */

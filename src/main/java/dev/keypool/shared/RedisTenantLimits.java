@@ -135,14 +135,9 @@ public final class RedisTenantLimits implements TenantLimits {
             return redis == link;
         }
 
-        /** The admit script's keys, for the request at {@code now}. */
-        String[] keys(Instant now) {
-            return RedisTenantLimits.this.keys(now).all();
-        }
-
-        /** The admit script's arguments, taking the request. */
-        String[] args(Instant now) {
-            return RedisTenantLimits.this.args(now, tokens, true);
+        /** The admit script's keys and arguments for the request at {@code now}, taking it. */
+        ScriptCall call(Instant now) {
+            return RedisTenantLimits.this.call(now, tokens, true);
         }
 
         /** What the admit script answered with a key's reservation: refused, or taken with the key. */
@@ -253,16 +248,17 @@ public final class RedisTenantLimits implements TenantLimits {
 
     /** One call of the admit script; empty when Redis is away. */
     private Optional<Verdict> run(Instant now, long tokens, boolean take) {
-        Optional<List<Object>> answer = redis.eval(ADMIT, ScriptOutputType.MULTI, keys(now).all(), args(now, tokens, take));
+        Optional<List<Object>> answer = call(now, tokens, take).eval(redis, ADMIT, ScriptOutputType.MULTI);
         return answer.map(RedisTenantLimits::verdict);
     }
 
-    /** The admit script's arguments (see its header). */
-    private String[] args(Instant now, long tokens, boolean take) {
+    /** The admit script's keys and arguments (see its header). */
+    private ScriptCall call(Instant now, long tokens, boolean take) {
         Keys keys = keys(now);
-        return new String[] {String.valueOf(now.toEpochMilli()), limit(rpm), String.valueOf(burst), limit(tpm),
-                String.valueOf(tokens), limit(rpd), limit(dailyMicros), limit(monthlyMicros), redis.instance(),
-                String.valueOf(keys.dayEnd()), String.valueOf(keys.monthEnd()), take ? "take" : "peek"};
+        return new ScriptCall(List.of(keys.all()), List.of(String.valueOf(now.toEpochMilli()), limit(rpm),
+                String.valueOf(burst), limit(tpm), String.valueOf(tokens), limit(rpd), limit(dailyMicros),
+                limit(monthlyMicros), redis.instance(), String.valueOf(keys.dayEnd()), String.valueOf(keys.monthEnd()),
+                take ? "take" : "peek"));
     }
 
     private static Verdict verdict(List<Object> answer) {
