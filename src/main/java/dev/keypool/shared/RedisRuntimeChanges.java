@@ -4,11 +4,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -172,18 +169,37 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
      * Redis that lost them). False when Redis cannot take them.
      */
     private boolean share(ObjectNode changes, boolean fill) {
-        ObjectNode diff = mapper.createObjectNode();
+        ObjectNode diff = changedSince(shared, changes);
         ObjectNode rest = mapper.createObjectNode();
         for (String section : SECTIONS) {
-            JsonNode before = shared.path(section);
+            ObjectNode others = rest.putObject(section);
+            if (fill) {
+                changes.path(section).fields().forEachRemaining(e -> {
+                    if (!diff.path(section).has(e.getKey())) {
+                        others.set(e.getKey(), e.getValue());
+                    }
+                });
+            }
+        }
+        Optional<String> merged = redis.eval(MERGE, ScriptOutputType.VALUE,
+                new String[] {key(), redis.key("events", TOPIC)}, diff.toString(), redis.instance(), rest.toString());
+        merged.ifPresent(this::adopt);
+        return merged.isPresent();
+    }
+
+    /**
+     * The entries {@code changes} set, changed or removed since {@code base}, as the merge script takes them:
+     * {@code {"keys": {"<id>": entry, or false when removed}, "breakers": {…}}}.
+     */
+    private ObjectNode changedSince(ObjectNode base, ObjectNode changes) {
+        ObjectNode diff = mapper.createObjectNode();
+        for (String section : SECTIONS) {
+            JsonNode before = base.path(section);
             JsonNode after = changes.path(section);
             ObjectNode entries = diff.putObject(section);
-            ObjectNode others = rest.putObject(section);
             after.fields().forEachRemaining(e -> {
                 if (!e.getValue().equals(before.get(e.getKey()))) {
                     entries.set(e.getKey(), e.getValue());
-                } else if (fill) {
-                    others.set(e.getKey(), e.getValue());
                 }
             });
             before.fieldNames().forEachRemaining(id -> {
@@ -192,10 +208,7 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
                 }
             });
         }
-        Optional<String> merged = redis.eval(MERGE, ScriptOutputType.VALUE,
-                new String[] {key(), redis.key("events", TOPIC)}, diff.toString(), redis.instance(), rest.toString());
-        merged.ifPresent(this::adopt);
-        return merged.isPresent();
+        return diff;
     }
 
     /**
@@ -215,24 +228,18 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
         try {
             ObjectNode stored = RuntimeChanges.fromJson(mapper.readTree(json)).toJson(mapper);
             ObjectNode mine = live.toJson(mapper);
+            // what the merge script does with a write's entries, with those changed here since last shared
             ObjectNode merged = stored.deepCopy();
-            for (String section : SECTIONS) {
-                JsonNode before = shared.path(section);
-                JsonNode after = mine.path(section);
-                ObjectNode target = merged.withObject("/" + section);
-                Set<String> ids = new HashSet<>();
-                before.fieldNames().forEachRemaining(ids::add);
-                after.fieldNames().forEachRemaining(ids::add);
-                for (String id : ids) {
-                    if (!Objects.equals(before.get(id), after.get(id))) {
-                        if (after.has(id)) {
-                            target.set(id, after.get(id));
-                        } else {
-                            target.remove(id);
-                        }
+            changedSince(shared, mine).fields().forEachRemaining(section -> {
+                ObjectNode target = merged.withObject("/" + section.getKey());
+                section.getValue().fields().forEachRemaining(entry -> {
+                    if (entry.getValue().isBoolean()) {
+                        target.remove(entry.getKey());
+                    } else {
+                        target.set(entry.getKey(), entry.getValue());
                     }
-                }
-            }
+                });
+            });
             shared = stored;
             if (merged.equals(mine)) {
                 return;

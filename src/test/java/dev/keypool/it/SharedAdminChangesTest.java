@@ -41,6 +41,12 @@ class SharedAdminChangesTest {
         return instance.channel("main").pool().find(fingerprint).orElseThrow().weight();
     }
 
+    /** An operator's PATCH of a key's weight through {@code instance}'s admin API, answered 200. */
+    private static void patchWeight(GatewayInstance instance, String fingerprint, int weight) {
+        assertThat(SharedGateways.admin(instance, "PATCH", "/admin/keys/" + fingerprint, "{\"weight\":" + weight + "}")
+                .statusCode()).isEqualTo(200);
+    }
+
     private static KeyState state(GatewayInstance instance, String fingerprint) {
         Channel main = instance.channel("main");
         return main.pool().stateOf(main.pool().find(fingerprint).orElseThrow());
@@ -52,7 +58,7 @@ class SharedAdminChangesTest {
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
 
-        assertThat(SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":7}").statusCode()).isEqualTo(200);
+        patchWeight(a, ONE, 7);
         assertThat(SharedGateways.admin(a, "POST", "/admin/keys/" + TWO + "/disable", null).statusCode()).isEqualTo(200);
 
         await().atMost(Duration.ofMillis(100)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2)).untilAsserted(() -> {
@@ -117,13 +123,13 @@ class SharedAdminChangesTest {
         gateways = new SharedGateways(dir);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
-        assertThat(SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":2}").statusCode()).isEqualTo(200);
+        patchWeight(a, ONE, 2);
         await().atMost(Duration.ofSeconds(2)).until(() -> weight(b, ONE) == 2);
 
         gateways.redis.kill();
         // two operators, each on an instance of their own, each changing another key
-        assertThat(SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":5}").statusCode()).isEqualTo(200);
-        assertThat(SharedGateways.admin(b, "PATCH", "/admin/keys/" + TWO, "{\"weight\":9}").statusCode()).isEqualTo(200);
+        patchWeight(a, ONE, 5);
+        patchWeight(b, TWO, 9);
         gateways.redis.restart();
 
         // each instance writes back the entry it changed, not its whole view: both changes stand everywhere
@@ -144,11 +150,11 @@ class SharedAdminChangesTest {
         gateways = new SharedGateways(dir);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
-        assertThat(SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":2}").statusCode()).isEqualTo(200);
+        patchWeight(a, ONE, 2);
         await().atMost(Duration.ofSeconds(2)).until(() -> weight(b, ONE) == 2);
 
         gateways.redis.kill();
-        assertThat(SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":6}").statusCode()).isEqualTo(200);
+        patchWeight(a, ONE, 6);
         a.close();
         // Redis back, and B's older view written back into it before A starts again
         gateways.redis.restart();
@@ -173,7 +179,7 @@ class SharedAdminChangesTest {
         gateways.redis.kill();
         assertThat(SharedGateways.admin(a, "POST", "/admin/channels/main/breaker",
                 "{\"state\":\"OPEN\",\"reason\":\"provider maintenance\"}").statusCode()).isEqualTo(200);
-        assertThat(SharedGateways.admin(a, "PATCH", "/admin/keys/" + ONE, "{\"weight\":4}").statusCode()).isEqualTo(200);
+        patchWeight(a, ONE, 4);
         assertThat(b.chat("m", null).headers().firstValue("X-KeyPool-Channel")).contains("main");
         assertThat(b.channel("main").breaker().state()).isEqualTo(BreakerState.CLOSED);
 
