@@ -26,7 +26,7 @@ public final class Admission {
 
     public void admit(Exchange exchange) {
         if (!limit.tryEnter()) {
-            throw GatewayError.overloaded(limit.max());
+            throw GatewayError.overloaded(limit.current());
         }
         AtomicBoolean done = new AtomicBoolean();
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {

@@ -24,6 +24,7 @@ import dev.keypool.fault.Faults;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.ChannelAssembly;
 import dev.keypool.gateway.Channels;
+import dev.keypool.gateway.HeapPressure;
 import dev.keypool.gateway.InFlightLimit;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.pool.ApiKey;
@@ -160,7 +161,10 @@ public class GatewayConfiguration implements CamelConfiguration {
                 .orElseGet(() -> InFlightLimit.sizedFromHeap(Runtime.getRuntime().maxMemory()));
         LOG.info("At most {} requests in flight (keypool.max-in-flight), then 503 overloaded", maxInFlight);
 
-        registry.bind("admission", new Admission(new InFlightLimit(maxInFlight)));
+        InFlightLimit inFlight = new InFlightLimit(maxInFlight,
+                new HeapPressure(Double.parseDouble(required(properties, "keypool.heap-limit"))));
+        HeapWatch.install(inFlight);
+        registry.bind("admission", new Admission(inFlight));
         // camel-http ignores its own pool settings once it is given a connection manager: this one reads them
         registry.bind("upstreamConnections", UpstreamConnections.pool(
                 Integer.parseInt(required(properties, "camel.component.http.connections-per-route"))));

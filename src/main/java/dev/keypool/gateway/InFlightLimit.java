@@ -4,9 +4,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * How many requests the gateway holds at once: past {@link #max()} a new request is refused at once (503
- * {@code overloaded}) instead of queueing without bound until memory runs out. Every {@link #tryEnter()} that
- * returned true must be matched by exactly one {@link #leave()}. Lock-free.
+ * How many requests the gateway holds at once: past {@link #max()}, or past the cap its {@link HeapPressure} sets when
+ * the heap is nearly full, a new request is refused at once (503 {@code overloaded}) instead of queueing without bound
+ * until memory runs out. Every {@link #tryEnter()} that returned true must be matched by exactly one {@link #leave()}.
+ * Lock-free.
  */
 public final class InFlightLimit {
 
@@ -23,14 +24,20 @@ public final class InFlightLimit {
     static final double HEAP_SHARE = 0.8;
 
     private final int max;
+    private final HeapPressure heap;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicLong refused = new AtomicLong();
 
     public InFlightLimit(int max) {
+        this(max, new HeapPressure(1));
+    }
+
+    public InFlightLimit(int max, HeapPressure heap) {
         if (max < 1) {
             throw new IllegalArgumentException("max in flight must be >= 1, was " + max);
         }
         this.max = max;
+        this.heap = heap;
     }
 
     /** The default limit for a JVM whose maximum heap is {@code maxHeapBytes} (Runtime.maxMemory()). */
@@ -38,9 +45,10 @@ public final class InFlightLimit {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, (long) (maxHeapBytes * HEAP_SHARE) / HEAP_BYTES_PER_REQUEST));
     }
 
-    /** Takes a place if one is free; false (and counted as refused) when {@link #max()} are in flight. */
+    /** Takes a place if one is free; false (and counted as refused) when {@link #current()} are in flight. */
     public boolean tryEnter() {
-        for (int n = inFlight.get(); n < max; n = inFlight.get()) {
+        int bound = current();
+        for (int n = inFlight.get(); n < bound; n = inFlight.get()) {
             if (inFlight.compareAndSet(n, n + 1)) {
                 return true;
             }
@@ -62,6 +70,15 @@ public final class InFlightLimit {
 
     public int max() {
         return max;
+    }
+
+    /** The limit in force now: {@link #max()}, or the heap's cap when that is lower. */
+    public int current() {
+        return Math.min(max, heap.cap());
+    }
+
+    public HeapPressure heap() {
+        return heap;
     }
 
     public long refused() {

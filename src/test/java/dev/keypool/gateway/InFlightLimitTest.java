@@ -60,6 +60,31 @@ class InFlightLimitTest {
     }
 
     @Test
+    void should_refuse_past_the_heap_cap_below_the_maximum_and_admit_again_once_it_is_lifted() {
+        HeapPressure heap = new HeapPressure(0.9);
+        InFlightLimit limit = new InFlightLimit(10, heap);
+        for (int i = 0; i < 4; i++) {
+            assertThat(limit.tryEnter()).isTrue();
+        }
+
+        // a full collection left the old generation 96 % full with 4 in flight: 4 x 0.72 / 0.96 = 3
+        heap.afterFullCollection(0.96, limit.inFlight());
+
+        assertThat(limit.current()).isEqualTo(3);
+        assertThat(limit.tryEnter()).isFalse();
+        limit.leave();
+        limit.leave();
+        assertThat(limit.tryEnter()).isTrue();
+        assertThat(limit.tryEnter()).isFalse();
+
+        heap.afterFullCollection(0.30, limit.inFlight());
+
+        assertThat(limit.current()).isEqualTo(10);
+        assertThat(limit.tryEnter()).isTrue();
+        assertThat(limit.refused()).isEqualTo(2);
+    }
+
+    @Test
     void should_refuse_a_leave_without_an_enter() {
         InFlightLimit limit = new InFlightLimit(1);
 

@@ -1,26 +1,23 @@
 package dev.keypool.it;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.keypool.camel.KeyPoolApplication;
 import dev.keypool.testing.FakeUpstream;
+import dev.keypool.testing.GatewayProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -131,21 +128,10 @@ class BatchKillRestartTest {
         return hits;
     }
 
-    /** The gateway as its own JVM (the main classes and dependencies of this build), on a free port. */
     private Process start(Path root, Path config, Path inbox, Path outbox, Path state, String name) throws IOException {
-        String java = ProcessHandle.current().info().command().orElse("java");
-        String classpath = Arrays.stream(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
-                        .split(File.pathSeparator))
-                .filter(entry -> !entry.endsWith("test-classes"))
-                .collect(Collectors.joining(File.pathSeparator));
-        int port = GatewayTestSupport.freePort();
-        List<String> command = List.of(java, "-Xmx384m", "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow", "-cp", classpath,
-                "-Dkeypool.config=" + config, "-Dcamel.server.port=" + port, "-Dcamel.management.port=" + port,
-                "-Dstate.dir=" + state, "-Dbatch.inbox=" + inbox, "-Dbatch.outbox=" + outbox,
-                "-Dbatch.concurrency=" + CONCURRENCY, KeyPoolApplication.class.getName());
-        Process process = new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
-                .redirectErrorStream(true).redirectOutput(root.resolve(name + ".log").toFile()).start();
+        Process process = GatewayProcess.start(root.resolve(name + ".log"), GatewayTestSupport.freePort(), List.of("-Xmx384m"),
+                Map.of("keypool.config", config.toString(), "state.dir", state.toString(), "batch.inbox", inbox.toString(),
+                        "batch.outbox", outbox.toString(), "batch.concurrency", String.valueOf(CONCURRENCY)));
         gateways.add(process);
         return process;
     }
