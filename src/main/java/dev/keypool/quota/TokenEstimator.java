@@ -19,8 +19,8 @@ public final class TokenEstimator {
     static final int PER_MESSAGE = 4;
     static final int MIN_ANSWER = 256;
 
+    /** Loads an encoding when a request first needs it: one takes ~30 MB of heap, which a gateway without token limits never uses. */
     private final EncodingRegistry registry = Encodings.newLazyEncodingRegistry();
-    private final Encoding fallback = registry.getEncoding(EncodingType.O200K_BASE);
 
     /**
      * @param body     the request as the client sent it
@@ -50,7 +50,7 @@ public final class TokenEstimator {
     }
 
     private Encoding encoding(String model) {
-        return registry.getEncodingForModel(model).orElse(fallback);
+        return registry.getEncodingForModel(model).orElseGet(() -> registry.getEncoding(EncodingType.O200K_BASE));
     }
 
     /** Tokens of every string inside {@code node}: message contents, content parts, input arrays. */
