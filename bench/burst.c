@@ -6,7 +6,7 @@
 //   /tmp/keypool-burst 127.0.0.1 18080 /v1/chat/completions 9800 [timeout-s]
 //
 // Prints the statuses and the wall time from the first connect to the last complete answer, then a
-// machine-readable "RESULT {json}" line like inflight.js.
+// machine-readable "RESULT {json}" line with the fields bench/run.sh reads from inflight.js's.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,8 +29,14 @@ struct call {
     size_t got;
     long status;
     long need;   // header length + Content-Length once known, else -1
+    double took; // seconds from the burst's start to the complete answer
     char buf[BUF];
 };
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
 
 static double now(void) {
     struct timespec t;
@@ -121,6 +127,7 @@ int main(int argc, char **argv) {
                 }
             }
             if (done) {
+                c->took = now() - start;
                 epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
                 close(c->fd);
                 c->fd = -1;
@@ -142,7 +149,15 @@ int main(int argc, char **argv) {
             other++;
         }
     }
+    double *took = malloc(n * sizeof *took);
+    for (int i = 0; i < n; i++) {
+        took[i] = calls[i].took;
+    }
+    qsort(took, n, sizeof *took, by_value);
     printf("burst of %d: %d OK, %d 503, %d other (%d could not connect) in %.2f s\n", n, ok, s503, other, errors, wall);
-    printf("RESULT {\"total\":%d,\"ok\":%d,\"status503\":%d,\"other\":%d,\"wallMs\":%.0f}\n", n, ok, s503, other, wall * 1000);
+    // the fields bench/run.sh reads from inflight.js's RESULT line
+    printf("RESULT {\"n\":%d,\"ok\":%d,\"wallMs\":%.0f,\"p50Ms\":%.0f,\"maxMs\":%.0f,"
+            "\"statuses\":{\"2xx\":%d,\"503\":%d,\"other\":%d}}\n",
+            n, ok, wall * 1000, took[n / 2] * 1000, took[n - 1] * 1000, ok, s503, other);
     return 0;
 }

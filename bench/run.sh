@@ -20,6 +20,8 @@
 #   IDLE_AFTER_S=35          idle seconds after the in-flight checks before RSS/threads are read again (0 = skip)
 #   FAULT_CLIENTS=64 FAULT_FAIL_S=20 FAULT_TOTAL_S=30 FAULT_LATENCY_MS=50 FAULT_POLL_MS=50
 #   BIG_N=10000 BIG_LATENCY_MS=2000 BIG_WARM_BURSTS=2   inflight10k: the burst size, the fake's latency, warmed bursts
+#   BIG_CLIENT=c             inflight10k alone: C client and fake (bench/burst.c, bench/fake-burst.c) when gcc is
+#                            there; node = the Node ones
 #   TTFB_STREAMS=64 TTFB_ROUNDS=10 HOLD_STREAMS=1000    stream: true parts (time to first byte; streams held open)
 #   QUOTA_RPM=120 QUOTA_RATE=16 QUOTA_S=120 QUOTA_LATENCY_MS=50   quota: the fake's per-key rpm, the client's requests/s
 #                            (open loop) and seconds, the fake's answer delay
@@ -176,7 +178,18 @@ trap 'exit 130' INT TERM
 
 pin() { if [ -n "$1" ]; then echo "taskset -c $1"; fi; }
 
-$(pin "$FAKE_CPUS") node "$BENCH_DIR/fake-upstream.js" --port "$PRIMARY_PORT" > "$OUT/fake-primary.log" 2>&1 &
+# inflight10k alone, with gcc: the provider is bench/fake-burst.c and the bursts come from bench/burst.c (C, epoll),
+# so that the 2 cores go to the gateway: the Node fake and client spend 3-5 s of a core each on 10,000 sockets
+BURST_C=""
+if [ "$MODE" = inflight10k ] && [ "${BIG_CLIENT:-c}" = c ] && command -v gcc > /dev/null; then
+  gcc -O2 -o "$OUT/keypool-fake-burst" "$BENCH_DIR/fake-burst.c" && gcc -O2 -o "$OUT/keypool-burst" "$BENCH_DIR/burst.c" \
+    && BURST_C=1
+fi
+if [ -n "$BURST_C" ]; then
+  $(pin "$FAKE_CPUS") "$OUT/keypool-fake-burst" "$PRIMARY_PORT" 0 > "$OUT/fake-primary.log" 2>&1 &
+else
+  $(pin "$FAKE_CPUS") node "$BENCH_DIR/fake-upstream.js" --port "$PRIMARY_PORT" > "$OUT/fake-primary.log" 2>&1 &
+fi
 PIDS+=($!); FAKE_PID=$!
 $(pin "$FAKE_CPUS") node "$BENCH_DIR/fake-upstream.js" --port "$BACKUP_PORT" > "$OUT/fake-backup.log" 2>&1 &
 PIDS+=($!)
@@ -475,10 +488,19 @@ with_peaks() {
   touch "$out.stop"; wait "$sampler" 2>/dev/null || true
 }
 
+# burst_of PORT N: N POSTs at once to 127.0.0.1:PORT, one socket each (bench/burst.c, else inflight.js)
+burst_of() {
+  if [ -n "$BURST_C" ]; then
+    "$OUT/keypool-burst" 127.0.0.1 "$1" "$CHAT" "$2" 60
+  else
+    node "$BENCH_DIR/inflight.js" burst --url "http://127.0.0.1:$1$CHAT" --n "$2" --timeout-ms 60000
+  fi
+}
+
 big_burst() {
   local tag=$1 slug=${1// /-} peak_t peak_r
   local file="$OUT/big-$slug.txt"
-  with_peaks "$OUT/big-$slug.peaks" node "$BENCH_DIR/inflight.js" burst --url "$GW$CHAT" --n "$BIG_N" --timeout-ms 60000 > "$file"
+  with_peaks "$OUT/big-$slug.peaks" burst_of "$GW_PORT" "$BIG_N" > "$file"
   read -r peak_t peak_r < "$OUT/big-$slug.peaks"
   say "$tag: $(describe_burst "$(result_of "$file")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB"
 }
@@ -487,7 +509,8 @@ inflight10k_part() {
   say "== $BIG_N POSTs at once (one socket each), upstream latency ${BIG_LATENCY_MS} ms: first burst after startup, then warmed =="
   say "   targets: all succeed; <= 4 s as the first burst, <= 3 s warmed; gateway RSS <= 512 MiB and <= 200 threads throughout"
   fake_ctl "$PRIMARY" "latency?ms=$BIG_LATENCY_MS"
-  node "$BENCH_DIR/inflight.js" burst --url "$PRIMARY$CHAT" --n "$BIG_N" --timeout-ms 60000 > "$OUT/big-direct.txt"
+  burst_of "$PRIMARY_PORT" "$BIG_N" > "$OUT/big-direct.txt"
+  say "   client and fake: $([ -n "$BURST_C" ] && echo "bench/burst.c and bench/fake-burst.c" || echo "bench/inflight.js and bench/fake-upstream.js")"
   say "directly against the fake (the client's own floor): $(describe_burst "$(result_of "$OUT/big-direct.txt")")"
   fake_ctl "$PRIMARY" reset
   say "gateway before the first burst: RSS $(mib "$(vm "$GW_PID" VmRSS)") MiB, threads $(threads "$GW_PID")"
