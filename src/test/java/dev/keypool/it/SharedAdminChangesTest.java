@@ -13,6 +13,7 @@ import dev.keypool.gateway.Channel;
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.pool.KeyState;
 import dev.keypool.testing.GatewayInstance;
+import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,7 @@ class SharedAdminChangesTest {
 
     @TempDir
     Path dir;
+    private final MutableClock clock = new MutableClock();
     private SharedGateways gateways;
 
     @AfterEach
@@ -54,7 +56,7 @@ class SharedAdminChangesTest {
 
     @Test
     void should_apply_a_change_made_on_one_instance_on_the_others_and_on_one_started_later() {
-        gateways = new SharedGateways(dir);
+        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
 
@@ -85,7 +87,7 @@ class SharedAdminChangesTest {
 
     @Test
     void should_keep_both_changes_made_on_two_instances_at_the_same_moment() throws Exception {
-        gateways = new SharedGateways(dir);
+        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
         ExecutorService operators = Executors.newFixedThreadPool(2);
@@ -120,7 +122,7 @@ class SharedAdminChangesTest {
 
     @Test
     void should_keep_the_changes_two_instances_made_during_the_same_outage() {
-        gateways = new SharedGateways(dir);
+        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
         patchWeight(a, ONE, 2);
@@ -147,7 +149,7 @@ class SharedAdminChangesTest {
 
     @Test
     void should_share_a_change_made_while_redis_was_down_after_a_restart_meanwhile() {
-        gateways = new SharedGateways(dir);
+        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
         patchWeight(a, ONE, 2);
@@ -172,7 +174,7 @@ class SharedAdminChangesTest {
 
     @Test
     void should_share_a_breaker_forced_open_while_redis_was_down_once_it_returns() {
-        gateways = new SharedGateways(dir);
+        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
 

@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.breaker.ChannelBreaker;
 import dev.keypool.testing.GatewayInstance;
+import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,6 +29,7 @@ class SharedBreakersTest {
 
     @TempDir
     Path dir;
+    private final MutableClock clock = new MutableClock();
     private SharedGateways gateways;
     private final ExecutorService clients = Executors.newFixedThreadPool(8);
 
@@ -50,7 +52,7 @@ class SharedBreakersTest {
 
     @Test
     void should_open_on_the_other_instance_and_send_at_most_the_probe_budget_from_both() throws Exception {
-        gateways = new SharedGateways(dir);
+        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
         gateways.upstream.answer(MAIN_ONE, 500).answer(MAIN_TWO, 500);
@@ -68,7 +70,7 @@ class SharedBreakersTest {
         // after the open wait both turn HALF_OPEN; eight requests at once, four on each, and the probes held upstream
         gateways.upstream.clear();
         gateways.upstream.healthy(MAIN_ONE).healthy(MAIN_TWO).holdAnswers();
-        gateways.clock.advance(Duration.ofSeconds(30));
+        clock.advance(Duration.ofSeconds(30));
         List<CompletableFuture<HttpResponse<String>>> answers = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             answers.add(CompletableFuture.supplyAsync(() -> a.chat("m", null), clients));
@@ -93,7 +95,7 @@ class SharedBreakersTest {
     /** The figure of the README: how soon a decision on one instance is in force on the other. */
     @Test
     void should_reach_the_other_instance_within_100ms() {
-        gateways = new SharedGateways(dir);
+        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
 
@@ -122,7 +124,7 @@ class SharedBreakersTest {
 
     @Test
     void should_go_on_alone_without_redis_and_converge_when_it_returns() {
-        gateways = new SharedGateways(dir);
+        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
 

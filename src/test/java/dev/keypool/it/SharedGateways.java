@@ -4,21 +4,23 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayInstance;
-import dev.keypool.testing.MutableClock;
 import dev.keypool.testing.RedisServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Gateway instances sharing one real redis-server and one fake upstream, on one test clock: channel {@code main}
- * (keys {@code sk-main-…}, tripped by one failure, 3 probes of which 2 must pass) falls back to {@code backup}.
+ * Gateway instances sharing one real redis-server and one fake upstream, on one clock, closed together. Each starts
+ * with the keypool.yaml it is given ({@code redis.url()} and {@code upstream.baseUrl()} in it), or with
+ * {@link #mainAndBackupYaml()}: channel {@code main} (keys {@code sk-main-…}, tripped by one failure, 3 probes of which
+ * 2 must pass) falling back to {@code backup}.
  */
 final class SharedGateways implements AutoCloseable {
 
@@ -27,15 +29,17 @@ final class SharedGateways implements AutoCloseable {
 
     final RedisServer redis = RedisServer.start();
     final FakeUpstream upstream = new FakeUpstream();
-    final MutableClock clock = new MutableClock();
     private final Path dir;
-    private final List<GatewayInstance> instances = new ArrayList<>();
+    private final Clock clock;
+    private final List<GatewayInstance> instances = new CopyOnWriteArrayList<>();
 
-    SharedGateways(Path dir) {
+    /** Instances keep their state under {@code dir} and read the time from {@code clock}. */
+    SharedGateways(Path dir, Clock clock) {
         this.dir = dir;
+        this.clock = clock;
     }
 
-    String yaml() {
+    String mainAndBackupYaml() {
         return """
                 redis:
                   url: %s
@@ -69,7 +73,11 @@ final class SharedGateways implements AutoCloseable {
     }
 
     GatewayInstance start(String name) {
-        GatewayInstance instance = GatewayInstance.start(dir, name, yaml(), clock);
+        return start(name, mainAndBackupYaml());
+    }
+
+    GatewayInstance start(String name, String yaml) {
+        GatewayInstance instance = GatewayInstance.start(dir, name, yaml, clock);
         instances.add(instance);
         return instance;
     }

@@ -10,10 +10,9 @@ import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.KeyState;
-import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayInstance;
-import dev.keypool.testing.RedisServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,27 +28,24 @@ class SharedKeyStatesTest {
     @TempDir
     Path dir;
 
-    private final RedisServer redis = RedisServer.start();
-    private final FakeUpstream upstream = new FakeUpstream();
     private GatewayInstance a;
     private GatewayInstance b;
+    private SharedGateways shared;
+
+    @BeforeEach
+    void share() {
+        shared = new SharedGateways(dir, Clock.systemUTC());
+    }
 
     @AfterEach
     void stop() {
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
-        upstream.close();
-        redis.close();
+        shared.close();
     }
 
     @Test
     void should_skip_on_b_within_100_ms_a_key_cooled_by_a_429_on_a() {
         start();
-        upstream.answer(HOT, 429, "30", null);
+        shared.upstream.answer(HOT, 429, "30", null);
 
         // round-robin: one of the first two requests on A meets the 429 and is retried on the spare key
         for (int i = 0; i < 2; i++) {
@@ -62,14 +58,14 @@ class SharedKeyStatesTest {
         // with the deadline A set (Retry-After 30 s), not one of B's own
         assertThat(pool(b).coolingUntil(key(b, HOT)))
                 .isEqualTo(pool(a).coolingUntil(key(a, HOT)).map(at -> at.truncatedTo(ChronoUnit.MILLIS)));
-        int hotCalls = upstream.hits(HOT);
+        int hotCalls = shared.upstream.hits(HOT);
         for (int i = 0; i < 4; i++) {
             HttpResponse<String> r = b.chat("gpt-shared", null);
             assertThat(r.statusCode()).isEqualTo(200);
             assertThat(r.headers().firstValue("X-KeyPool-Key")).contains(Fingerprint.of(SPARE));
         }
-        assertThat(upstream.hits(HOT)).isEqualTo(hotCalls);
-        assertThat(redis.commands().hget("keypool:keys:shared", Fingerprint.of(HOT))).startsWith("COOLING ");
+        assertThat(shared.upstream.hits(HOT)).isEqualTo(hotCalls);
+        assertThat(shared.redis.commands().hget("keypool:keys:shared", Fingerprint.of(HOT))).startsWith("COOLING ");
     }
 
     @Test
@@ -105,7 +101,7 @@ class SharedKeyStatesTest {
     @Test
     void should_find_the_shared_states_when_an_instance_starts() {
         a = instance("a");
-        upstream.answer(HOT, 429, "30", null);
+        shared.upstream.answer(HOT, 429, "30", null);
         a.chat("gpt-shared", null);
         a.chat("gpt-shared", null);
         assertThat(stateOn(a, HOT)).isEqualTo(KeyState.COOLING);
@@ -121,7 +117,7 @@ class SharedKeyStatesTest {
     }
 
     private GatewayInstance instance(String name) {
-        return GatewayInstance.start(dir, name, """
+        return shared.start(name, """
                 redis:
                   url: %s
                   # a loaded CI machine can stall a first call past the 50 ms default: Redis would count as down
@@ -133,7 +129,7 @@ class SharedKeyStatesTest {
                     keys:
                       - key: %s
                       - key: %s
-                """.formatted(redis.url(), upstream.baseUrl(), HOT, SPARE), Clock.systemUTC());
+                """.formatted(shared.redis.url(), shared.upstream.baseUrl(), HOT, SPARE));
     }
 
     private static KeyPool pool(GatewayInstance instance) {

@@ -5,17 +5,16 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.keypool.pool.Fingerprint;
-import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayInstance;
-import dev.keypool.testing.RedisServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,15 +31,16 @@ class SharedQuotaTest {
     @TempDir
     Path dir;
 
-    private final RedisServer redis = RedisServer.start();
-    private final FakeUpstream upstream = new FakeUpstream();
-    private final List<GatewayInstance> instances = new CopyOnWriteArrayList<>();
+    private SharedGateways shared;
+
+    @BeforeEach
+    void share() {
+        shared = new SharedGateways(dir, Clock.systemUTC());
+    }
 
     @AfterEach
     void stop() {
-        instances.forEach(GatewayInstance::close);
-        upstream.close();
-        redis.close();
+        shared.close();
     }
 
     @Test
@@ -65,9 +65,9 @@ class SharedQuotaTest {
         }
 
         // alone, each instance would have sent 60: the upstream would have seen 120
-        assertThat(upstream.hits(KEY)).isLessThanOrEqualTo(60).isGreaterThanOrEqualTo(55);
+        assertThat(shared.upstream.hits(KEY)).isLessThanOrEqualTo(60).isGreaterThanOrEqualTo(55);
         assertThat(answers).hasSize(200);
-        assertThat(answers).filteredOn(r -> r.statusCode() == 200).hasSize(upstream.hits(KEY));
+        assertThat(answers).filteredOn(r -> r.statusCode() == 200).hasSize(shared.upstream.hits(KEY));
         assertThat(answers).filteredOn(r -> r.statusCode() != 200)
                 .allSatisfy(r -> {
                     assertThat(r.statusCode()).isEqualTo(429);
@@ -77,14 +77,14 @@ class SharedQuotaTest {
         assertThat(answers).filteredOn(r -> r.statusCode() == 200 && r.uri().getPort() == a.port()).isNotEmpty();
         assertThat(answers).filteredOn(r -> r.statusCode() == 200 && r.uri().getPort() == b.port()).isNotEmpty();
 
-        Map<String, String> stored = redis.dump();
+        Map<String, String> stored = shared.redis.dump();
         String fingerprint = Fingerprint.of(KEY);
         assertThat(stored).containsKey("keypool:quota:quota:" + fingerprint + ":rpm");
         assertThat(stored.toString()).doesNotContain(KEY).doesNotContain(KEY.substring(8, 30));
     }
 
     private GatewayInstance instance(String name) {
-        GatewayInstance instance = GatewayInstance.start(dir, name, """
+        return shared.start(name, """
                 redis:
                   url: %s
                   # a loaded CI machine can stall a first call past the 50 ms default: Redis would count as down
@@ -98,8 +98,6 @@ class SharedQuotaTest {
                     keys:
                       - key: %s
                         rpm: 60
-                """.formatted(redis.url(), upstream.baseUrl(), KEY), Clock.systemUTC());
-        instances.add(instance);
-        return instance;
+                """.formatted(shared.redis.url(), shared.upstream.baseUrl(), KEY));
     }
 }

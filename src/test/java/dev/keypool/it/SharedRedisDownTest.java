@@ -18,12 +18,11 @@ import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.KeyState;
 import dev.keypool.quota.KeyQuota;
 import dev.keypool.shared.RedisLink;
-import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.LogCapture;
-import dev.keypool.testing.RedisServer;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,15 +46,16 @@ class SharedRedisDownTest {
     Path dir;
 
     private final LogCapture logs = LogCapture.of(RedisLink.class);
-    private final RedisServer redis = RedisServer.start();
-    private final FakeUpstream upstream = new FakeUpstream();
-    private final List<GatewayInstance> instances = new CopyOnWriteArrayList<>();
+    private SharedGateways shared;
+
+    @BeforeEach
+    void share() {
+        shared = new SharedGateways(dir, Clock.systemUTC());
+    }
 
     @AfterEach
     void stop() {
-        instances.forEach(GatewayInstance::close);
-        upstream.close();
-        redis.close();
+        shared.close();
         logs.close();
     }
 
@@ -79,7 +79,7 @@ class SharedRedisDownTest {
                 }));
             }
             await().atMost(Duration.ofSeconds(30)).until(() -> done.get() >= 100);
-            redis.kill();
+            shared.redis.kill();
             for (Future<?> f : running) {
                 f.get(60, TimeUnit.SECONDS);
             }
@@ -91,7 +91,7 @@ class SharedRedisDownTest {
         await().atMost(Duration.ofSeconds(2)).until(() -> logs.messages(Level.WARN).size() == 2);
 
         // while Redis is away, A cools a key by a 429 that B cannot hear of
-        upstream.answer(HOT, 429, "120", null);
+        shared.upstream.answer(HOT, 429, "120", null);
         a.chat("gpt-side", null);
         a.chat("gpt-side", null);
         assertThat(stateOn(a, HOT)).isEqualTo(KeyState.COOLING);
@@ -99,7 +99,7 @@ class SharedRedisDownTest {
         long countedOnA = used(a);
         long countedOnB = used(b);
 
-        redis.restart();
+        shared.redis.restart();
 
         await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
                 .until(() -> stateOn(b, HOT) == KeyState.COOLING);
@@ -114,7 +114,7 @@ class SharedRedisDownTest {
         await().atMost(Duration.ofSeconds(2))
                 .until(() -> logs.messages(Level.INFO).stream().filter(m -> m.contains("written back")).count() == 2);
         assertThat(logs.messages(Level.WARN)).hasSize(2);
-        assertThat(redis.dump().toString()).doesNotContain("sk-proj-");
+        assertThat(shared.redis.dump().toString()).doesNotContain("sk-proj-");
     }
 
     /** What the instance counts in the rpm windows of the main channel's keys. */
@@ -126,7 +126,7 @@ class SharedRedisDownTest {
     /** The same in Redis. */
     private long sharedRpm() {
         return MAIN_KEYS.stream().mapToLong(secret -> {
-            Map<String, String> window = redis.commands().hgetall("keypool:quota:main:" + Fingerprint.of(secret) + ":rpm");
+            Map<String, String> window = shared.redis.commands().hgetall("keypool:quota:main:" + Fingerprint.of(secret) + ":rpm");
             long seconds = window.entrySet().stream().filter(e -> e.getKey().chars().allMatch(Character::isDigit))
                     .mapToLong(e -> Long.parseLong(e.getValue())).sum();
             // the window's running total agrees with its seconds
@@ -136,7 +136,7 @@ class SharedRedisDownTest {
     }
 
     private GatewayInstance instance(String name) {
-        GatewayInstance instance = GatewayInstance.start(dir, name, """
+        return shared.start(name, """
                 redis:
                   url: %s
                   # a loaded CI machine can stall a first call past the 50 ms default: Redis would count as down
@@ -155,10 +155,8 @@ class SharedRedisDownTest {
                     keys:
                       - key: %s
                       - key: %s
-                """.formatted(redis.url(), upstream.baseUrl(), MAIN_KEYS.get(0), MAIN_KEYS.get(1), MAIN_KEYS.get(2),
-                upstream.baseUrl(), HOT, SPARE), Clock.systemUTC());
-        instances.add(instance);
-        return instance;
+                """.formatted(shared.redis.url(), shared.upstream.baseUrl(), MAIN_KEYS.get(0), MAIN_KEYS.get(1), MAIN_KEYS.get(2),
+                shared.upstream.baseUrl(), HOT, SPARE));
     }
 
     private static KeyPool pool(GatewayInstance instance, String channel) {

@@ -18,10 +18,8 @@ import dev.keypool.breaker.BreakerState;
 import dev.keypool.camel.TenantGate;
 import dev.keypool.shared.RedisLink;
 import dev.keypool.tenant.TenantLimits;
-import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.MutableClock;
-import dev.keypool.testing.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -44,13 +42,13 @@ class SharedTenantLimitsTest {
     @TempDir
     Path dir;
     private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T10:00:00Z"));
-    private final FakeUpstream upstream = new FakeUpstream();
-    private final RedisServer redis = RedisServer.start();
+    private SharedGateways shared;
     private GatewayInstance a;
     private GatewayInstance b;
 
     @BeforeEach
     void start() {
+        shared = new SharedGateways(dir, clock);
         String yaml = """
                 redis:
                   url: %s
@@ -82,21 +80,14 @@ class SharedTenantLimitsTest {
                     budget: {daily: 1.0}
                 queue:
                   maxWait: 0s
-                """.formatted(redis.url(), upstream.baseUrl(), upstream.baseUrl(), TEAM_TOKEN, SPENDER_TOKEN);
-        a = GatewayInstance.start(dir, "a", yaml, clock);
-        b = GatewayInstance.start(dir, "b", yaml, clock);
+                """.formatted(shared.redis.url(), shared.upstream.baseUrl(), shared.upstream.baseUrl(), TEAM_TOKEN, SPENDER_TOKEN);
+        a = shared.start("a", yaml);
+        b = shared.start("b", yaml);
     }
 
     @AfterEach
     void stop() {
-        if (a != null) {
-            a.close();
-        }
-        if (b != null) {
-            b.close();
-        }
-        redis.close();
-        upstream.close();
+        shared.close();
     }
 
     @Test
@@ -107,7 +98,7 @@ class SharedTenantLimitsTest {
         List<HttpResponse<String>> admitted = answers.stream().filter(r -> r.statusCode() == 200).toList();
         List<HttpResponse<String>> refused = answers.stream().filter(r -> r.statusCode() != 200).toList();
         assertThat(admitted).hasSize(10);
-        assertThat(upstream.totalHits()).isEqualTo(10);
+        assertThat(shared.upstream.totalHits()).isEqualTo(10);
         // each admission saw the bucket one lower, whichever instance took it
         assertThat(admitted.stream().map(r -> r.headers().firstValue("x-ratelimit-remaining-requests").orElseThrow()))
                 .containsExactlyInAnyOrder("0", "1", "2", "3", "4", "5", "6", "7", "8", "9");
@@ -130,7 +121,7 @@ class SharedTenantLimitsTest {
     @Test
     void should_decide_the_tenant_and_the_limited_key_in_one_redis_call_per_request() throws Exception {
         assertThat(a.chat("metered/gpt-4o", TEAM_TOKEN).statusCode()).isEqualTo(200);   // loads the scripts
-        redis.commands().configResetstat();
+        shared.redis.commands().configResetstat();
 
         for (int i = 0; i < 9; i++) {
             HttpResponse<String> served = (i % 2 == 0 ? b : a).chat("metered/gpt-4o", TEAM_TOKEN);
@@ -139,7 +130,7 @@ class SharedTenantLimitsTest {
         }
         // one script call per request: the tenant's bucket and the key's window together (Redis counts the commands
         // the script runs as well, none of them is a second call)
-        assertThat(redis.commands().info("commandstats")).containsPattern("cmdstat_evalsha:calls=9,");
+        assertThat(shared.redis.commands().info("commandstats")).containsPattern("cmdstat_evalsha:calls=9,");
 
         // the tenant's bucket is empty: refused as the tenant's, with nothing taken from the key, and nothing held
         // against the channel
@@ -148,11 +139,11 @@ class SharedTenantLimitsTest {
         assertThat(JSON.readTree(refused.body()).path("error").path("code").asText()).isEqualTo("tenant_rate_limited");
         assertThat(refused.headers().firstValue("Retry-After")).contains("6");
         assertThat(refused.headers().firstValue("x-ratelimit-remaining-requests")).contains("0");
-        assertThat(redis.commands().keys("keypool:quota:metered:*:rpm")).singleElement().satisfies(key ->
-                assertThat(redis.commands().hget(key, "sum")).isEqualTo("10"));
+        assertThat(shared.redis.commands().keys("keypool:quota:metered:*:rpm")).singleElement().satisfies(key ->
+                assertThat(shared.redis.commands().hget(key, "sum")).isEqualTo("10"));
         // not walked on to the fallback channel either
-        assertThat(upstream.totalHits()).isEqualTo(10);
-        assertThat(upstream.hits("sk-proj-T3BlbkFJ4xQ9mZ2vW7nR5cY8")).isZero();
+        assertThat(shared.upstream.totalHits()).isEqualTo(10);
+        assertThat(shared.upstream.hits("sk-proj-T3BlbkFJ4xQ9mZ2vW7nR5cY8")).isZero();
         assertThat(b.channel("metered").breaker().state()).isEqualTo(BreakerState.CLOSED);
         assertThat(b.channel("metered").breaker().figures().errorRatePercent()).isZero();
     }
@@ -173,7 +164,7 @@ class SharedTenantLimitsTest {
         Instant midnight = LocalDate.of(2026, 12, 1).atStartOfDay(ZoneOffset.UTC).toInstant();
         assertThat(refused.headers().firstValue("Retry-After"))
                 .contains(String.valueOf(Duration.between(clock.instant(), midnight).toSeconds()));
-        assertThat(upstream.totalHits()).isEqualTo(2);
+        assertThat(shared.upstream.totalHits()).isEqualTo(2);
     }
 
     @Test
@@ -182,7 +173,7 @@ class SharedTenantLimitsTest {
             assertThat((i % 2 == 0 ? a : b).chat("gpt-4o", TEAM_TOKEN).statusCode()).isEqualTo(200);
         }
 
-        redis.kill();
+        shared.redis.kill();
 
         // no request fails because of Redis: each instance's own bucket of 10 decides now
         List<HttpResponse<String>> answers = driveAtOnce(12);
@@ -193,10 +184,10 @@ class SharedTenantLimitsTest {
                         .isEqualTo("tenant_rate_limited"));
 
         // back empty: the instances write back what they admitted alone, so the shared bucket is not full again
-        redis.restart();
+        shared.redis.restart();
         await().atMost(Duration.ofSeconds(10)).until(() -> a.bean("redisLink", RedisLink.class).up()
                 && b.bean("redisLink", RedisLink.class).up()
-                && redis.commands().hget("keypool:tenant:team-a:bucket", "units") != null);
+                && shared.redis.commands().hget("keypool:tenant:team-a:bucket", "units") != null);
         for (GatewayInstance instance : List.of(a, b)) {
             HttpResponse<String> refused = instance.chat("gpt-4o", TEAM_TOKEN);
             assertThat(refused.statusCode()).isEqualTo(429);

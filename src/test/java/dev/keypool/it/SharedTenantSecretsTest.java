@@ -10,11 +10,10 @@ import java.util.List;
 import java.util.Map;
 
 import dev.keypool.auth.Sha256;
-import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.MutableClock;
-import dev.keypool.testing.RedisServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,15 +36,16 @@ class SharedTenantSecretsTest {
     @TempDir
     Path dir;
     private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T10:00:00Z"));
-    private final FakeUpstream upstream = new FakeUpstream();
-    private final RedisServer redis = RedisServer.start();
-    private final List<GatewayInstance> instances = new ArrayList<>();
+    private SharedGateways shared;
+
+    @BeforeEach
+    void share() {
+        shared = new SharedGateways(dir, clock);
+    }
 
     @AfterEach
     void stop() {
-        instances.forEach(GatewayInstance::close);
-        redis.close();
-        upstream.close();
+        shared.close();
     }
 
     @Test
@@ -79,10 +79,10 @@ class SharedTenantSecretsTest {
                     rpd: 2
                 queue:
                   maxWait: 0s
-                """.formatted(redis.url(), upstream.baseUrl(), KEYS.get(0), KEYS.get(1), TOKENS.get(0), TOKENS.get(1),
+                """.formatted(shared.redis.url(), shared.upstream.baseUrl(), KEYS.get(0), KEYS.get(1), TOKENS.get(0), TOKENS.get(1),
                 TOKENS.get(2));
-        GatewayInstance a = start("a", yaml);
-        GatewayInstance b = start("b", yaml);
+        GatewayInstance a = shared.start("a", yaml);
+        GatewayInstance b = shared.start("b", yaml);
 
         // admitted, refused by the bucket, by the day's requests and by the budget, on both instances
         for (int i = 0; i < 4; i++) {
@@ -91,8 +91,8 @@ class SharedTenantSecretsTest {
             }
         }
 
-        await().atMost(Duration.ofSeconds(2)).until(() -> redis.dump().keySet().stream().anyMatch(k -> k.contains("team-b:spent")));
-        Map<String, String> dump = redis.dump();
+        await().atMost(Duration.ofSeconds(2)).until(() -> shared.redis.dump().keySet().stream().anyMatch(k -> k.contains("team-b:spent")));
+        Map<String, String> dump = shared.redis.dump();
         assertThat(dump.keySet()).anyMatch(k -> k.startsWith("keypool:tenant:team-a:"))
                 .anyMatch(k -> k.startsWith("keypool:tenant:cafe:requests:"));
         String stored = dump.toString();
@@ -115,11 +115,5 @@ class SharedTenantSecretsTest {
             secrets.add(Base64.getUrlEncoder().withoutPadding().encodeToString(hash));
         }
         return secrets;
-    }
-
-    private GatewayInstance start(String name, String yaml) {
-        GatewayInstance instance = GatewayInstance.start(dir, name, yaml, clock);
-        instances.add(instance);
-        return instance;
     }
 }
