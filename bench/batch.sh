@@ -4,6 +4,7 @@
 # (bench/quota.js, open loop) alone and while the batch runs, on the same keys.
 #
 #   bench/batch.sh            LINES=10000 LATENCY_MS=200 RATE=2 INTERACTIVE_S=30 BATCH_CONCURRENCY=16
+#                             KEYPOOL_JAVA_OPTS (default: the Dockerfile's flags)
 #
 # Needs node, a JDK (JAVA_HOME or java), target/keypool.jar (mvn -B package -DskipTests). Everything on 127.0.0.1.
 set -euo pipefail
@@ -19,6 +20,13 @@ BATCH_CONCURRENCY=${BATCH_CONCURRENCY:-16}
 GW_PORT=${GW_PORT:-18080}
 PRIMARY_PORT=${PRIMARY_PORT:-9101}
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+# the Dockerfile's flags (bench/run.sh's SHIPPED_JAVA_OPTS), compact headers and the Unsafe switch on Java 25+
+JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
+if [ -z "${KEYPOOL_JAVA_OPTS+set}" ]; then
+  KEYPOOL_JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000"
+  [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null \
+    && KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -XX:+UseCompactObjectHeaders --sun-misc-unsafe-memory-access=allow"
+fi
 OUT=${BENCH_OUT:-$BENCH_DIR/results/batch-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/inbox" "$OUT/outbox"
 [ -f target/keypool.jar ] || { echo "target/keypool.jar is missing: mvn -B package -DskipTests" >&2; exit 1; }
@@ -28,7 +36,8 @@ say() { echo "$*" | tee -a "$OUT/summary.txt"; }
 
 node "$BENCH_DIR/fake-upstream.js" --port "$PRIMARY_PORT" --latency-ms "$LATENCY_MS" > "$OUT/fake.log" 2>&1 &
 PIDS+=($!)
-BENCH_PRIMARY_PORT=$PRIMARY_PORT "$JAVA" -Xmx384m -XX:+UseSerialGC -Dkeypool.config="$BENCH_DIR/keypool-batch.yaml" \
+# shellcheck disable=SC2086  # a list of flags
+BENCH_PRIMARY_PORT=$PRIMARY_PORT "$JAVA" $KEYPOOL_JAVA_OPTS -Dkeypool.config="$BENCH_DIR/keypool-batch.yaml" \
   -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" -Dstate.dir="$OUT/state" \
   -Dbatch.inbox="$OUT/inbox" -Dbatch.outbox="$OUT/outbox" -Dbatch.concurrency="$BATCH_CONCURRENCY" \
   -jar target/keypool.jar > "$OUT/gateway.log" 2>&1 &
