@@ -163,7 +163,7 @@ public class GatewayConfiguration implements CamelConfiguration {
 
         InFlightLimit inFlight = new InFlightLimit(maxInFlight,
                 new HeapPressure(Double.parseDouble(required(properties, "keypool.heap-limit"))));
-        HeapWatch.install(inFlight);
+        addService(context, new HeapWatch(inFlight));
         registry.bind("admission", new Admission(inFlight));
         // camel-http ignores its own pool settings once it is given a connection manager: this one reads them
         registry.bind("upstreamConnections", UpstreamConnections.pool(

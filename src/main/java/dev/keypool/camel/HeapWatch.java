@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.util.Map;
 
+import javax.management.ListenerNotFoundException;
 import javax.management.Notification;
 import javax.management.NotificationEmitter;
 import javax.management.NotificationListener;
@@ -13,34 +14,47 @@ import javax.management.openmbean.CompositeData;
 import com.sun.management.GarbageCollectionNotificationInfo;
 import dev.keypool.gateway.HeapPressure;
 import dev.keypool.gateway.InFlightLimit;
+import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Tells the in-flight limit's {@link HeapPressure} what each full collection left in the old generation, from the
  * JVM's own GC notifications (Serial, Parallel and G1 report their full collections as "end of major GC"; other
- * collectors set no cap). Runs on the JVM's notification thread, after the collection.
+ * collectors set no cap). Listens from the context's start to its stop, on the JVM's notification thread, after the
+ * collection; does nothing when the heap limit is off (1 or more).
  */
-public final class HeapWatch implements NotificationListener {
+public final class HeapWatch extends ServiceSupport implements NotificationListener {
 
     private static final Logger LOG = LoggerFactory.getLogger(HeapWatch.class);
 
     private final InFlightLimit limit;
     private final long maxHeap = Runtime.getRuntime().maxMemory();
 
-    private HeapWatch(InFlightLimit limit) {
+    public HeapWatch(InFlightLimit limit) {
         this.limit = limit;
     }
 
-    /** Listens to every collector of this JVM; does nothing when the heap limit is off (1 or more). */
-    public static void install(InFlightLimit limit) {
-        if (limit.heap().limit() >= 1) {
-            return;
+    @Override
+    protected void doStart() {
+        if (limit.heap().limit() < 1) {
+            for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
+                if (collector instanceof NotificationEmitter emitter) {
+                    emitter.addNotificationListener(this, null, null);
+                }
+            }
         }
-        HeapWatch watch = new HeapWatch(limit);
+    }
+
+    @Override
+    protected void doStop() {
         for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
             if (collector instanceof NotificationEmitter emitter) {
-                emitter.addNotificationListener(watch, null, null);
+                try {
+                    emitter.removeNotificationListener(this);
+                } catch (ListenerNotFoundException notAdded) {
+                    // the limit is off: nothing was added
+                }
             }
         }
     }
