@@ -28,8 +28,7 @@ public final class ChannelOutcomes {
         if (pending != null && channel.breaker().state() != BreakerState.CLOSED) {
             // decided here, not with the key: a request its tenant refuses must not take one of a half-open
             // breaker's few probe places
-            pending.decideAlone();
-            TenantGate.throwIfRefused(pending);
+            TenantGate.decideAlone(pending);
         }
     }
 

@@ -3,6 +3,8 @@ package dev.keypool.camel;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import javax.management.ListenerNotFoundException;
@@ -37,26 +39,30 @@ public final class HeapWatch extends ServiceSupport implements NotificationListe
 
     @Override
     protected void doStart() {
-        if (limit.heap().limit() < 1) {
-            for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
-                if (collector instanceof NotificationEmitter emitter) {
-                    emitter.addNotificationListener(this, null, null);
-                }
-            }
+        for (NotificationEmitter collector : collectors()) {
+            collector.addNotificationListener(this, null, null);
         }
     }
 
     @Override
-    protected void doStop() {
+    protected void doStop() throws ListenerNotFoundException {
+        for (NotificationEmitter collector : collectors()) {
+            collector.removeNotificationListener(this);
+        }
+    }
+
+    /** The collectors that tell of their collections; none to listen to when the heap limit is off. */
+    private List<NotificationEmitter> collectors() {
+        if (limit.heap().limit() >= 1) {
+            return List.of();
+        }
+        List<NotificationEmitter> emitters = new ArrayList<>();
         for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
             if (collector instanceof NotificationEmitter emitter) {
-                try {
-                    emitter.removeNotificationListener(this);
-                } catch (ListenerNotFoundException notAdded) {
-                    // the limit is off: nothing was added
-                }
+                emitters.add(emitter);
             }
         }
+        return emitters;
     }
 
     @Override

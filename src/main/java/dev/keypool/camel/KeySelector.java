@@ -46,8 +46,7 @@ public final class KeySelector {
                 : pool.acquire(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending);
         if (pending != null) {
             // the tenant's limits come first: decided with the key, or now when no key's reservation carried them
-            pending.decideAlone();
-            TenantGate.throwIfRefused(pending);
+            TenantGate.decideAlone(pending);
         }
         KeyPool.Lease lease = acquired
                 .orElseThrow(() -> pool.hasUsableKey(request.keyScope(), request.triedKeys())

@@ -74,6 +74,12 @@ public final class TenantGate {
         });
     }
 
+    /** Decides a pending admission by a call of its own (no key's reservation carried it), then {@link #throwIfRefused}. */
+    static void decideAlone(TenantAdmission pending) {
+        pending.decideAlone();
+        throwIfRefused(pending);
+    }
+
     /** 429 {@code tenant_rate_limited} / {@code budget_exceeded} with Retry-After when the tenant refused the request. */
     static void throwIfRefused(TenantAdmission admission) {
         if (admission.decision() instanceof TenantLimits.Refused refused) {
