@@ -47,8 +47,7 @@ class BatchKillRestartTest {
     @Test
     void should_finish_a_killed_batch_after_a_restart_without_losing_or_repeating_a_checkpointed_line() throws Exception {
         Path root = Files.createTempDirectory("keypool-kill-");
-        Path config = root.resolve("keypool.yaml");
-        Files.writeString(config, """
+        String yaml = """
                 channels:
                   - name: primary
                     baseUrl: %s
@@ -56,15 +55,15 @@ class BatchKillRestartTest {
                     keys:
                       - key: sk-one
                       - key: sk-two
-                """.formatted(upstream.baseUrl()));
+                """.formatted(upstream.baseUrl());
         Path inbox = root.resolve("inbox");
         Path outbox = root.resolve("outbox");
-        Path state = root.resolve("state");
+        Path state = root.resolve("state");   // where GatewayProcess has the gateway keep its state
         Files.createDirectories(inbox);
         Path tmp = root.resolve("big.tmp");
         Files.write(tmp, IntStream.range(0, LINES).mapToObj(i -> BatchApiSdkTest.chatLine("line-" + i)).toList());
 
-        Process first = start(root, config, inbox, outbox, state, "first");
+        Process first = start(root, yaml, inbox, outbox, "first");
         Files.move(tmp, inbox.resolve("big.jsonl"), StandardCopyOption.ATOMIC_MOVE);
         // a few hundred lines in, kill -9: no shutdown hook, no last write
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
@@ -74,7 +73,7 @@ class BatchKillRestartTest {
         assertThat(beforeKill.size()).isBetween(300, LINES - 1);
         assertThat(outbox.resolve("big.output.jsonl")).doesNotExist();
 
-        start(root, config, inbox, outbox, state, "second");
+        start(root, yaml, inbox, outbox, "second");
         Path output = outbox.resolve("big.output.jsonl");
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(output));
 
@@ -128,10 +127,10 @@ class BatchKillRestartTest {
         return hits;
     }
 
-    private Process start(Path root, Path config, Path inbox, Path outbox, Path state, String name) throws IOException {
-        Process process = GatewayProcess.start(root.resolve(name + ".log"), GatewayTestSupport.freePort(), List.of("-Xmx384m"),
-                Map.of("keypool.config", config.toString(), "state.dir", state.toString(), "batch.inbox", inbox.toString(),
-                        "batch.outbox", outbox.toString(), "batch.concurrency", String.valueOf(CONCURRENCY)));
+    private Process start(Path root, String yaml, Path inbox, Path outbox, String name) throws IOException {
+        Process process = GatewayProcess.start(root, name, yaml, GatewayTestSupport.freePort(), List.of("-Xmx384m"),
+                Map.of("batch.inbox", inbox.toString(), "batch.outbox", outbox.toString(),
+                        "batch.concurrency", String.valueOf(CONCURRENCY)));
         gateways.add(process);
         return process;
     }

@@ -55,8 +55,7 @@ class HeapLimitTest {
     void should_refuse_with_503_overloaded_once_a_full_collection_leaves_the_heap_past_its_limit_and_answer_every_request_it_took()
             throws Exception {
         Path root = Files.createTempDirectory("keypool-heap-");
-        Path config = root.resolve("keypool.yaml");
-        Files.writeString(config, """
+        String yaml = """
                 channels:
                   - name: primary
                     baseUrl: %s
@@ -64,13 +63,11 @@ class HeapLimitTest {
                     timeout: 120s
                     keys:
                       - key: sk-heap-one
-                """.formatted(upstream.baseUrl()));
+                """.formatted(upstream.baseUrl());
         int port = GatewayTestSupport.freePort();
-        Path log = root.resolve("gateway.log");
         // Serial GC: its full collections are the "end of major GC" notifications the limit reads, as Parallel's are
-        gateway = GatewayProcess.start(log, port, List.of("-Xmx96m", "-XX:+UseSerialGC"), Map.of(
-                "keypool.config", config.toString(), "state.dir", root.resolve("state").toString(),
-                "keypool.max-in-flight", "100000"));
+        gateway = GatewayProcess.start(root, "gateway", yaml, port, List.of("-Xmx96m", "-XX:+UseSerialGC"),
+                Map.of("keypool.max-in-flight", "100000"));
         String url = "http://127.0.0.1:" + port + "/v1/chat/completions";
         await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
                 .until(() -> send(url, SMALL).statusCode() == 200);
@@ -104,7 +101,7 @@ class HeapLimitTest {
         }
         assertThat(ok).isEqualTo(held).isPositive();
         assertThat(overloaded).isPositive().isEqualTo(REQUESTS - held);
-        String output = Files.readString(log);
+        String output = Files.readString(root.resolve("gateway.log"));
         assertThat(output).contains("Heap nearly full").doesNotContain("OutOfMemoryError");
         // and it serves on
         assertThat(send(url, SMALL).statusCode()).isEqualTo(200);

@@ -15,6 +15,7 @@ import dev.keypool.pool.KeyState;
 import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,11 +33,14 @@ class SharedAdminChangesTest {
     private final MutableClock clock = new MutableClock();
     private SharedGateways gateways;
 
+    @BeforeEach
+    void share() {
+        gateways = new SharedGateways(dir, clock);
+    }
+
     @AfterEach
     void stop() {
-        if (gateways != null) {
-            gateways.close();
-        }
+        gateways.close();
     }
 
     private static int weight(GatewayInstance instance, String fingerprint) {
@@ -56,7 +60,6 @@ class SharedAdminChangesTest {
 
     @Test
     void should_apply_a_change_made_on_one_instance_on_the_others_and_on_one_started_later() {
-        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
 
@@ -87,7 +90,6 @@ class SharedAdminChangesTest {
 
     @Test
     void should_keep_both_changes_made_on_two_instances_at_the_same_moment() throws Exception {
-        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
         ExecutorService operators = Executors.newFixedThreadPool(2);
@@ -122,7 +124,6 @@ class SharedAdminChangesTest {
 
     @Test
     void should_keep_the_changes_two_instances_made_during_the_same_outage() {
-        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
         patchWeight(a, ONE, 2);
@@ -149,7 +150,6 @@ class SharedAdminChangesTest {
 
     @Test
     void should_share_a_change_made_while_redis_was_down_after_a_restart_meanwhile() {
-        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
         patchWeight(a, ONE, 2);
@@ -174,7 +174,6 @@ class SharedAdminChangesTest {
 
     @Test
     void should_share_a_breaker_forced_open_while_redis_was_down_once_it_returns() {
-        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
 

@@ -14,6 +14,7 @@ import dev.keypool.breaker.ChannelBreaker;
 import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
@@ -33,12 +34,15 @@ class SharedBreakersTest {
     private SharedGateways gateways;
     private final ExecutorService clients = Executors.newFixedThreadPool(8);
 
+    @BeforeEach
+    void share() {
+        gateways = new SharedGateways(dir, clock);
+    }
+
     @AfterEach
     void stop() {
         clients.shutdownNow();
-        if (gateways != null) {
-            gateways.close();
-        }
+        gateways.close();
     }
 
     private static ChannelBreaker breaker(GatewayInstance instance) {
@@ -52,7 +56,6 @@ class SharedBreakersTest {
 
     @Test
     void should_open_on_the_other_instance_and_send_at_most_the_probe_budget_from_both() throws Exception {
-        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
         gateways.upstream.answer(MAIN_ONE, 500).answer(MAIN_TWO, 500);
@@ -95,7 +98,6 @@ class SharedBreakersTest {
     /** The figure of the README: how soon a decision on one instance is in force on the other. */
     @Test
     void should_reach_the_other_instance_within_100ms() {
-        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
 
@@ -124,7 +126,6 @@ class SharedBreakersTest {
 
     @Test
     void should_go_on_alone_without_redis_and_converge_when_it_returns() {
-        gateways = new SharedGateways(dir, clock);
         GatewayInstance a = gateways.start("a");
         GatewayInstance b = gateways.start("b");
 

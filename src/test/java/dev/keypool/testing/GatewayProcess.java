@@ -2,6 +2,7 @@ package dev.keypool.testing;
 
 import java.io.File;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -20,8 +21,14 @@ public final class GatewayProcess {
     private GatewayProcess() {
     }
 
-    /** Starts {@link KeyPoolApplication} serving on {@code port}, with these JVM options and system properties. */
-    public static Process start(Path log, int port, List<String> jvmOptions, Map<String, String> properties) throws IOException {
+    /**
+     * Starts {@link KeyPoolApplication} serving on {@code port} with {@code yaml} as its keypool.yaml (written into
+     * {@code root}), its state in {@code root/state} and its output in {@code root/<name>.log}, with these JVM options
+     * and further system properties.
+     */
+    public static Process start(Path root, String name, String yaml, int port, List<String> jvmOptions,
+                                Map<String, String> properties) throws IOException {
+        Path config = Files.writeString(root.resolve("keypool.yaml"), yaml);
         String classpath = Arrays.stream(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
                         .split(File.pathSeparator))
                 .filter(entry -> !entry.endsWith("test-classes"))
@@ -30,10 +37,11 @@ public final class GatewayProcess {
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.addAll(jvmOptions);
         command.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-cp", classpath,
-                "-Dcamel.server.port=" + port, "-Dcamel.management.port=" + port));
-        properties.forEach((name, value) -> command.add("-D" + name + "=" + value));
+                "-Dcamel.server.port=" + port, "-Dcamel.management.port=" + port,
+                "-Dkeypool.config=" + config, "-Dstate.dir=" + root.resolve("state")));
+        properties.forEach((property, value) -> command.add("-D" + property + "=" + value));
         command.add(KeyPoolApplication.class.getName());
         return new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+                .redirectErrorStream(true).redirectOutput(root.resolve(name + ".log").toFile()).start();
     }
 }
