@@ -12,9 +12,10 @@ import org.apache.camel.support.SynchronizationAdapter;
 /**
  * First step of the API entry routes: a place under {@code keypool.max-in-flight} or 503 {@code overloaded} at once.
  * The place is given back when the exchange completes, whatever the way out (answer, error, stream end, client
- * gone). A client that hangs up also ends its request: on a virtual thread (Java 21+) its thread is interrupted,
- * which closes the provider socket it is blocked on (JDK sockets are interruptible on virtual threads), so the key
- * and the place are free at once instead of when the provider answers.
+ * gone). A client that hangs up also ends its request ({@link ClientHangup}): the provider call in flight is
+ * cancelled, or the virtual thread (Java 21+) its stream blocks on is interrupted, which closes the provider socket
+ * (JDK sockets are interruptible on virtual threads), so the key and the place are free at once instead of when the
+ * provider answers.
  */
 public final class Admission {
 
@@ -38,15 +39,15 @@ public final class Admission {
             }
         });
         HttpMessage http = exchange.getIn(HttpMessage.class);
-        Thread worker = Thread.currentThread();
-        if (http != null && RequestThreads.isVirtual(worker)) {
-            AtomicBoolean gone = new AtomicBoolean();
-            exchange.setProperty(Exchanges.CLIENT_GONE, gone);
+        if (http != null) {
+            ClientHangup hangup = new ClientHangup();
+            hangup.whileRunningOn(Thread.currentThread());
+            exchange.setProperty(Exchanges.CLIENT_GONE, hangup);
             HttpServerResponse response = http.getResponse();
             // runs on the event loop; a stream's relay replaces it with its own once the head is out
             response.closeHandler(v -> {
-                if (!done.get() && gone.compareAndSet(false, true)) {
-                    worker.interrupt();
+                if (!done.get()) {
+                    hangup.hangUp();
                 }
             });
         }

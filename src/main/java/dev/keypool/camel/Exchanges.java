@@ -2,7 +2,6 @@ package dev.keypool.camel;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.keypool.gateway.GatewayRequest;
 import org.apache.camel.Exchange;
@@ -63,7 +62,7 @@ final class Exchanges {
     /** The id of the async task a task route runs. */
     static final String TASK_ID = "kpTaskId";
 
-    /** An AtomicBoolean set by {@link Admission} when the client hung up before its answer (virtual threads only). */
+    /** The {@link ClientHangup} of a request that came in over HTTP ({@link Admission}). */
     static final String CLIENT_GONE = "kpClientGone";
 
     private Exchanges() {
@@ -90,8 +89,8 @@ final class Exchanges {
 
     /** Whether the client hung up; its request then stops without blaming a key or a channel. */
     static boolean clientGone(Exchange exchange) {
-        AtomicBoolean gone = exchange.getProperty(CLIENT_GONE, AtomicBoolean.class);
-        return gone != null && gone.get();
+        ClientHangup hangup = exchange.getProperty(CLIENT_GONE, ClientHangup.class);
+        return hangup != null && hangup.isGone();
     }
 
     static GatewayRequest request(Exchange exchange) {

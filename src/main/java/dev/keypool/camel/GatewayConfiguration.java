@@ -47,7 +47,9 @@ import dev.keypool.tenant.Tenants;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.ext.web.client.WebClientOptions;
 import org.apache.camel.component.micrometer.MicrometerConstants;
 import org.apache.camel.component.micrometer.MicrometerUtils;
 import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyConfiguration;
@@ -57,6 +59,7 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
 import org.apache.camel.StartupListener;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.apache.camel.spi.ProcessorFactory;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.support.service.ServiceSupport;
@@ -102,7 +105,11 @@ public class GatewayConfiguration implements CamelConfiguration {
         }
         ObjectMapper mapper = new ObjectMapper();
         if (http) {
-            registry.bind("vertxOptions", vertxOptions(Integer.parseInt(required(properties, "keypool.worker-threads"))));
+            // one Vert.x for the HTTP server (platform-http) and the provider calls (vertx-http): both take the
+            // registry's, so the calls share the server's epoll event loops; closed when the context stops
+            Vertx vertx = Vertx.vertx(vertxOptions(Integer.parseInt(required(properties, "keypool.worker-threads"))));
+            registry.bind("vertx", vertx);
+            addService(context, new VertxService(vertx));
         }
         // off unless asked, as in Camel: an application embedding KeyPool may have no meter registry
         if (properties.resolveProperty("camel.metrics.enabled").map(Boolean::parseBoolean).orElse(false)) {
@@ -166,8 +173,12 @@ public class GatewayConfiguration implements CamelConfiguration {
         addService(context, new HeapWatch(inFlight));
         registry.bind("admission", new Admission(inFlight));
         // camel-http ignores its own pool settings once it is given a connection manager: this one reads them
-        registry.bind("upstreamConnections", UpstreamConnections.pool(
-                Integer.parseInt(required(properties, "camel.component.http.connections-per-route"))));
+        int connectionsPerProvider = Integer.parseInt(required(properties, "camel.component.http.connections-per-route"));
+        registry.bind("upstreamConnections", UpstreamConnections.pool(connectionsPerProvider));
+        // the provider calls that are not streams (routes/upstream.camel.yaml), and the channel routes' circuitBreaker
+        // that waits for them without holding a thread
+        context.addComponent("vertx-http", upstreamHttp(context, connectionsPerProvider));
+        context.getCamelContextExtension().addContextPlugin(ProcessorFactory.class, new ChannelBreakerFactory());
         registry.bind("channels", all);
         TokenEstimator tokenEstimator = new TokenEstimator();
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, tokenEstimator));
@@ -300,6 +311,18 @@ public class GatewayConfiguration implements CamelConfiguration {
                 .setMaxWorkerExecuteTimeUnit(TimeUnit.MINUTES);
     }
 
+    /** vertx-http with one pool of up to {@code connections} per provider, answers handled on a request thread. */
+    private static UpstreamHttpComponent upstreamHttp(CamelContext context, int connections) {
+        UpstreamHttpComponent component = new UpstreamHttpComponent(
+                context.getExecutorServiceManager().newCachedThreadPool(context, "UpstreamAnswers"));
+        component.setWebClientOptions(new WebClientOptions()
+                .setMaxPoolSize(connections)
+                // what camel-http does too (application.properties): no transparent decompression, no user agent
+                .setTryUseCompression(false)
+                .setUserAgentEnabled(false));
+        return component;
+    }
+
     /**
      * Timers for the routes a request enters by (chat-completions, embeddings, …) and for each channel route; not for
      * the internal hops every request crosses (gateway-core, upstream-call, upstream-attempt), nor Camel's
@@ -315,6 +338,20 @@ public class GatewayConfiguration implements CamelConfiguration {
         factory.setCamelContext(context);
         factory.setPolicyConfiguration(timers);
         return factory;
+    }
+
+    /** Closes the Vert.x of the HTTP server and the provider calls when the context stops. */
+    private static final class VertxService extends ServiceSupport {
+        private final Vertx vertx;
+
+        VertxService(Vertx vertx) {
+            this.vertx = vertx;
+        }
+
+        @Override
+        protected void doStop() throws Exception {
+            vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        }
     }
 
     /** Closes the Redis connections when the context stops. */

@@ -1,0 +1,176 @@
+package dev.keypool.camel;
+
+import java.util.List;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import org.apache.camel.AsyncCallback;
+import org.apache.camel.AsyncProcessor;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePropertyKey;
+import org.apache.camel.Navigate;
+import org.apache.camel.Processor;
+import org.apache.camel.Route;
+import org.apache.camel.spi.IdAware;
+import org.apache.camel.spi.RouteIdAware;
+import org.apache.camel.spi.UnitOfWork;
+import org.apache.camel.support.AsyncProcessorConverterHelper;
+import org.apache.camel.support.AsyncProcessorSupport;
+import org.apache.camel.support.ExchangeHelper;
+import org.apache.camel.support.PluginHelper;
+import org.apache.camel.support.UnitOfWorkHelper;
+import org.apache.camel.support.service.ServiceHelper;
+
+/**
+ * A channel route's {@code circuitBreaker} step (made by {@link ChannelBreakerFactory}): the same contract as
+ * camel-resilience4j's processor, but its body runs asynchronously. Camel's runs the body and waits for it, so a
+ * request would hold its thread for the whole provider call even though the call itself holds none.
+ *
+ * <p>What it keeps of Camel's: the resilience4j instance gates the call ({@code tryAcquirePermission}) and hears
+ * its outcome with its duration; the body runs on a copy of the exchange, whose results are copied back only on
+ * success; a rejected or failed call runs onFallback with the failure as {@code CamelExceptionCaught} (none when
+ * rejected) and the {@code CamelCircuitBreaker*} properties set as Camel sets them. The fallback runs to its end
+ * before the step ends, as in Camel's.
+ */
+final class ChannelCircuitBreaker extends AsyncProcessorSupport implements Navigate<Processor>, IdAware, RouteIdAware {
+
+    private final CircuitBreaker circuitBreaker;
+    private final AsyncProcessor body;
+    private final Processor fallback;
+    private String id;
+    private String routeId;
+
+    ChannelCircuitBreaker(CircuitBreaker circuitBreaker, Processor body, Processor fallback) {
+        this.circuitBreaker = circuitBreaker;
+        this.body = AsyncProcessorConverterHelper.convert(body);
+        this.fallback = fallback;
+    }
+
+    @Override
+    public boolean process(Exchange exchange, AsyncCallback callback) {
+        // as in a doTry block: failures go to onFallback, not to the route's error handler
+        exchange.setProperty(ExchangePropertyKey.TRY_ROUTE_BLOCK, true);
+        if (!circuitBreaker.tryAcquirePermission()) {
+            runFallback(exchange);
+            callback.done(true);
+            return true;
+        }
+        long start = circuitBreaker.getCurrentTimestamp();
+        Exchange copy = ExchangeHelper.createCorrelatedCopy(exchange, false);
+        UnitOfWork uow = copy.getUnitOfWork();
+        if (uow == null) {
+            uow = PluginHelper.getUnitOfWorkFactory(copy.getContext()).createUnitOfWork(copy);
+            copy.getExchangeExtension().setUnitOfWork(uow);
+            Route route = ExchangeHelper.getRoute(exchange);
+            if (route != null) {
+                uow.pushRoute(route);
+            }
+        }
+        UnitOfWork copyUow = uow;
+        try {
+            return body.process(copy, doneSync -> {
+                complete(exchange, copy, copyUow, start);
+                callback.done(doneSync);
+            });
+        } catch (Throwable e) {
+            copy.setException(e);
+            complete(exchange, copy, copyUow, start);
+            callback.done(true);
+            return true;
+        }
+    }
+
+    private void complete(Exchange exchange, Exchange copy, UnitOfWork uow, long start) {
+        Throwable failure = copy.getException();
+        UnitOfWorkHelper.doneUow(uow, copy);
+        long duration = circuitBreaker.getCurrentTimestamp() - start;
+        if (failure == null) {
+            circuitBreaker.onSuccess(duration, circuitBreaker.getTimestampUnit());
+            ExchangeHelper.copyResults(exchange, copy);
+            exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_SUCCESSFUL_EXECUTION, true);
+            exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_FROM_FALLBACK, false);
+            exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_STATE, circuitBreaker.getState().name());
+            exchange.removeProperty(ExchangePropertyKey.TRY_ROUTE_BLOCK);
+        } else {
+            circuitBreaker.onError(duration, circuitBreaker.getTimestampUnit(), failure);
+            exchange.setException(failure);
+            runFallback(exchange);
+        }
+    }
+
+    /** onFallback, for a call the breaker rejected (no exception on the exchange) or one that failed. */
+    private void runFallback(Exchange exchange) {
+        exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_STATE, circuitBreaker.getState().name());
+        exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_SUCCESSFUL_EXECUTION, false);
+        exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_FROM_FALLBACK, true);
+        exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_SHORT_CIRCUITED, true);
+        if (exchange.getProperty(ExchangePropertyKey.FAILURE_ENDPOINT) == null) {
+            exchange.setProperty(ExchangePropertyKey.FAILURE_ENDPOINT, exchange.getProperty(ExchangePropertyKey.TO_ENDPOINT));
+        }
+        exchange.setProperty(ExchangePropertyKey.EXCEPTION_HANDLED, true);
+        exchange.setProperty(ExchangePropertyKey.EXCEPTION_CAUGHT, exchange.getException());
+        exchange.setRouteStop(false);
+        exchange.setException(null);
+        exchange.getExchangeExtension().setRedeliveryExhausted(false);
+        try {
+            fallback.process(exchange);
+        } catch (Throwable e) {
+            exchange.setException(e);
+        }
+        exchange.removeProperty(ExchangePropertyKey.TRY_ROUTE_BLOCK);
+    }
+
+    @Override
+    public List<Processor> next() {
+        return List.of(body, fallback);
+    }
+
+    @Override
+    public boolean hasNext() {
+        return true;
+    }
+
+    @Override
+    public String getId() {
+        return id;
+    }
+
+    @Override
+    public void setId(String id) {
+        this.id = id;
+    }
+
+    @Override
+    public String getRouteId() {
+        return routeId;
+    }
+
+    @Override
+    public void setRouteId(String routeId) {
+        this.routeId = routeId;
+    }
+
+    @Override
+    protected void doBuild() throws Exception {
+        ServiceHelper.buildService(body, fallback);
+    }
+
+    @Override
+    protected void doInit() throws Exception {
+        ServiceHelper.initService(body, fallback);
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        ServiceHelper.startService(body, fallback);
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        ServiceHelper.stopService(body, fallback);
+    }
+
+    @Override
+    public String toString() {
+        return "ChannelCircuitBreaker[" + circuitBreaker.getName() + "]";
+    }
+}

@@ -1,0 +1,163 @@
+package dev.keypool.camel;
+
+import java.util.Map;
+import java.util.concurrent.Executor;
+
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.ext.web.client.impl.ClientPhase;
+import io.vertx.ext.web.client.impl.HttpContext;
+import io.vertx.ext.web.client.impl.WebClientInternal;
+import org.apache.camel.AsyncCallback;
+import org.apache.camel.Endpoint;
+import org.apache.camel.Exchange;
+import org.apache.camel.Producer;
+import org.apache.camel.component.vertx.http.VertxHttpComponent;
+import org.apache.camel.component.vertx.http.VertxHttpComponentConfigurer;
+import org.apache.camel.component.vertx.http.VertxHttpConfiguration;
+import org.apache.camel.component.vertx.http.VertxHttpEndpoint;
+import org.apache.camel.component.vertx.http.VertxHttpEndpointConfigurer;
+import org.apache.camel.component.vertx.http.VertxHttpProducer;
+import org.apache.camel.spi.PropertyConfigurer;
+
+/**
+ * camel-vertx-http as routes/upstream.camel.yaml calls the provider (scheme {@code vertx-http}): the call holds no
+ * thread while the provider thinks, and its answer is handled on a request thread, as if the call had blocked.
+ *
+ * <p>Plain vertx-http completes an exchange on the Vert.x event loop that read the answer, and the rest of the
+ * request would run there: the redelivery backoff of upstream-errors (a sleep), Redis calls of the shared state,
+ * the stream of the next attempt. Each of these would stop every other connection of that event loop. So the
+ * completion is handed to {@code answers}: a virtual thread per answer on Java 21+, Camel's cached pool on 17.
+ *
+ * <p>A client that hangs up meanwhile ({@link ClientHangup}) cancels the call: its provider connection is reset
+ * and the attempt fails at once, as a blocked call's socket did when its thread was interrupted.
+ */
+public final class UpstreamHttpComponent extends VertxHttpComponent {
+
+    private static final PropertyConfigurer COMPONENT_CONFIGURER = new VertxHttpComponentConfigurer();
+    private static final PropertyConfigurer ENDPOINT_CONFIGURER = new VertxHttpEndpointConfigurer();
+
+    private final Executor answers;
+
+    public UpstreamHttpComponent(Executor answers) {
+        this.answers = answers;
+    }
+
+    /** vertx-http's generated configurers, which Camel finds by the component's class name otherwise. */
+    @Override
+    public PropertyConfigurer getComponentPropertyConfigurer() {
+        return COMPONENT_CONFIGURER;
+    }
+
+    @Override
+    public PropertyConfigurer getEndpointPropertyConfigurer() {
+        return ENDPOINT_CONFIGURER;
+    }
+
+    @Override
+    protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
+        VertxHttpEndpoint configured = (VertxHttpEndpoint) super.createEndpoint(uri, remaining, parameters);
+        return new UpstreamEndpoint(uri, this, configured.getConfiguration(), answers);
+    }
+
+    private static final class UpstreamEndpoint extends VertxHttpEndpoint {
+        private final Executor answers;
+
+        UpstreamEndpoint(String uri, VertxHttpComponent component, VertxHttpConfiguration configuration, Executor answers) {
+            super(uri, component, configuration);
+            this.answers = answers;
+        }
+
+        @Override
+        protected void doStart() throws Exception {
+            super.doStart();
+            ((WebClientInternal) getWebClient()).addInterceptor(UpstreamCall::intercept);
+        }
+
+        @Override
+        public Producer createProducer() {
+            return new UpstreamProducer(this, answers);
+        }
+    }
+
+    private static final class UpstreamProducer extends VertxHttpProducer {
+        private final Executor answers;
+
+        UpstreamProducer(VertxHttpEndpoint endpoint, Executor answers) {
+            super(endpoint);
+            this.answers = answers;
+        }
+
+        @Override
+        public boolean process(Exchange exchange, AsyncCallback callback) {
+            ClientHangup hangup = exchange.getProperty(Exchanges.CLIENT_GONE, ClientHangup.class);
+            UpstreamCall call = new UpstreamCall();
+            if (hangup != null) {
+                hangup.whileWaiting(call::cancel);
+            }
+            UpstreamCall.STARTING.set(call);
+            try {
+                return super.process(exchange, doneSync -> {
+                    if (doneSync) {
+                        answered(hangup);
+                        callback.done(true);
+                    } else {
+                        answers.execute(() -> {
+                            answered(hangup);
+                            callback.done(false);
+                        });
+                    }
+                });
+            } finally {
+                UpstreamCall.STARTING.remove();
+            }
+        }
+
+        private static void answered(ClientHangup hangup) {
+            if (hangup != null) {
+                hangup.whileRunningOn(Thread.currentThread());
+            }
+        }
+    }
+
+    /**
+     * The provider request of one call, once Vert.x has it: a WebClient interceptor picks the call up when the
+     * request is prepared (on the calling thread, inside {@code send}) and hands it the request when it is sent.
+     */
+    private static final class UpstreamCall {
+        static final ThreadLocal<UpstreamCall> STARTING = new ThreadLocal<>();
+        private static final String KEY = UpstreamCall.class.getName();
+
+        private volatile HttpClientRequest request;
+        private volatile boolean cancelled;
+
+        static void intercept(HttpContext<?> context) {
+            if (context.phase() == ClientPhase.PREPARE_REQUEST) {
+                UpstreamCall call = STARTING.get();
+                if (call != null) {
+                    context.set(KEY, call);
+                }
+            } else if (context.phase() == ClientPhase.SEND_REQUEST) {
+                UpstreamCall call = context.get(KEY);
+                if (call != null) {
+                    call.sent(context.clientRequest());
+                }
+            }
+            context.next();
+        }
+
+        void sent(HttpClientRequest sent) {
+            request = sent;
+            if (cancelled) {
+                sent.reset();
+            }
+        }
+
+        void cancel() {
+            cancelled = true;
+            HttpClientRequest sent = request;
+            if (sent != null) {
+                sent.reset();
+            }
+        }
+    }
+}
