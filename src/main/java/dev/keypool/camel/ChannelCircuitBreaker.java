@@ -56,16 +56,7 @@ final class ChannelCircuitBreaker extends AsyncProcessorSupport implements Navig
         }
         long start = circuitBreaker.getCurrentTimestamp();
         Exchange copy = ExchangeHelper.createCorrelatedCopy(exchange, false);
-        UnitOfWork uow = copy.getUnitOfWork();
-        if (uow == null) {
-            uow = PluginHelper.getUnitOfWorkFactory(copy.getContext()).createUnitOfWork(copy);
-            copy.getExchangeExtension().setUnitOfWork(uow);
-            Route route = ExchangeHelper.getRoute(exchange);
-            if (route != null) {
-                uow.pushRoute(route);
-            }
-        }
-        UnitOfWork copyUow = uow;
+        UnitOfWork copyUow = unitOfWork(exchange, copy);
         try {
             return body.process(copy, doneSync -> {
                 complete(exchange, copy, copyUow, start);
@@ -77,6 +68,20 @@ final class ChannelCircuitBreaker extends AsyncProcessorSupport implements Navig
             callback.done(true);
             return true;
         }
+    }
+
+    /** The copy's unit of work, made as Camel's breaker makes it when the copy has none: starting in the original's route. */
+    private static UnitOfWork unitOfWork(Exchange original, Exchange copy) {
+        UnitOfWork uow = copy.getUnitOfWork();
+        if (uow == null) {
+            uow = PluginHelper.getUnitOfWorkFactory(copy.getContext()).createUnitOfWork(copy);
+            copy.getExchangeExtension().setUnitOfWork(uow);
+            Route route = ExchangeHelper.getRoute(original);
+            if (route != null) {
+                uow.pushRoute(route);
+            }
+        }
+        return uow;
     }
 
     private void complete(Exchange exchange, Exchange copy, UnitOfWork uow, long start) {

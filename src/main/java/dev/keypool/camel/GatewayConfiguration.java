@@ -63,6 +63,7 @@ import org.apache.camel.spi.ProcessorFactory;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.support.service.ServiceSupport;
+import org.apache.camel.util.function.ThrowingRunnable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,7 +110,8 @@ public class GatewayConfiguration implements CamelConfiguration {
             // registry's, so the calls share the server's epoll event loops; closed when the context stops
             Vertx vertx = Vertx.vertx(vertxOptions(Integer.parseInt(required(properties, "keypool.worker-threads"))));
             registry.bind("vertx", vertx);
-            addService(context, new VertxService(vertx));
+            addService(context, new OnStop(
+                    () -> vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS)));
         }
         // off unless asked, as in Camel: an application embedding KeyPool may have no meter registry
         if (properties.resolveProperty("camel.metrics.enabled").map(Boolean::parseBoolean).orElse(false)) {
@@ -122,7 +124,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("sharedState", redis == null ? SharedState.LOCAL : redis);
         if (redis != null) {
             registry.bind("redisLink", redis);
-            addService(context, new LinkService(redis));
+            addService(context, new OnStop(redis::close));
         }
 
         // every key and breaker state change, for whoever listens (admin events, metrics, shared state)
@@ -340,31 +342,17 @@ public class GatewayConfiguration implements CamelConfiguration {
         return factory;
     }
 
-    /** Closes the Vert.x of the HTTP server and the provider calls when the context stops. */
-    private static final class VertxService extends ServiceSupport {
-        private final Vertx vertx;
+    /** Something to close when the context stops (the Vert.x of the HTTP server and the calls, the Redis connections). */
+    private static final class OnStop extends ServiceSupport {
+        private final ThrowingRunnable<Exception> close;
 
-        VertxService(Vertx vertx) {
-            this.vertx = vertx;
+        OnStop(ThrowingRunnable<Exception> close) {
+            this.close = close;
         }
 
         @Override
         protected void doStop() throws Exception {
-            vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    /** Closes the Redis connections when the context stops. */
-    private static final class LinkService extends ServiceSupport {
-        private final RedisLink link;
-
-        LinkService(RedisLink link) {
-            this.link = link;
-        }
-
-        @Override
-        protected void doStop() {
-            link.close();
+            close.run();
         }
     }
 
