@@ -5,13 +5,22 @@ import dev.keypool.gateway.GatewayRequest;
 import org.apache.camel.Exchange;
 
 /**
- * The fallback walk, as the expression of the gateway's dynamicRouter: the primary channel, then its fallback
- * list, skipping channels whose breaker does not admit the request; null ends the walk once a channel served or none is left (a dynamicRouter
- * routes until its expression returns null: https://camel.apache.org/components/4.18.x/eips/dynamicRouter-eip.html).
+ * The fallback walk's next step (route fallback-walk): the primary channel, then its fallback list, skipping
+ * channels whose breaker does not admit the request.
  */
 public final class ChannelRouter {
 
-    public String next(Exchange exchange) {
+    /** Sets kpNextChannel to the route of the next channel to try; removes it once a channel served or none is left. */
+    public void next(Exchange exchange) {
+        String route = nextRoute(exchange);
+        if (route == null) {
+            exchange.removeProperty(Exchanges.NEXT_CHANNEL);
+        } else {
+            exchange.setProperty(Exchanges.NEXT_CHANNEL, route);
+        }
+    }
+
+    private static String nextRoute(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
         if (request.isServed() || Exchanges.clientGone(exchange)) {
             return null;

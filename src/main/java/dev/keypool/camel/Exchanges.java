@@ -23,6 +23,8 @@ final class Exchanges {
     static final String STREAM = "kpStream";
     /** Whether the fallback walk goes round its chain again, after waiting for quota room (CapacityWait). */
     static final String WALK = "kpWalk";
+    /** The route of the channel the fallback walk goes to next ({@link ChannelRouter}); absent when the round is done. */
+    static final String NEXT_CHANNEL = "kpNextChannel";
     /** The {@link GatewayRequest} of this exchange. */
     static final String REQUEST = "kpRequest";
     /** The current channel's provider URL for this request, read by toD in upstream-attempt. */
