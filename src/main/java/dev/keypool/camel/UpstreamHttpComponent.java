@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.concurrent.Executor;
 
 import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.StreamResetException;
 import io.vertx.ext.web.client.impl.ClientPhase;
 import io.vertx.ext.web.client.impl.HttpContext;
 import io.vertx.ext.web.client.impl.WebClientInternal;
@@ -138,18 +139,21 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                 }
             } else if (context.phase() == ClientPhase.SEND_REQUEST) {
                 UpstreamCall call = context.get(KEY);
-                if (call != null) {
-                    call.sent(context.clientRequest());
+                if (call != null && !call.sent(context.clientRequest())) {
+                    // the client hung up before the call went out: it fails here, as a reset call does (a reset
+                    // now, with the send going on, left Vert.x ending a request it had dropped: an NPE logged on
+                    // the event loop, seen when wrk closed its connections)
+                    context.fail(new StreamResetException(0));
+                    return;
                 }
             }
             context.next();
         }
 
-        void sent(HttpClientRequest sent) {
+        /** Whether the call may go out: false when its client hung up before. */
+        boolean sent(HttpClientRequest sent) {
             request = sent;
-            if (cancelled) {
-                sent.reset();
-            }
+            return !cancelled;
         }
 
         void cancel() {
