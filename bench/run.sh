@@ -22,6 +22,10 @@
 #   BIG_N=10000 BIG_LATENCY_MS=2000 BIG_WARM_BURSTS=2   inflight10k: the burst size, the fake's latency, warmed bursts
 #   BIG_CLIENT=c             inflight10k alone: C client and fake (bench/burst.c, bench/fake-burst.c) when gcc is
 #                            there; node = the Node ones
+#   BARE_PORT=18081 BARE_FAKE_PORT=9103 FLOOR_FAKE_PORT=9104   inflight10k: ports of the reference proxy
+#                            (bench/BareProxy.java, Vert.x alone, the gateway's JVM flags), of its own fake, and of the
+#                            fake the floor bursts of each round go to straight (a fake holding a pool's ~10,000 idle
+#                            connections has no room for 10,000 more: 20,000 descriptors a process here); BARE=0: none
 #   TTFB_STREAMS=64 TTFB_ROUNDS=10 HOLD_STREAMS=1000    stream: true parts (time to first byte; streams held open)
 #   QUOTA_RPM=120 QUOTA_RATE=16 QUOTA_S=120 QUOTA_LATENCY_MS=50   quota: the fake's per-key rpm, the client's requests/s
 #                            (open loop) and seconds, the fake's answer delay
@@ -505,9 +509,42 @@ big_burst() {
   say "$tag: $(describe_burst "$(result_of "$file")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB"
 }
 
+# bare_burst TAG: a burst through the reference proxy, its wall time against the floor burst just before it
+bare_burst() {
+  local slug=${1// /-}
+  burst_of "$BARE_PORT" "$BIG_N" > "$OUT/bare-$slug.txt"
+  say "   reference proxy (Vert.x alone), $1: $(describe_burst "$(result_of "$OUT/bare-$slug.txt")")"
+}
+
+# start_bare: the reference proxy with the gateway's JVM flags and its own Vert.x and Netty (BARE_PID, or none
+# when the JDK cannot run a source file, there is no C fake for it, or BARE=0), in front of a fake of its own
+start_bare() {
+  BARE_PID=""
+  [ "${BARE:-1}" = 1 ] && [ -n "$BURST_C" ] || return 0
+  local port
+  for port in "$BARE_FAKE_PORT" "$FLOOR_FAKE_PORT"; do
+    $(pin "$FAKE_CPUS") "$OUT/keypool-fake-burst" "$port" "$BIG_LATENCY_MS" > "$OUT/fake-$port.log" 2>&1 &
+    PIDS+=($!)
+  done
+  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
+  # (Netty's native epoll, as the gateway's manifest allows it: Enable-Native-Access)
+  local native=""
+  [ -n "$RUNTIME_OPTS" ] && native="--enable-native-access=ALL-UNNAMED"
+  "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS -cp "$ROOT/target/lib/*" "$BENCH_DIR/BareProxy.java" "$BARE_PORT" "$BARE_FAKE_PORT" \
+    > "$OUT/bare-proxy.log" 2>&1 &
+  BARE_PID=$!
+  PIDS+=("$BARE_PID")
+  local _
+  for _ in $(seq 1 100); do grep -q '^bare proxy on' "$OUT/bare-proxy.log" && return 0; sleep 0.1; done
+  say "   (the reference proxy did not start: $OUT/bare-proxy.log; left out)"
+  BARE_PID=""
+}
+
 inflight10k_part() {
+  BARE_PORT=${BARE_PORT:-$(( GW_PORT + 1 ))} BARE_FAKE_PORT=${BARE_FAKE_PORT:-9103} FLOOR_FAKE_PORT=${FLOOR_FAKE_PORT:-9104}
   say "== $BIG_N POSTs at once (one socket each), upstream latency ${BIG_LATENCY_MS} ms: first burst after startup, then warmed =="
   say "   targets: all succeed; <= 4 s as the first burst, <= 3 s warmed; gateway RSS <= 512 MiB and <= 200 threads throughout"
+  say "   beside each: the same burst straight at the fake (the floor) and through bench/BareProxy.java (the least a Vert.x gateway does)"
   fake_ctl "$PRIMARY" "latency?ms=$BIG_LATENCY_MS"
   burst_of "$PRIMARY_PORT" "$BIG_N" > "$OUT/big-direct.txt"
   say "   client and fake: $([ -n "$BURST_C" ] && echo "bench/burst.c and bench/fake-burst.c" || echo "bench/inflight.js and bench/fake-upstream.js")"
@@ -516,12 +553,24 @@ inflight10k_part() {
   say "gateway before the first burst: RSS $(mib "$(vm "$GW_PID" VmRSS)") MiB, threads $(threads "$GW_PID")"
   big_burst "first burst after startup"
   say "   the fake saw at most $(curl -s "$PRIMARY/control/stats?arrivals=0" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).maxInFlight))') in flight at once"
+  start_bare
+  [ -n "$BARE_PID" ] && bare_burst "first burst after startup"
   WARMED=0; warm_gateway
+  if [ -n "$BARE_PID" ]; then
+    fake_ctl "http://127.0.0.1:$BARE_FAKE_PORT" "latency?ms=0"
+    wrk_run "http://127.0.0.1:$BARE_PORT$CHAT" 64 $(( JIT_WARMUP / 2 )) bare-warmup-c64 > /dev/null
+    fake_ctl "http://127.0.0.1:$BARE_FAKE_PORT" "latency?ms=$BIG_LATENCY_MS"
+  fi
   fake_ctl "$PRIMARY" "latency?ms=$BIG_LATENCY_MS"
   local i
   for i in $(seq 1 "$BIG_WARM_BURSTS"); do
+    if [ -n "$BARE_PID" ]; then
+      burst_of "$FLOOR_FAKE_PORT" "$BIG_N" > "$OUT/big-direct-$i.txt"
+      say "directly against a fake, round $i: $(describe_burst "$(result_of "$OUT/big-direct-$i.txt")")"
+    fi
     fake_ctl "$PRIMARY" reset
     big_burst "warmed burst $i"
+    [ -n "$BARE_PID" ] && bare_burst "warmed burst $i"
   done
   say "gateway after the bursts: RSS $(mib "$(vm "$GW_PID" VmRSS)") MiB, peak since start (VmHWM) $(mib "$(vm "$GW_PID" VmHWM)") MiB, threads $(threads "$GW_PID")"
   fake_ctl "$PRIMARY" "latency?ms=0"
