@@ -509,7 +509,7 @@ big_burst() {
   say "$tag: $(describe_burst "$(result_of "$file")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB"
 }
 
-# bare_burst TAG: a burst through the reference proxy, its wall time against the floor burst just before it
+# bare_burst TAG: the same burst through the reference proxy
 bare_burst() {
   local slug=${1// /-}
   burst_of "$BARE_PORT" "$BIG_N" > "$OUT/bare-$slug.txt"
@@ -526,10 +526,10 @@ start_bare() {
     $(pin "$FAKE_CPUS") "$OUT/keypool-fake-burst" "$port" "$BIG_LATENCY_MS" > "$OUT/fake-$port.log" 2>&1 &
     PIDS+=($!)
   done
-  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
-  # (Netty's native epoll, as the gateway's manifest allows it: Enable-Native-Access)
+  # Netty's native epoll without a warning on Java 24+, as the gateway's manifest allows it (Enable-Native-Access)
   local native=""
-  [ -n "$RUNTIME_OPTS" ] && native="--enable-native-access=ALL-UNNAMED"
+  if [ -n "$RUNTIME_OPTS" ]; then native="--enable-native-access=ALL-UNNAMED"; fi
+  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
   "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS -cp "$ROOT/target/lib/*" "$BENCH_DIR/BareProxy.java" "$BARE_PORT" "$BARE_FAKE_PORT" \
     > "$OUT/bare-proxy.log" 2>&1 &
   BARE_PID=$!
@@ -554,7 +554,7 @@ inflight10k_part() {
   big_burst "first burst after startup"
   say "   the fake saw at most $(curl -s "$PRIMARY/control/stats?arrivals=0" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).maxInFlight))') in flight at once"
   start_bare
-  [ -n "$BARE_PID" ] && bare_burst "first burst after startup"
+  if [ -n "$BARE_PID" ]; then bare_burst "first burst after startup"; fi
   WARMED=0; warm_gateway
   if [ -n "$BARE_PID" ]; then
     fake_ctl "http://127.0.0.1:$BARE_FAKE_PORT" "latency?ms=0"
@@ -570,7 +570,7 @@ inflight10k_part() {
     fi
     fake_ctl "$PRIMARY" reset
     big_burst "warmed burst $i"
-    [ -n "$BARE_PID" ] && bare_burst "warmed burst $i"
+    if [ -n "$BARE_PID" ]; then bare_burst "warmed burst $i"; fi
   done
   say "gateway after the bursts: RSS $(mib "$(vm "$GW_PID" VmRSS)") MiB, peak since start (VmHWM) $(mib "$(vm "$GW_PID" VmHWM)") MiB, threads $(threads "$GW_PID")"
   fake_ctl "$PRIMARY" "latency?ms=0"

@@ -19,6 +19,8 @@ import org.apache.camel.component.vertx.http.VertxHttpEndpoint;
 import org.apache.camel.component.vertx.http.VertxHttpEndpointConfigurer;
 import org.apache.camel.component.vertx.http.VertxHttpProducer;
 import org.apache.camel.spi.PropertyConfigurer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * camel-vertx-http as routes/upstream.camel.yaml calls the provider (scheme {@code vertx-http}): the call holds no
@@ -125,6 +127,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
      * request is prepared (on the calling thread, inside {@code send}) and hands it the request when it is sent.
      */
     private static final class UpstreamCall {
+        private static final Logger LOG = LoggerFactory.getLogger(UpstreamHttpComponent.class);
         static final ThreadLocal<UpstreamCall> STARTING = new ThreadLocal<>();
         private static final String KEY = UpstreamCall.class.getName();
 
@@ -153,7 +156,16 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         /** Whether the call may go out: false when its client hung up before. */
         boolean sent(HttpClientRequest sent) {
             request = sent;
+            // the reset of a cancelled call fails its answer, which the attempt hears; without a handler of its
+            // own Vert.x would also log it as an ERROR ("Stream reset: 0") for every client that hangs up
+            sent.exceptionHandler(this::failedToSend);
             return !cancelled;
+        }
+
+        private void failedToSend(Throwable failure) {
+            if (!cancelled) {
+                LOG.debug("Provider request failed while being sent: {}", failure.toString());
+            }
         }
 
         void cancel() {

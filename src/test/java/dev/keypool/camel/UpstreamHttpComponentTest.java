@@ -8,7 +8,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.keypool.testing.FakeUpstream;
+import dev.keypool.testing.LogCapture;
 import io.vertx.core.VertxException;
+import io.vertx.core.http.StreamResetException;
+import org.apache.logging.log4j.Level;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
@@ -17,6 +20,7 @@ import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.apache.camel.builder.Builder.constant;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,6 +34,8 @@ class UpstreamHttpComponentTest {
 
     private static final String CHAT = "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
 
+    @RegisterExtension
+    final LogCapture logs = LogCapture.attach();
     private final FakeUpstream upstream = new FakeUpstream();
     private final AtomicInteger handedOver = new AtomicInteger();
     private final ExecutorService answerThreads = Executors.newCachedThreadPool(r -> new Thread(r, "answer-test"));
@@ -91,5 +97,23 @@ class UpstreamHttpComponentTest {
         Exchange failed = done.get(10, TimeUnit.SECONDS);
         assertThat(failed.getException()).isInstanceOfAny(VertxException.class, IOException.class);
         assertThat(upstream.heldAnswers()).as("the provider never answered").isEqualTo(1);
+    }
+
+    @Test
+    void should_not_send_a_call_whose_client_hung_up_before_it_went_out() {
+        ClientHangup hangup = new ClientHangup();
+        hangup.hangUp();
+
+        Exchange failed = template.send("direct:call", e -> {
+            e.setProperty(Exchanges.CLIENT_GONE, hangup);
+            e.getMessage().setBody(CHAT);
+        });
+
+        assertThat(failed.getException()).isInstanceOf(StreamResetException.class);
+        assertThat(upstream.totalHits()).as("calls the provider received").isZero();
+        // a client hanging up is no error of the gateway's: Vert.x logged such a reset as one ("Stream reset: 0"),
+        // and before that the send went on with the request it had dropped (a NullPointerException)
+        assertThat(logs.events()).filteredOn(line -> line.level() == Level.ERROR && line.logger().startsWith("io.vertx"))
+                .isEmpty();
     }
 }
