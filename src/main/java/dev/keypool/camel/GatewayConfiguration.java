@@ -58,6 +58,8 @@ import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
 import org.apache.camel.StartupListener;
+import org.apache.camel.component.platform.http.PlatformHttpConstants;
+import org.apache.camel.component.platform.http.spi.PlatformHttpEngine;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.spi.ProcessorFactory;
 import org.apache.camel.spi.PropertiesComponent;
@@ -205,6 +207,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("gatewayResponses", gatewayResponses);
         if (http) {
             boolean reload = properties.resolveProperty("camel.main.routes-reload-enabled").map(Boolean::parseBoolean).orElse(false);
+            if (reload) {
+                registry.bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, PlatformHttpEngine.class, new ReloadSafeHttpEngine());
+            }
             installRouterHandlers(context, gatewayResponses, reload);
         }
         registry.bind("modelCatalog", new ModelCatalog(all, mapper));

@@ -19,7 +19,8 @@ import org.apache.camel.component.platform.http.PlatformHttpEndpoint;
  * for up to {@value #WAIT_MS} ms; after that it goes on to whatever answers.
  *
  * <p>The first route of platform-http's router, installed only when reload is on: the default request path is
- * untouched. Its check is one map lookup and the consumer's state.
+ * untouched. Its check is one map lookup and the consumer's state. A consumer suspended after that check, while the
+ * request was on its way to it, holds the request back the same way ({@link ReloadSafeHttpEngine}).
  */
 final class ReloadGate {
 
@@ -47,10 +48,16 @@ final class ReloadGate {
 
     private void handle(RoutingContext context) {
         String routeId = routeIdByPath.get(context.normalizedPath());
-        if (routeId == null || taking(routeId)) {
+        if (routeId == null || taking(routeId) || !holdBack(context)) {
             context.next();
-            return;
         }
+    }
+
+    /**
+     * Holds the request back and routes it again in {@value #REROUTE_MS} ms; false once it has been held
+     * {@value #WAIT_MS} ms, when it goes on to whatever answers.
+     */
+    static boolean holdBack(RoutingContext context) {
         long now = System.currentTimeMillis();
         Long deadline = context.get(DEADLINE);
         if (deadline == null) {
@@ -58,12 +65,12 @@ final class ReloadGate {
             context.put(DEADLINE, deadline);
         }
         if (now >= deadline) {
-            context.next();
-            return;
+            return false;
         }
         // the body stays unread until the route that takes the request reads it
         context.request().pause();
         context.vertx().setTimer(REROUTE_MS, id -> context.reroute(context.request().method(), context.request().uri()));
+        return true;
     }
 
     /** Whether the route is there and its consumer started (not suspended, stopping or stopped). */

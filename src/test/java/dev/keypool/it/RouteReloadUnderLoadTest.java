@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import dev.keypool.breaker.BreakerState;
@@ -24,7 +25,10 @@ import dev.keypool.gateway.Channels;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import org.apache.camel.Consumer;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.support.RouteWatcherReloadStrategy;
+import org.apache.camel.support.service.ServiceHelper;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,7 +38,8 @@ import static org.awaitility.Awaitility.await;
  * Live route reload ({@code camel.main.routes-reload-enabled=true}) under 32 connections of load: an operator's edit of
  * gateway.camel.yaml (one more response header) is answered within 5 s of the file's change, no request fails meanwhile
  * (a request that comes while Camel swaps the entry routes waits for the new one: UnmatchedRequests), and the keys'
- * states, quota counts and the breakers are the same objects with the same state afterwards.
+ * states, quota counts and the breakers are the same objects with the same state afterwards. A request on its way to a
+ * route whose consumer the reload suspends waits for it too.
  */
 class RouteReloadUnderLoadTest extends GatewayTestSupport {
 
@@ -141,6 +146,34 @@ class RouteReloadUnderLoadTest extends GatewayTestSupport {
         assertThat(context.getRegistry().lookupByNameAndType("breaker-spare", CircuitBreaker.class)).isSameAs(spareBreaker);
         assertThat(channel("spare").breaker().state()).isEqualTo(BreakerState.OPEN);
         assertThat(spareBreaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
+    }
+
+    @Test
+    void should_hold_a_request_whose_route_is_suspended_after_the_gate_let_it_through() throws Exception {
+        Consumer consumer = context.getRoute("models").getConsumer();
+        AtomicBoolean suspended = new AtomicBoolean();
+        AtomicLong resumedAt = new AtomicLong();
+        // the reload's suspension, at the worst moment: after ReloadGate saw the consumer started, before the
+        // consumer took the request; resumed 300 ms later, as by a reload that is done
+        for (VertxPlatformHttpRouter router : context.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
+            router.route("/v1/models").order(Integer.MIN_VALUE + 1).handler(request -> {
+                if (suspended.compareAndSet(false, true)) {
+                    ServiceHelper.suspendService(consumer);
+                    request.vertx().setTimer(300, id -> {
+                        resumedAt.set(System.currentTimeMillis());
+                        ServiceHelper.resumeService(consumer);
+                    });
+                }
+                request.next();
+            });
+        }
+
+        HttpResponse<String> models = get("/v1/models");
+
+        assertThat(suspended).isTrue();
+        assertThat(models.statusCode()).as(models.body()).isEqualTo(200);
+        assertThat(models.body()).contains("\"m\"");
+        assertThat(resumedAt.get()).as("answered once the route was back").isPositive();
     }
 
     private record Answer(int status, boolean reloaded, long startedAt, long endedAt, String body) {
