@@ -16,7 +16,6 @@ import dev.keypool.batch.TaskStore;
 import dev.keypool.config.Durations;
 import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
-import org.apache.camel.component.caffeine.processor.idempotent.CaffeineIdempotentRepository;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
@@ -30,6 +29,11 @@ import org.slf4j.LoggerFactory;
 final class BatchBeans extends ServiceSupport {
 
     private static final Logger LOG = LoggerFactory.getLogger(BatchBeans.class);
+    /**
+     * How many custom_ids the Kafka route remembers (~2 MB): a rebalance redelivers at most a poll's records per
+     * partition, 1,000 for 100 partitions at batch.kafka.maxPollRecords 10. One that is forgotten runs again.
+     */
+    static final int RECENT_CUSTOM_IDS = 10_000;
 
     private final ExecutorService lineThreads;
     private final BatchStore batches;
@@ -63,8 +67,8 @@ final class BatchBeans extends ServiceSupport {
         boolean kafka = properties.resolveProperty("batch.kafka.bootstrapServers").filter(b -> !b.isBlank()).isPresent();
         registry.bind("kafkaLines", new KafkaLines(batchLines, mapper,
                 kafka ? tenant(properties, tenants, "batch.kafka.tenant") : null));
-        // custom_ids whose record this run has taken (the Kafka route's idempotent consumer)
-        registry.bind("batchResultsSeen", new CaffeineIdempotentRepository("keypool-batch-results"));
+        // custom_ids of the records the Kafka route took last (its idempotent consumer)
+        registry.bind("batchResultsSeen", new RecentCustomIds(RECENT_CUSTOM_IDS));
         registry.bind("asyncTasks", new AsyncTasks(new TaskStore(dir.resolve("tasks"), mapper, clock, retention), mapper, clock));
         // platform threads, not Camel's pools: with camel.threads.virtual.enabled those are unbounded
         ExecutorService lineThreads = Executors.newFixedThreadPool(concurrency, named("batch-line-"));
