@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# KeyPool batch benchmark (issue #16, point 7): a batch of LINES lines through the file inbox against a fake
+# KeyPool batch benchmark: a batch of LINES lines through the file inbox against a fake
 # provider answering after LATENCY_MS, on 4 keys x 600 rpm (bench/keypool-batch.yaml); and the interactive wait p99
 # (bench/quota.js, open loop) alone and while the batch runs, on the same keys.
 #

@@ -3,7 +3,7 @@
 #
 #   bench/run.sh [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants]
 #   (default: all; all does not include inflight10k, quota, scenarios and tenants; quota uses bench/keypool-quota.yaml,
-#   scenarios bench/keypool-scenarios.yaml: the seeds' four load scenarios, also as bench/scenarios.sh; tenants
+#   scenarios bench/keypool-scenarios.yaml: the design's four load scenarios, also as bench/scenarios.sh; tenants
 #   bench/keypool-tenants.yaml)
 #
 # Run it from a clone of the repository (it builds target/keypool.jar there if it is missing and starts the
@@ -203,7 +203,7 @@ export BENCH_PRIMARY_PORT=$PRIMARY_PORT BENCH_BACKUP_PORT=$BACKUP_PORT
 JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
 RUNTIME_OPTS=""
 [ "${JAVA_FEATURE%%.*}" -ge 24 ] 2>/dev/null && RUNTIME_OPTS="--sun-misc-unsafe-memory-access=allow"
-# the Dockerfile's 8-byte object headers (a product flag from Java 25; README "Issue #9: memory at 10,000 in flight")
+# the Dockerfile's 8-byte object headers (a product flag from Java 25; bench/README.md, inflight10k)
 if [ -z "${KEYPOOL_JAVA_OPTS+set}" ]; then
   KEYPOOL_JAVA_OPTS=$SHIPPED_JAVA_OPTS
   [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null && KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -XX:+UseCompactObjectHeaders"
@@ -470,7 +470,7 @@ streams_part() {
   say ""
 }
 
-# ---------------------------------------------------------------- 10,000 in flight (issue #9)
+# ---------------------------------------------------------------- 10,000 in flight
 # Peaks of the gateway process while a command runs: threads and VmRSS sampled every 10 ms (bash builtins only,
 # so the sampler costs next to nothing), written to $1 as "peak_threads peak_rss_kB" when the command ends.
 with_peaks() {
@@ -577,7 +577,7 @@ inflight10k_part() {
   say ""
 }
 
-# ---------------------------------------------------------------- quotas (issue #12, point 8)
+# ---------------------------------------------------------------- quotas
 # Part 1: the fake enforces QUOTA_RPM per key itself (exact sliding 60 s, like a provider); the config gives the
 # gateway the same 4 keys at rpm 120; bench/quota.js offers QUOTA_RATE requests/s (2x the 480/min capacity) open
 # loop for QUOTA_S seconds. Part 2: the quota bookkeeping's cost at 1 connection with no limit hit: the same
@@ -653,7 +653,7 @@ quota_part() {
   say ""
 }
 
-# ---------------------------------------------------------------- the seeds' four load scenarios (issue #14, point 7)
+# ---------------------------------------------------------------- the design's four load scenarios
 # bench/keypool-scenarios.yaml: channel main (8 keys, probes, disableAfter 3) with fallback backup, channel limited
 # (4 keys x rpm 120). Both fakes answer after SCEN_LATENCY_MS.
 scenarios_part() {
@@ -705,7 +705,7 @@ scenarios_part() {
   say ""
 }
 
-# ---------------------------------------------------------------- tenants under overload (issue #13, point 6)
+# ---------------------------------------------------------------- tenants under overload
 # One channel of TENANTS_KEY_RPM x 4 keys, enforced by the fake itself (exact sliding 60 s) and known to the gateway;
 # tenants `steady` (offered STEADY_RATE/s, within its rpm) and `noisy` (offered NOISY_RATE/s, 5x its rpm) share it.
 # Run A: steady alone; run B right after it on the same gateway: steady at the same rate and noisy at the same time.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The seeds' four load scenarios (issue #14, point 7), each printing its figures:
+# The design's four load scenarios, each printing its figures:
 #   1. normal         baseline RPS and p99 (wrk, 64 connections, upstream 50 ms)
 #   2. hot model      every request the same model: the spread of the calls over the channel's 8 keys (max/min)
 #   3. fault          a fault injected over POST /admin/faults on one key: time to the key's removal, requests failed

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// KeyPool benchmark: the tenants "overload" scenario (issue #13, point 6). Node, no dependencies.
+// KeyPool benchmark: the tenants "overload" scenario. Node, no dependencies.
 //
 //   node bench/tenants.js run --url http://127.0.0.1:18080/v1/chat/completions --duration-s 90 --tag A
 //        --tenant steady:bench-token-steady:15 [--tenant noisy:bench-token-noisy:10 ...] [--timeout-ms 60000]
