@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  *   <li>every relative link of README.md, bench/README.md and the Markdown documents under docs/ points at a file
  *       that exists, and every {@code #anchor} (in the same document or another Markdown file) at a heading that
  *       exists, by GitHub's rule: the heading's text in lower case, punctuation dropped, spaces turned into '-',
- *       and "-1", "-2", ... added to repeated headings;</li>
+ *       and "-1", "-2", ... added to repeated headings; or an explicit {@code <a id="..."></a>};</li>
  *   <li>every citation of the behaviour contract in code ({@code src/}, {@code routes/}) names a section that
  *       docs/design.md has. The citation form is {@code design §n} for a section, whose heading in design.md is
  *       {@code ## n. Title}, and {@code design §n.m} for a numbered subsection, whose heading is
@@ -41,6 +41,7 @@ class DocsConsistencyTest {
     private static final Pattern LINK = Pattern.compile("!?\\[([^\\]]*)]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
     private static final Pattern HEADING = Pattern.compile("^(#{1,6})\\s+(.*?)\\s*#*\\s*$");
     private static final Pattern FENCE = Pattern.compile("^\\s*(```|~~~)");
+    private static final Pattern HTML_ANCHOR = Pattern.compile("<a\\s+(?:id|name)=\"([^\"]+)\"");
     private static final Pattern INLINE_CODE = Pattern.compile("`[^`]*`");
     private static final Pattern CITATION = Pattern.compile("design §(\\d+(?:\\.\\d+)?)");
     private static final Pattern SECTION_NUMBER = Pattern.compile("^§?(\\d+(?:\\.\\d+)?)[.\\s]");
@@ -65,9 +66,10 @@ class DocsConsistencyTest {
     @Test
     void should_derive_anchors_as_github_does() {
         assertThat(anchors(List.of("# Title", "## 11. Shared state across instances (Redis)", "### `stream_options.x` is added",
-                "## Notes", "## Notes", "```", "# not a heading", "```", "### The keypool component (embedded)")))
+                "## Notes", "## Notes", "```", "# not a heading", "```", "<a id=\"s7\"></a>",
+                "### The keypool component (embedded)")))
                 .containsExactly("title", "11-shared-state-across-instances-redis", "stream_optionsx-is-added", "notes",
-                        "notes-1", "the-keypool-component-embedded");
+                        "notes-1", "s7", "the-keypool-component-embedded");
     }
 
     @Test
@@ -170,7 +172,10 @@ class DocsConsistencyTest {
         }
     }
 
-    /** GitHub's heading anchors, in document order; headings inside fenced code are no headings. */
+    /**
+     * GitHub's heading anchors in document order, and the explicit ones ({@code <a id="s7"></a>}); headings inside
+     * fenced code are no headings.
+     */
     private static Set<String> anchors(List<String> lines) {
         Set<String> anchors = new LinkedHashSet<>();
         Map<String, Integer> seen = new HashMap<>();
@@ -180,8 +185,15 @@ class DocsConsistencyTest {
                 inFence = !inFence;
                 continue;
             }
+            if (inFence) {
+                continue;
+            }
+            Matcher html = HTML_ANCHOR.matcher(INLINE_CODE.matcher(line).replaceAll(""));
+            while (html.find()) {
+                anchors.add(html.group(1));
+            }
             Matcher heading = HEADING.matcher(line);
-            if (inFence || !heading.matches()) {
+            if (!heading.matches()) {
                 continue;
             }
             String slug = slug(heading.group(2));
