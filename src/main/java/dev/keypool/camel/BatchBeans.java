@@ -50,12 +50,7 @@ final class BatchBeans extends ServiceSupport {
         if (concurrency < 1) {
             throw new IllegalStateException("batch.concurrency must be at least 1, was " + concurrency);
         }
-        Duration retention;
-        try {
-            retention = Durations.parse(setting(properties, "batch.retention"));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("batch.retention: " + e.getMessage(), e);
-        }
+        Duration retention = duration(properties, "batch.retention");
         FileStore files = new FileStore(dir.resolve("files"), mapper, clock);
         BatchStore batches = new BatchStore(dir.resolve("batches"), mapper);
         var registry = context.getRegistry();
@@ -65,10 +60,11 @@ final class BatchBeans extends ServiceSupport {
         BatchLines batchLines = new BatchLines(batches, files, mapper, clock, inboxTenant);
         registry.bind("batchLines", batchLines);
         boolean kafka = properties.resolveProperty("batch.kafka.bootstrapServers").filter(b -> !b.isBlank()).isPresent();
-        registry.bind("kafkaLines", new KafkaLines(batchLines, mapper,
-                kafka ? tenant(properties, tenants, "batch.kafka.tenant") : null));
         // custom_ids of the records the Kafka route took last (its idempotent consumer)
-        registry.bind("batchResultsSeen", new RecentCustomIds(RECENT_CUSTOM_IDS));
+        RecentCustomIds taken = new RecentCustomIds(RECENT_CUSTOM_IDS);
+        registry.bind("kafkaLines", new KafkaLines(batchLines, mapper,
+                kafka ? tenant(properties, tenants, "batch.kafka.tenant") : null, taken, duration(properties, "batch.kafka.maxHold")));
+        registry.bind("batchResultsSeen", taken);
         registry.bind("asyncTasks", new AsyncTasks(new TaskStore(dir.resolve("tasks"), mapper, clock, retention), mapper, clock));
         // platform threads, not Camel's pools: with camel.threads.virtual.enabled those are unbounded
         ExecutorService lineThreads = Executors.newFixedThreadPool(concurrency, named("batch-line-"));
@@ -108,6 +104,14 @@ final class BatchBeans extends ServiceSupport {
             LOG.warn("{} is not set: with tenants configured, every line from that queue will be refused 401", setting);
         }
         return name;
+    }
+
+    private static Duration duration(PropertiesComponent properties, String name) {
+        try {
+            return Durations.parse(setting(properties, name));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(name + ": " + e.getMessage(), e);
+        }
     }
 
     private static String setting(PropertiesComponent properties, String name) {

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Iterator;
@@ -46,6 +48,9 @@ public final class BatchLines implements AggregationStrategy {
     private static final Set<String> NOT_NOW = Set.of("quota_exhausted", "tenant_rate_limited", "budget_exceeded",
             "no_channel_available", "overloaded");
 
+    /** The longest a batch rests after a line held back, whatever the Retry-After. */
+    static final Duration LONGEST_REST = Duration.ofMinutes(1);
+
     /** The tenant a batch line runs for (its batch's owner, or the Kafka consumer's tenant); absent for none. */
     static final String BATCH_OWNER = "kpBatchOwner";
     /** The inbox file's name without .jsonl, for its outbox file's name. */
@@ -59,6 +64,12 @@ public final class BatchLines implements AggregationStrategy {
     private final String inboxOwner;
     /** The lines of the batches being run, parsed once per run. */
     private final Map<String, List<BatchLine>> lines = new ConcurrentHashMap<>();
+    /**
+     * Batches whose last line the gateway held back ("not now", with its Retry-After), by id: until then their rounds
+     * hand out no line, so that a batch whose tenant is at its limits sends no request each second for hours, taking
+     * line threads and CPU from the other batches.
+     */
+    private final Map<String, Instant> resting = new ConcurrentHashMap<>();
 
     public BatchLines(BatchStore batches, FileStore files, ObjectMapper mapper, Clock clock, String inboxOwner) {
         this.inboxOwner = inboxOwner;
@@ -108,7 +119,7 @@ public final class BatchLines implements AggregationStrategy {
             @Override
             public boolean hasNext() {
                 // a line once promised is handed out (mayRun stops it if the batch was cancelled meanwhile)
-                while (next == null && all.hasNext() && batch.status() == BatchStatus.IN_PROGRESS) {
+                while (next == null && all.hasNext() && batch.status() == BatchStatus.IN_PROGRESS && !resting(batch)) {
                     BatchLine candidate = all.next();
                     if (!journal.done(candidate.index())) {
                         next = candidate;
@@ -129,11 +140,14 @@ public final class BatchLines implements AggregationStrategy {
         };
     }
 
-    /** Whether a line handed to the splitter still runs: not once its batch is cancelling or past its window. */
+    /**
+     * Whether a line handed to the splitter still runs: not once its batch is cancelling or past its window, nor while
+     * it rests (it runs in a later round).
+     */
     public boolean mayRun(Exchange exchange) {
         Batch batch = batch(exchange);
         expireIfLate(batch);
-        return batch.status() == BatchStatus.IN_PROGRESS;
+        return batch.status() == BatchStatus.IN_PROGRESS && !resting(batch);
     }
 
     /**
@@ -167,6 +181,8 @@ public final class BatchLines implements AggregationStrategy {
             BatchResult result = result(line, answered);
             if (result != null && batches.journal(batch).record(result)) {
                 batch.counted(result.ok());
+            } else if (result == null) {
+                restAfter(batch, answered);
             }
         }
         // never a line's exchange: one the gateway core answered with an error is marked handled, which would end
@@ -246,6 +262,7 @@ public final class BatchLines implements AggregationStrategy {
         batches.save(batch);
         batches.closeJournal(batch);
         lines.remove(batch.id());
+        resting.remove(batch.id());
         LOG.info("Batch {} {}: {} of {} lines answered 2xx", batch.id(), batch.status().apiName(),
                 results.stream().filter(BatchResult::ok).count(), batch.total());
     }
@@ -315,6 +332,30 @@ public final class BatchLines implements AggregationStrategy {
             throw new UncheckedIOException(e);
         }
         return out.toByteArray();
+    }
+
+    /**
+     * A line held back with the gateway's Retry-After: its batch rests that long, at most {@link #LONGEST_REST} (a
+     * tenant's limits raised meanwhile are seen within it).
+     */
+    private void restAfter(Batch batch, Exchange answered) {
+        Long seconds = answered.getMessage().getHeader("Retry-After", Long.class);
+        if (seconds != null && seconds > 0) {
+            Instant until = clock.instant().plusSeconds(Math.min(seconds, LONGEST_REST.toSeconds()));
+            resting.merge(batch.id(), until, (a, b) -> a.isAfter(b) ? a : b);
+        }
+    }
+
+    private boolean resting(Batch batch) {
+        Instant until = resting.get(batch.id());
+        if (until == null) {
+            return false;
+        }
+        if (clock.instant().isBefore(until)) {
+            return true;
+        }
+        resting.remove(batch.id(), until);
+        return false;
     }
 
     /** Past its 24 h window, a running batch expires: its lines without a result will not run. */

@@ -1,6 +1,8 @@
 package dev.keypool.it;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +17,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -22,6 +25,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
@@ -49,7 +53,9 @@ class KafkaBatchTest extends GatewayTestSupport {
     private final String suffix = UUID.randomUUID().toString().substring(0, 8);
     private final String requests = "keypool.requests." + suffix;
     private final String results = "keypool.results." + suffix;
+    private final String deadLetters = "keypool.requests.dlq." + suffix;
     private KafkaConsumer<String, String> resultConsumer;
+    private KafkaConsumer<String, String> deadLetterConsumer;
 
     @Override
     protected String keypoolYaml() {
@@ -67,6 +73,13 @@ class KafkaBatchTest extends GatewayTestSupport {
                     models: [gpt-test]
                     keys:
                       - key: sk-backup
+                  - name: scarce
+                    baseUrl: UPSTREAM
+                    models: [gpt-scarce]
+                    keys:
+                      # 95 % of it for batch lines: one a day
+                      - key: sk-scarce
+                        rpd: 2
                 """;
     }
 
@@ -77,6 +90,11 @@ class KafkaBatchTest extends GatewayTestSupport {
         p.put("batch.kafka.requestsTopic", requests);
         p.put("batch.kafka.resultsTopic", results);
         p.put("batch.kafka.groupId", group());
+        p.put("batch.kafka.deadLetterTopic", deadLetters);
+        // the records of a poll give their partition back after 1 s of waiting for capacity, well within the 5 s
+        // Kafka gives a consumer between two polls before it takes its partitions away
+        p.put("batch.kafka.maxHold", "1s");
+        p.put("camel.component.kafka.maxPollIntervalMs", "5000");
         // a consumer that does not leave the group cleanly holds its partition until its session ends: 6 s (the
         // broker's least) rather than Kafka's 45 s, three quarters of the restart test's minute
         p.put("camel.component.kafka.sessionTimeoutMs", "6000");
@@ -126,6 +144,9 @@ class KafkaBatchTest extends GatewayTestSupport {
         if (resultConsumer != null) {
             resultConsumer.close();
         }
+        if (deadLetterConsumer != null) {
+            deadLetterConsumer.close();
+        }
     }
 
     private void produce(List<String> customIds) throws Exception {
@@ -162,13 +183,34 @@ class KafkaBatchTest extends GatewayTestSupport {
     private final Map<String, Integer> counts = new HashMap<>();
     private final Map<String, JsonNode> latest = new HashMap<>();
 
+    private static KafkaConsumer<String, String> reader(String topic, String group) {
+        KafkaConsumer<String, String> consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker(),
+                ConsumerConfig.GROUP_ID_CONFIG, group, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class));
+        consumer.subscribe(List.of(topic));
+        return consumer;
+    }
+
+    /** The dead-letter records so far. */
+    private final List<ConsumerRecord<String, String>> deadLettered = new ArrayList<>();
+
+    private int readDeadLetters() {
+        if (deadLetterConsumer == null) {
+            deadLetterConsumer = reader(deadLetters, "test-dlq-" + suffix);
+        }
+        deadLetterConsumer.poll(Duration.ofMillis(200)).forEach(deadLettered::add);
+        return deadLettered.size();
+    }
+
+    private static String header(ConsumerRecord<String, String> record, String name) {
+        var header = record.headers().lastHeader(name);
+        return header == null ? null : new String(header.value(), StandardCharsets.UTF_8);
+    }
+
     private int readResults() throws Exception {
         if (resultConsumer == null) {
-            resultConsumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker(),
-                    ConsumerConfig.GROUP_ID_CONFIG, "test-" + suffix, ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-                    ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class,
-                    ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class));
-            resultConsumer.subscribe(List.of(results));
+            resultConsumer = reader(results, "test-" + suffix);
         }
         for (ConsumerRecord<String, String> record : resultConsumer.poll(Duration.ofMillis(200))) {
             JsonNode line = JSON.readTree(record.value());
@@ -232,14 +274,69 @@ class KafkaBatchTest extends GatewayTestSupport {
     }
 
     @Test
-    void should_answer_a_malformed_record_with_an_error_line() throws Exception {
+    void should_send_records_that_cannot_run_to_the_dead_letter_topic_and_go_on() throws Exception {
+        String noCustomId = "{\"method\":\"POST\",\"url\":\"/v1/chat/completions\",\"body\":{}}";
         try (KafkaProducer<String, String> producer = producer()) {
+            producer.send(new ProducerRecord<>(requests, null, BatchApiSdkTest.chatLine("keyless"))).get(30, TimeUnit.SECONDS);
             producer.send(new ProducerRecord<>(requests, "broken", "{not json")).get(30, TimeUnit.SECONDS);
+            producer.send(new ProducerRecord<>(requests, "no-id", noCustomId)).get(30, TimeUnit.SECONDS);
             producer.send(new ProducerRecord<>(requests, "fine", BatchApiSdkTest.chatLine("fine"))).get(30, TimeUnit.SECONDS);
         }
-        awaitResults(2, Duration.ofSeconds(30));
-        assertThat(latest.get("broken").at("/error/code").asText()).isEqualTo("invalid_request");
-        assertThat(latest.get("broken").at("/error/message").asText()).startsWith("Line 1 is not valid JSON");
+
+        // the records behind them run
+        awaitResults(1, Duration.ofSeconds(30));
         assertThat(latest.get("fine").at("/response/status_code").asInt()).isEqualTo(200);
+        await().atMost(Duration.ofSeconds(10)).until(() -> readDeadLetters() >= 3);
+        assertThat(deadLettered).hasSize(3);
+        assertThat(deadLettered).extracting(ConsumerRecord::key).containsExactly(null, "broken", "no-id");
+        // as they came, with why in headers
+        assertThat(deadLettered).extracting(ConsumerRecord::value)
+                .containsExactly(BatchApiSdkTest.chatLine("keyless"), "{not json", noCustomId);
+        assertThat(deadLettered).extracting(r -> header(r, "keypool-error"))
+                .containsExactly("missing_key", "invalid_json", "invalid_line");
+        assertThat(header(deadLettered.get(1), "keypool-error-message")).startsWith("Line 1 is not valid JSON");
+        assertThat(header(deadLettered.get(2), "keypool-error-message")).contains("'custom_id' is required");
+        assertThat(deadLettered).extracting(r -> header(r, "keypool-source-topic")).containsOnly(requests);
+        assertThat(deadLettered).extracting(r -> header(r, "keypool-source-offset")).containsExactly("0", "1", "2");
+        assertThat(counts).containsOnlyKeys("fine");
+        assertThat(upstream.totalHits()).isEqualTo(1);
+    }
+
+    @Test
+    void should_keep_its_partition_while_a_record_waits_for_capacity() throws Exception {
+        try (KafkaProducer<String, String> producer = producer()) {
+            for (String id : List.of("s-1", "s-2")) {
+                producer.send(new ProducerRecord<>(requests, id, BatchApiSdkTest.chatLine(id).replace("gpt-test", "gpt-scarce")))
+                        .get(30, TimeUnit.SECONDS);
+            }
+        }
+        // the key's one batch line of the day; the other record waits for the next day, and is handed back (written
+        // again at the end of the topic) again and again
+        awaitResults(1, Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).until(() -> endOffset(requests) > 3);
+
+        // longer than Kafka's 5 s between two polls: the consumer polls on, and stays in the group
+        await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(500))
+                .until(() -> members() == 1 && readResults() == 1);
+
+        clock.advance(Duration.ofHours(25));
+        awaitResults(2, Duration.ofSeconds(30));
+        assertThat(counts).containsOnlyKeys("s-1", "s-2").allSatisfy((id, n) -> assertThat(n).isEqualTo(1));
+        assertThat(latest.values()).allMatch(line -> line.at("/response/status_code").asInt() == 200);
+        assertThat(upstream.hits("sk-scarce")).isEqualTo(2);
+    }
+
+    private static long endOffset(String topic) throws Exception {
+        TopicPartition partition = new TopicPartition(topic, 0);
+        try (var admin = kafka.admin()) {
+            return admin.listOffsets(Map.of(partition, OffsetSpec.latest())).partitionResult(partition).get().offset();
+        }
+    }
+
+    /** How many consumers the gateway's group has. */
+    private int members() throws Exception {
+        try (var admin = kafka.admin()) {
+            return admin.describeConsumerGroups(List.of(group())).all().get().get(group()).members().size();
+        }
     }
 }
