@@ -36,7 +36,7 @@ fi
 
 # what the case files use
 export GW="http://127.0.0.1:$ABUSE_GW_PORT" FAKE="http://127.0.0.1:$ABUSE_FAKE_PORT"
-export TOKEN_A=abuse-token-a TOKEN_B=abuse-token-b ADMIN_TOKEN=abuse-admin
+export TOKEN_A=abuse-token-a TOKEN_B=abuse-token-b TOKEN_C=abuse-token-c ADMIN_TOKEN=abuse-admin
 export STATE_DIR="$OUT/state" GW_LOG="$OUT/gateway.log" BENCH_DIR
 # the configuration the gateway runs on: a copy, so that a case may edit it and reload
 export ABUSE_CONFIG="$OUT/keypool.yaml"

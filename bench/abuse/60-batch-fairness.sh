@@ -1,15 +1,15 @@
-# Batch fairness: team-a spends its day (its rpd) and submits a 2,000-line batch that can only wait; team-b then submits
-# a 200-line batch. Reported: whether team-b's batch completes within 60 s while team-a's waits, and how many of
-# team-a's lines the gateway refused meanwhile (a waiting batch should rest, not send its lines each second).
-# Sourced by bench/abuse.sh (uses $GW, $TOKEN_A, $TOKEN_B, $CHAT_BODY, report).
+# Batch fairness: team-c spends its day (its rpd) and submits a 2,000-line batch that can only wait; team-b then submits
+# a 200-line batch. Reported: whether team-b's batch completes within 60 s while team-c's waits, and how many of
+# team-c's lines the gateway refused meanwhile (a waiting batch should rest, not send its lines each second).
+# Sourced by bench/abuse.sh (uses $GW, $TOKEN_C, $TOKEN_B, $CHAT_BODY, report).
 {
 fair_tmp=$(mktemp -d)
 
-# team-a's limits: requests until its own limit answers 429 (at most 200: with no limit, the case says so)
+# team-c's limits: requests until its own limit answers 429 (at most 200: with no limit, the case says so)
 fair_spent=0
 for fair_i in $(seq 1 200); do
   fair_code=$(curl -s -o "$fair_tmp/spend.json" -w '%{http_code}' -m 10 -H 'Content-Type: application/json' \
-    -H "Authorization: Bearer $TOKEN_A" -d "$CHAT_BODY" "$GW/v1/chat/completions" || true)
+    -H "Authorization: Bearer $TOKEN_C" -d "$CHAT_BODY" "$GW/v1/chat/completions" || true)
   if [ "$fair_code" = 429 ] && grep -q -e tenant_rate_limited -e budget_exceeded "$fair_tmp/spend.json"; then break; fi
   fair_spent=$((fair_spent + 1))
 done
@@ -38,13 +38,13 @@ fair_state() {
     'import json,sys; b=json.load(sys.stdin); c=b.get("request_counts",{}); print(b.get("status"), "%s/%s" % (c.get("completed"), c.get("total")))' \
     2>/dev/null || echo "unknown"
 }
-# team-a's requests refused for its limits so far (keypool_requests_total)
+# team-c's requests refused for its limits so far (keypool_requests_total)
 fair_refused() {
-  curl -s -m 10 "$GW/observe/metrics" | awk '/^keypool_requests_total\{/ && /tenant="team-a"/ && (/tenant_rate_limited/ || /budget_exceeded/) {s += $NF} END {printf "%d", s}'
+  curl -s -m 10 "$GW/observe/metrics" | awk '/^keypool_requests_total\{/ && /tenant="team-c"/ && (/tenant_rate_limited/ || /budget_exceeded/) {s += $NF} END {printf "%d", s}'
 }
 
 fair_refused_before=$(fair_refused)
-fair_a=$(fair_batch "$TOKEN_A" a 2000)
+fair_a=$(fair_batch "$TOKEN_C" a 2000)
 fair_b=$(fair_batch "$TOKEN_B" b 200)
 fair_started=$(date +%s)
 fair_b_state=unknown
@@ -54,13 +54,13 @@ while [ $(( $(date +%s) - fair_started )) -lt 60 ]; do
   sleep 0.5
 done
 fair_secs=$(( $(date +%s) - fair_started ))
-fair_a_state=$(fair_state "$TOKEN_A" "$fair_a")
+fair_a_state=$(fair_state "$TOKEN_C" "$fair_a")
 fair_refused_during=$(( $(fair_refused) - fair_refused_before ))
-# team-a's batch would wait for hours: cancel it, so that the next cases run on a quiet gateway
-curl -s -o /dev/null -m 10 -X POST -H "Authorization: Bearer $TOKEN_A" "$GW/v1/batches/$fair_a/cancel" || true
+# team-c's batch would wait for hours: cancel it, so that the next cases run on a quiet gateway
+curl -s -o /dev/null -m 10 -X POST -H "Authorization: Bearer $TOKEN_C" "$GW/v1/batches/$fair_a/cancel" || true
 
-if [ "$fair_spent" -ge 200 ]; then fair_limit="team-a has no limit within 200 requests"; else fair_limit="team-a limited after $fair_spent"; fi
-report "60 batch fairness" "$fair_limit; team-a batch 2000 lines, then team-b 200 lines" \
-  "team-b $fair_b_state in ${fair_secs}s (bound 60s); team-a $fair_a_state; team-a batch lines refused: $fair_refused_during"
+if [ "$fair_spent" -ge 200 ]; then fair_limit="team-c has no limit within 200 requests"; else fair_limit="team-c limited after $fair_spent"; fi
+report "60 batch fairness" "$fair_limit; team-c batch 2000 lines, then team-b 200 lines" \
+  "team-b $fair_b_state in ${fair_secs}s (bound 60s); team-c $fair_a_state; team-c batch lines refused: $fair_refused_during"
 rm -rf "$fair_tmp"
 }
