@@ -117,9 +117,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             try {
                 HttpRequest<Buffer> request = binding.prepareHttpRequest(getEndpoint(), exchange);
                 Handler<AsyncResult<HttpResponse<Buffer>>> answered = response -> answers.execute(() -> {
-                    if (hangup != null) {
-                        hangup.whileRunningOn(Thread.currentThread());
-                    }
+                    answered(hangup);
                     try {
                         binding.handleResponse(getEndpoint(), exchange, response);
                     } catch (Exception e) {
@@ -137,11 +135,18 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                 }
                 return false;
             } catch (Exception e) {
+                answered(hangup);
                 exchange.setException(e);
                 callback.done(true);
                 return true;
             } finally {
                 UpstreamCall.STARTING.remove();
+            }
+        }
+
+        private static void answered(ClientHangup hangup) {
+            if (hangup != null) {
+                hangup.whileRunningOn(Thread.currentThread());
             }
         }
     }
