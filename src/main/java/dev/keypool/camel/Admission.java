@@ -16,6 +16,11 @@ import org.apache.camel.support.SynchronizationAdapter;
  * cancelled, or the virtual thread (Java 21+) its stream blocks on is interrupted, which closes the provider socket
  * (JDK sockets are interruptible on virtual threads), so the key and the place are free at once instead of when the
  * provider answers.
+ *
+ * <p>On platform threads this step runs on the Vert.x worker platform-http gives the request and holds until it is
+ * answered, so the limit is at most {@code keypool.worker-threads} ({@link RequestThreads#requestsHeld}): a request past
+ * it is refused on one of {@code keypool.spare-worker-threads} in a moment, instead of waiting in Vert.x's queue for a
+ * worker.
  */
 public final class Admission {
 

@@ -107,10 +107,15 @@ public class GatewayConfiguration implements CamelConfiguration {
             clock = Clock.systemUTC();
         }
         ObjectMapper mapper = new ObjectMapper();
+        // requests the HTTP server's workers can be working on at once (RequestThreads): a bound of the in-flight limit
+        int requestsHeld = Integer.MAX_VALUE;
         if (http) {
+            int workers = Integer.parseInt(required(properties, "keypool.worker-threads"));
+            requestsHeld = RequestThreads.requestsHeld(workers);
             // one Vert.x for the HTTP server (platform-http) and the provider calls (vertx-http): both take the
             // registry's, so the calls share the server's epoll event loops; closed when the context stops
-            Vertx vertx = Vertx.vertx(vertxOptions(Integer.parseInt(required(properties, "keypool.worker-threads"))));
+            int spare = Integer.parseInt(required(properties, "keypool.spare-worker-threads"));
+            Vertx vertx = Vertx.vertx(vertxOptions(workers + spare));
             registry.bind("vertx", vertx);
             addService(context, new OnStop(
                     () -> vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS)));
@@ -170,6 +175,12 @@ public class GatewayConfiguration implements CamelConfiguration {
 
         int maxInFlight = properties.resolveProperty("keypool.max-in-flight").filter(v -> !v.isBlank()).map(Integer::parseInt)
                 .orElseGet(() -> InFlightLimit.sizedFromHeap(Runtime.getRuntime().maxMemory()));
+        if (requestsHeld < maxInFlight) {
+            // on platform threads a request holds its worker until it is answered: one more would wait in Vert.x's
+            // queue for a worker, unbounded; refused here, it takes a spare worker for a moment and gets 503 at once
+            LOG.info("Platform threads: one Vert.x worker per request in flight, {} (keypool.worker-threads)", requestsHeld);
+            maxInFlight = requestsHeld;
+        }
         LOG.info("At most {} requests in flight (keypool.max-in-flight), then 503 overloaded", maxInFlight);
 
         InFlightLimit inFlight = new InFlightLimit(maxInFlight,

@@ -35,6 +35,19 @@ public final class RequestThreads implements ExecutorServiceFactory {
         return new ElasticWorkerPool().createExecutor(threadFactory, concurrency, maxConcurrency);
     }
 
+    /** Whether requests run on virtual threads: asked for ({@value #VIRTUAL_PROPERTY}) and there (Java 21+). */
+    static boolean virtual() {
+        return virtualRequested() && virtualAvailable();
+    }
+
+    /**
+     * How many requests the worker pool of {@code workerThreads} platform threads can be working on at once: one each,
+     * since platform-http holds the worker of a request until its route is done. On virtual threads, no bound.
+     */
+    static int requestsHeld(int workerThreads) {
+        return virtual() ? Integer.MAX_VALUE : workerThreads;
+    }
+
     static boolean virtualRequested() {
         return Boolean.parseBoolean(System.getProperty(VIRTUAL_PROPERTY, "false"));
     }

@@ -3,8 +3,13 @@ package dev.keypool.camel;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
+import io.vertx.core.AsyncResult;
+import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.StreamResetException;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.impl.ClientPhase;
 import io.vertx.ext.web.client.impl.HttpContext;
 import io.vertx.ext.web.client.impl.WebClientInternal;
@@ -13,6 +18,7 @@ import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
 import org.apache.camel.Producer;
 import org.apache.camel.component.vertx.http.VertxHttpComponent;
+import org.apache.camel.component.vertx.http.VertxHttpBinding;
 import org.apache.camel.component.vertx.http.VertxHttpComponentConfigurer;
 import org.apache.camel.component.vertx.http.VertxHttpConfiguration;
 import org.apache.camel.component.vertx.http.VertxHttpEndpoint;
@@ -26,10 +32,12 @@ import org.slf4j.LoggerFactory;
  * camel-vertx-http as routes/upstream.camel.yaml calls the provider (scheme {@code vertx-http}): the call holds no
  * thread while the provider thinks, and its answer is handled on a request thread, as if the call had blocked.
  *
- * <p>Plain vertx-http completes an exchange on the Vert.x event loop that read the answer, and the rest of the
- * request would run there: the redelivery backoff of upstream-errors (a sleep), Redis calls of the shared state,
- * the stream of the next attempt. Each of these would stop every other connection of that event loop. So the
- * completion is handed to {@code answers}: a virtual thread per answer on Java 21+, Camel's cached pool on 17.
+ * <p>The rest of the request runs after the answer: the redelivery backoff of upstream-errors (a sleep), Redis calls
+ * of the shared state, the stream of the next attempt. On the Vert.x event loop that read the answer each of these
+ * would stop every other connection of that loop; on the Vert.x worker pool, where plain vertx-http puts it
+ * ({@code executeBlocking}), it would wait for a worker while every worker waits for an answer (platform-http holds
+ * one per request). So the completion is handed to {@code answers}: a virtual thread per answer on Java 21+, Camel's
+ * cached pool (a new thread whenever none is idle) on platform threads.
  *
  * <p>A client that hangs up meanwhile ({@link ClientHangup}) cancels the call: its provider connection is reset
  * and the attempt fails at once, as a blocked call's socket did when its thread was interrupted.
@@ -84,12 +92,20 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
 
     private static final class UpstreamProducer extends VertxHttpProducer {
         private final Executor answers;
+        private final VertxHttpBinding binding;
 
         UpstreamProducer(VertxHttpEndpoint endpoint, Executor answers) {
             super(endpoint);
             this.answers = answers;
+            this.binding = endpoint.getConfiguration().getVertxHttpBinding();
         }
 
+        /**
+         * vertx-http's own, for the bodies KeyPool sends (bytes), but its answer goes to {@code answers} directly.
+         * vertx-http hands every answer to {@code vertx.executeBlocking}, the Vert.x worker pool, where platform-http
+         * holds a worker for each request until its route is done: with platform threads, once as many requests as
+         * workers were waiting for their provider, no answer could be handled again and the gateway never answered.
+         */
         @Override
         public boolean process(Exchange exchange, AsyncCallback callback) {
             ClientHangup hangup = exchange.getProperty(Exchanges.CLIENT_GONE, ClientHangup.class);
@@ -99,17 +115,30 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             }
             UpstreamCall.STARTING.set(call);
             try {
-                return super.process(exchange, doneSync -> {
-                    if (doneSync) {
-                        answered(hangup);
-                        callback.done(true);
-                    } else {
-                        answers.execute(() -> {
-                            answered(hangup);
-                            callback.done(false);
-                        });
+                HttpRequest<Buffer> request = binding.prepareHttpRequest(getEndpoint(), exchange);
+                Handler<AsyncResult<HttpResponse<Buffer>>> answered = response -> answers.execute(() -> {
+                    answered(hangup);
+                    try {
+                        binding.handleResponse(getEndpoint(), exchange, response);
+                    } catch (Exception e) {
+                        exchange.setException(e);
+                    } finally {
+                        callback.done(false);
                     }
                 });
+                Object body = exchange.getMessage().getBody();
+                if (body == null) {
+                    request.send(answered);
+                } else {
+                    request.sendBuffer(body instanceof byte[] bytes ? Buffer.buffer(bytes)
+                            : exchange.getMessage().getMandatoryBody(Buffer.class), answered);
+                }
+                return false;
+            } catch (Exception e) {
+                answered(hangup);
+                exchange.setException(e);
+                callback.done(true);
+                return true;
             } finally {
                 UpstreamCall.STARTING.remove();
             }
