@@ -186,7 +186,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("channels", all);
         TokenEstimator tokenEstimator = new TokenEstimator();
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, tokenEstimator));
-        Tenants tenants = tenants(config, redis, clock);
+        Tenants tenants = tenants(config.tenants(), redis, clock);
         registry.bind("tenantGate", new TenantGate(tenants));
         // batches, async tasks and the queue consumers (routes/batch.camel.yaml)
         BatchBeans.bind(context, tenants, mapper, clock);
@@ -223,9 +223,10 @@ public class GatewayConfiguration implements CamelConfiguration {
         // health probes (routes/probes.camel.yaml) and fault injection (routes/faults.camel.yaml, upstream-attempt)
         ProbeSchedule probeSchedule = new ProbeSchedule(all.all(), clock);
         registry.bind("healthProbes", new HealthProbes(probeSchedule, mapper, clock));
+        Clock tenantClock = clock;
         registry.bind("configReloader", new ConfigReloader(context, file,
                 new ConfigLoader(ConfigLoader.variables(settings, System::getenv)), config, assembly, all, runtimeChanges,
-                adminGuard, metrics, probeSchedule, mapper));
+                adminGuard, metrics, probeSchedule, mapper, tenants, changed -> tenants(changed, redis, tenantClock)));
         registry.bind("faults", new FaultInjector(new Faults(() -> all.all().stream().collect(Collectors.toMap(Channel::name,
                 c -> c.pool().keys().stream().map(ApiKey::fingerprint).collect(Collectors.toSet()))), clock,
                 () -> ThreadLocalRandom.current().nextDouble()), mapper));
@@ -252,8 +253,8 @@ public class GatewayConfiguration implements CamelConfiguration {
     }
 
     /** The tenants of keypool.yaml, with their limits kept in this instance, or shared through {@code redis} when there is one. */
-    private static Tenants tenants(GatewayConfig config, RedisLink redis, Clock clock) {
-        return new Tenants(config.tenants().stream()
+    private static Tenants tenants(List<TenantConfig> configs, RedisLink redis, Clock clock) {
+        return new Tenants(configs.stream()
                 .map(t -> new Tenant(t.name(), t.token(), t.priority(), t.channels(), t.models(), t.borrow(),
                         tenantLimits(t, redis, clock)))
                 .toList());
