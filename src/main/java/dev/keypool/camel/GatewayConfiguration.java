@@ -200,6 +200,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("attemptFailed", attemptOutcomes.upstreamFailed());
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
+        registry.bind("anthropicHeaders", new AnthropicHeaders());
         registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator));
         registry.bind("capacityWait", new CapacityWait(capacityQueue, config.queue().maxWait(), clock, metrics));
         metrics.watch(all, capacityQueue);
