@@ -137,7 +137,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         stateListeners.add(eventLog);
         registry.bind("eventLog", eventLog);
         // SPEC §10 on the registry camel-micrometer-prometheus serves at /observe/metrics (it binds none when one is there)
-        GatewayMetrics metrics = new GatewayMetrics(metricsRegistry(registry));
+        GatewayMetrics metrics = new GatewayMetrics(metricsRegistry(registry),
+                Boolean.parseBoolean(required(properties, "keypool.metrics.tenant-labels")));
         registry.bind("gatewayMetrics", metrics);
         // with Redis, each breaker announces its decisions to the other instances' and shares their probe budget, and
         // each key's quota reservation is also taken in the count the instances share (SPEC §11)
@@ -212,6 +213,8 @@ public class GatewayConfiguration implements CamelConfiguration {
                 registry.bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, PlatformHttpEngine.class, new ReloadSafeHttpEngine());
             }
             installRouterHandlers(context, gatewayResponses, reload);
+            properties.resolveProperty("keypool.metrics.token").filter(token -> !token.isBlank())
+                    .ifPresent(token -> MetricsGuard.protect(context, token, gatewayResponses));
         }
         registry.bind("modelCatalog", new ModelCatalog(all, mapper));
         registry.bind("demoUpstream", new DemoUpstream(mapper));
