@@ -6,6 +6,11 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -14,11 +19,14 @@ import dev.keypool.admin.RuntimeChanges;
 import dev.keypool.config.ConfigException;
 import dev.keypool.config.ConfigLoader;
 import dev.keypool.config.GatewayConfig;
+import dev.keypool.config.TenantConfig;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.ChannelAssembly;
 import dev.keypool.gateway.Channels;
 import dev.keypool.probe.ProbeSchedule;
 import dev.keypool.metrics.GatewayMetrics;
+import dev.keypool.tenant.Tenant;
+import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.TemplatedRouteBuilder;
@@ -29,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * POST /admin/reload, and the file watch of {@code admin.watchConfig} (SPEC §9): re-reads keypool.yaml and applies it
  * to the running gateway through {@link ChannelAssembly}; an invalid file changes nothing. A new channel gets its
  * breaker bound and its route made from the {@code keypool-channel} template; the operators' runtime changes are laid
- * over the new file again, the admin token follows the file. The queue and tenant settings apply at the next start.
+ * over the new file again, the admin token and the tenants follow the file (a removed tenant's token is refused from
+ * the next request on; requests in flight finish). The queue settings apply at the next start.
  */
 public final class ConfigReloader {
 
@@ -45,6 +54,8 @@ public final class ConfigReloader {
     private final GatewayMetrics metrics;
     private final ObjectMapper mapper;
     private final ProbeSchedule probes;
+    private final Tenants tenants;
+    private final Function<List<TenantConfig>, Tenants> tenantsOf;
     // guarded by this
     private GatewayConfig current;
     /** The SHA-256 of the file as last read (applied or refused), so that the watch reads each version once. */
@@ -52,8 +63,11 @@ public final class ConfigReloader {
 
     public ConfigReloader(CamelContext context, Path file, ConfigLoader loader, GatewayConfig loaded, ChannelAssembly assembly,
                           Channels channels, RuntimeChanges changes, AdminGuard guard, GatewayMetrics metrics,
-                          ProbeSchedule probes, ObjectMapper mapper) {
+                          ProbeSchedule probes, ObjectMapper mapper, Tenants tenants,
+                          Function<List<TenantConfig>, Tenants> tenantsOf) {
         this.probes = probes;
+        this.tenants = tenants;
+        this.tenantsOf = tenantsOf;
         this.context = context;
         this.file = file;
         this.loader = loader;
@@ -72,7 +86,8 @@ public final class ConfigReloader {
         ObjectNode answer = mapper.createObjectNode();
         int status;
         try {
-            ChannelAssembly.Reload done = apply("admin API");
+            Applied applied = apply("admin API");
+            ChannelAssembly.Reload done = applied.channels();
             status = 200;
             answer.put("reloaded", file.toString());
             answer.put("summary", done.summary());
@@ -82,6 +97,9 @@ public final class ConfigReloader {
             ObjectNode keys = answer.putObject("keys");
             done.keys().forEach((channel, reload) -> keys.putObject(channel).putPOJO("added", reload.added())
                     .putPOJO("kept", reload.kept()).putPOJO("removed", reload.removed()));
+            Tenants.Reload tenantsDone = applied.tenants();
+            answer.putObject("tenants").putPOJO("added", tenantsDone.added()).putPOJO("changed", tenantsDone.changed())
+                    .putPOJO("removed", tenantsDone.removed());
         } catch (ConfigException invalid) {
             status = 400;
             ObjectNode error = answer.putObject("error");
@@ -118,7 +136,7 @@ public final class ConfigReloader {
      *
      * @throws ConfigException when the file is invalid; nothing is changed then
      */
-    synchronized ChannelAssembly.Reload apply(String by) {
+    synchronized Applied apply(String by) {
         byte[] content = read();
         seen = digest(content);
         GatewayConfig next = loader.load(file);
@@ -132,14 +150,31 @@ public final class ConfigReloader {
         }
         channels.all().forEach(changes::applyTo);
         guard.replaceToken(next.admin() == null ? null : next.admin().token());
-        if (!next.queue().equals(current.queue()) || !next.tenants().equals(current.tenants())) {
-            LOG.warn("KeyPool configuration {}: queue and tenant settings changed, they apply at the next start", file);
+        Tenants.Reload tenantsDone = reloadTenants(next.tenants());
+        if (!next.queue().equals(current.queue())) {
+            LOG.warn("KeyPool configuration {}: queue settings changed, they apply at the next start", file);
+        }
+        if (next.tenants().isEmpty() && !current.tenants().isEmpty()) {
+            LOG.warn("No tenants configured any more: the gateway is open to every client that can reach it");
         }
         current = next;
         metrics.refresh();
         probes.reload(channels.all());
-        LOG.info("KeyPool configuration {} reloaded ({}): {}", file, by, done.summary());
-        return done;
+        LOG.info("KeyPool configuration {} reloaded ({}): {}; {}", file, by, done.summary(), tenantsDone.summary());
+        return new Applied(done, tenantsDone);
+    }
+
+    /** Tenants new or whose definition changed are made anew (their tokens, limits); the others stay as they are. */
+    private Tenants.Reload reloadTenants(List<TenantConfig> next) {
+        Set<TenantConfig> unchanged = Set.copyOf(current.tenants());
+        List<TenantConfig> made = next.stream().filter(t -> !unchanged.contains(t)).toList();
+        Map<String, Tenant> fresh = tenantsOf.apply(made).all().stream()
+                .collect(Collectors.toMap(Tenant::name, Function.identity()));
+        return tenants.replace(next.stream().map(TenantConfig::name).toList(), fresh);
+    }
+
+    /** What a reload changed. */
+    record Applied(ChannelAssembly.Reload channels, Tenants.Reload tenants) {
     }
 
     private void addChannelRoute(String channel) {

@@ -142,7 +142,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         stateListeners.add(eventLog);
         registry.bind("eventLog", eventLog);
         // SPEC §10 on the registry camel-micrometer-prometheus serves at /observe/metrics (it binds none when one is there)
-        GatewayMetrics metrics = new GatewayMetrics(metricsRegistry(registry));
+        GatewayMetrics metrics = new GatewayMetrics(metricsRegistry(registry),
+                Boolean.parseBoolean(required(properties, "keypool.metrics.tenant-labels")));
         registry.bind("gatewayMetrics", metrics);
         // with Redis, each breaker announces its decisions to the other instances' and shares their probe budget, and
         // each key's quota reservation is also taken in the count the instances share (SPEC §11)
@@ -197,7 +198,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("channels", all);
         TokenEstimator tokenEstimator = new TokenEstimator();
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, tokenEstimator));
-        Tenants tenants = tenants(config, redis, clock);
+        Tenants tenants = tenants(config.tenants(), redis, clock);
         registry.bind("tenantGate", new TenantGate(tenants));
         // batches, async tasks and the queue consumers (routes/batch.camel.yaml)
         BatchBeans.bind(context, tenants, mapper, clock);
@@ -211,6 +212,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("attemptFailed", attemptOutcomes.upstreamFailed());
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
+        registry.bind("anthropicHeaders", new AnthropicHeaders());
         registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator));
         registry.bind("capacityWait", new CapacityWait(capacityQueue, config.queue().maxWait(), clock, metrics));
         metrics.watch(all, capacityQueue);
@@ -222,6 +224,8 @@ public class GatewayConfiguration implements CamelConfiguration {
                 registry.bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, PlatformHttpEngine.class, new ReloadSafeHttpEngine());
             }
             installRouterHandlers(context, gatewayResponses, reload);
+            properties.resolveProperty("keypool.metrics.token").filter(token -> !token.isBlank())
+                    .ifPresent(token -> MetricsGuard.protect(context, token, gatewayResponses));
         }
         registry.bind("modelCatalog", new ModelCatalog(all, mapper));
         registry.bind("demoUpstream", new DemoUpstream(mapper));
@@ -234,9 +238,10 @@ public class GatewayConfiguration implements CamelConfiguration {
         // health probes (routes/probes.camel.yaml) and fault injection (routes/faults.camel.yaml, upstream-attempt)
         ProbeSchedule probeSchedule = new ProbeSchedule(all.all(), clock);
         registry.bind("healthProbes", new HealthProbes(probeSchedule, mapper, clock));
+        Clock tenantClock = clock;
         registry.bind("configReloader", new ConfigReloader(context, file,
                 new ConfigLoader(ConfigLoader.variables(settings, System::getenv)), config, assembly, all, runtimeChanges,
-                adminGuard, metrics, probeSchedule, mapper));
+                adminGuard, metrics, probeSchedule, mapper, tenants, changed -> tenants(changed, redis, tenantClock)));
         registry.bind("faults", new FaultInjector(new Faults(() -> all.all().stream().collect(Collectors.toMap(Channel::name,
                 c -> c.pool().keys().stream().map(ApiKey::fingerprint).collect(Collectors.toSet()))), clock,
                 () -> ThreadLocalRandom.current().nextDouble()), mapper));
@@ -263,8 +268,8 @@ public class GatewayConfiguration implements CamelConfiguration {
     }
 
     /** The tenants of keypool.yaml, with their limits kept in this instance, or shared through {@code redis} when there is one. */
-    private static Tenants tenants(GatewayConfig config, RedisLink redis, Clock clock) {
-        return new Tenants(config.tenants().stream()
+    private static Tenants tenants(List<TenantConfig> configs, RedisLink redis, Clock clock) {
+        return new Tenants(configs.stream()
                 .map(t -> new Tenant(t.name(), t.token(), t.priority(), t.channels(), t.models(), t.borrow(),
                         tenantLimits(t, redis, clock)))
                 .toList());

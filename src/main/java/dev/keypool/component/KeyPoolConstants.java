@@ -3,7 +3,10 @@ package dev.keypool.component;
 /** The message headers of the keypool component. */
 public final class KeyPoolConstants {
 
-    /** In: the tenant the request is made for (a name from keypool.yaml's tenants); the endpoint's tenant option else. */
+    /**
+     * In: the tenant the request is made for (a name from keypool.yaml's tenants), taken only when the endpoint has no
+     * tenant option or sets allowTenantHeader=true.
+     */
     public static final String TENANT = "KeyPoolTenant";
     /** Out: the channel that served the request (HTTP: X-KeyPool-Channel). */
     public static final String CHANNEL = "KeyPoolChannel";

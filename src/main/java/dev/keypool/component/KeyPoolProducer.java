@@ -58,7 +58,7 @@ public class KeyPoolProducer extends DefaultProducer {
         Exchange call = endpoint.createExchange();
         Message request = call.getMessage();
         request.setBody(requests.toJson(in.getBody(), endpoint.getOperation(), endpoint.getModel()));
-        String tenant = in.getHeader(KeyPoolConstants.TENANT, endpoint.getTenant(), String.class);
+        String tenant = endpoint.tenantOf(in);
         if (tenant != null) {
             request.setHeader(KeyPoolConstants.TENANT, tenant);
         }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 import dev.keypool.auth.ProviderAuth;
 import dev.keypool.pool.RoundRobinStrategy;
@@ -31,8 +32,9 @@ final class ChannelBinder {
 
     private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
             "maxRetries", "cooldown", "disableAfter", "quotaZone", "pricing", "keys", "fallback", "breaker", "apis", "auth",
-            "probe", "warmup");
+            "probe", "warmup", "anthropicBeta");
     private static final Set<String> PRICE_FIELDS = Set.of("input", "output");
+    private static final Pattern BETA_FLAG = Pattern.compile("[A-Za-z0-9._-]+");
 
     private static final String DEFAULT_STRATEGY = RoundRobinStrategy.NAME;
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
@@ -66,7 +68,8 @@ final class ChannelBinder {
         ChannelConfig channel = new ChannelConfig(name, baseUrl, models, modelMap, strategy, timeout, maxRetries,
                 cooldown, disableAfter, quotaZone, keyList, ChannelReferences.names(fallback),
                 breaker.bind(node.field("breaker")), apis(node.field("apis")), auth(node.field("auth")), pricing,
-                probe.bind(node.field("probe"), models), node.field("warmup").duration().orElse(Duration.ZERO));
+                probe.bind(node.field("probe"), models), node.field("warmup").duration().orElse(Duration.ZERO),
+                anthropicBeta(node.field("anthropicBeta")));
         return Optional.of(new BoundChannel(channel, fallback, keyTenants));
     }
 
@@ -153,6 +156,31 @@ final class ChannelBinder {
                     () -> item.problem("unknown API " + Problems.quote(name) + " (use " + Api.names() + ")")));
         }
         return apis;
+    }
+
+    /**
+     * The anthropic-beta flags passed to this channel's provider: flag names as Anthropic spells them
+     * ({@code prompt-caching-2024-07-31}), or {@code *} alone for all. Absent: none pass, since a beta flag can turn
+     * on paid or data-keeping features on a shared key.
+     */
+    private static List<String> anthropicBeta(ConfigNode node) {
+        if (node.isAbsent()) {
+            return List.of();
+        }
+        List<String> flags = new ArrayList<>();
+        for (ConfigNode item : node.list()) {
+            item.requiredText().ifPresent(flag -> {
+                if (!flag.equals(ChannelConfig.ANY_BETA) && !BETA_FLAG.matcher(flag).matches()) {
+                    item.problem("must be an anthropic-beta flag name (letters, digits, '.', '_', '-') or *");
+                } else {
+                    flags.add(flag);
+                }
+            });
+        }
+        if (flags.contains(ChannelConfig.ANY_BETA) && flags.size() > 1) {
+            node.problem("* lets every flag through: list it alone");
+        }
+        return flags;
     }
 
     /** How the provider takes a key: bearer (default) or x-api-key. */

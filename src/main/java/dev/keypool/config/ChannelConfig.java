@@ -13,16 +13,21 @@ import dev.keypool.quota.ModelPrice;
 /**
  * One upstream provider endpoint with its pool of keys, selection strategy, fallback chain and breaker;
  * {@code pricing} by upstream model name; {@code probe} its health probes (null: none); {@code warmup} how long a key
- * entering service ramps up to its weight (zero: at once).
+ * entering service ramps up to its weight (zero: at once); {@code anthropicBeta} the client's anthropic-beta flags it
+ * passes on to the provider ({@value #ANY_BETA} for all; empty, the default: none).
  */
 public record ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
                             String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
                             ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker,
                             Set<Api> apis, ProviderAuth auth, Map<String, ModelPrice> pricing,
-                            ProbeConfig probe, Duration warmup) {
+                            ProbeConfig probe, Duration warmup,
+                            List<String> anthropicBeta) {
 
     /** In {@code models} means "serves every model". */
     public static final String ANY_MODEL = "*";
+
+    /** In {@code anthropicBeta} means "every flag a client sends passes". */
+    public static final String ANY_BETA = "*";
 
     /** A provider that takes longer than this to accept a connection is down, however long its answers may take. */
     private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(10);
@@ -36,6 +41,17 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
         auth = auth == null ? ProviderAuth.BEARER : auth;
         pricing = Copies.map(pricing);
         warmup = warmup == null ? Duration.ZERO : warmup;
+        anthropicBeta = Copies.list(anthropicBeta);
+    }
+
+    /** Passing no anthropic-beta flag. */
+    public ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
+                         String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
+                         ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker,
+                         Set<Api> apis, ProviderAuth auth, Map<String, ModelPrice> pricing,
+                         ProbeConfig probe, Duration warmup) {
+        this(name, baseUrl, models, modelMap, strategy, timeout, maxRetries, cooldown, disableAfter, quotaZone, keys,
+                fallback, breaker, apis, auth, pricing, probe, warmup, List.of());
     }
 
     /** Without probes and warm-up. */

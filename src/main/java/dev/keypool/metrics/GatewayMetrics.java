@@ -42,6 +42,8 @@ public final class GatewayMetrics {
     public static final String STREAM_BROKEN = "stream_broken";
 
     private final MeterRegistry registry;
+    /** Without them ({@code keypool.metrics.tenant-labels=false}) the series say nothing of who the clients are. */
+    private final boolean tenantLabels;
     private final MultiGauge keyStates;
     private final MultiGauge quotaRatios;
     private final MultiGauge breakerStates;
@@ -51,7 +53,13 @@ public final class GatewayMetrics {
     private List<Supplier<Number>> rowValues = List.of();
 
     public GatewayMetrics(MeterRegistry registry) {
+        this(registry, true);
+    }
+
+    /** @param tenantLabels whether the request, token and cost series carry a {@code tenant} label */
+    public GatewayMetrics(MeterRegistry registry, boolean tenantLabels) {
         this.registry = registry;
+        this.tenantLabels = tenantLabels;
         keyStates = MultiGauge.builder("keypool_key_state")
                 .description("Key state: 0 active, 1 cooling, 2 disabled").register(registry);
         quotaRatios = MultiGauge.builder("keypool_key_quota_ratio")
@@ -85,21 +93,25 @@ public final class GatewayMetrics {
                 tokens(channel, tenant, "prompt").increment(Math.max(0, promptTokens));
                 tokens(channel, tenant, "completion").increment(Math.max(0, completionTokens));
                 Counter.builder("keypool_cost_usd").description("What answered calls cost, by the channel's pricing")
-                        .tags("channel", channel, "tenant", tenant).register(registry).increment(Math.max(0, costUsd));
+                        .tags("channel", channel).tags(tenant(tenant)).register(registry).increment(Math.max(0, costUsd));
             }
         };
     }
 
     private Counter tokens(String channel, String tenant, String kind) {
         return Counter.builder("keypool_tokens").description("Tokens of answered calls, as the provider reported them")
-                .tags("channel", channel, "tenant", tenant, "kind", kind).register(registry);
+                .tags("channel", channel, "kind", kind).tags(tenant(tenant)).register(registry);
     }
 
     /** One request answered, by the channel that served it (or its primary, or {@value #NONE}) and how it ended. */
     public void request(String channel, String model, String tenant, String outcome) {
         Counter.builder("keypool_requests").description("Requests answered, by outcome")
-                .tags("channel", channel, "model", modelLabel(model), "tenant", tenant, "outcome", outcome)
+                .tags("channel", channel, "model", modelLabel(model), "outcome", outcome).tags(tenant(tenant))
                 .register(registry).increment();
+    }
+
+    private Tags tenant(String tenant) {
+        return tenantLabels ? Tags.of("tenant", tenant) : Tags.empty();
     }
 
     /** A request served by a channel of its fallback chain. */

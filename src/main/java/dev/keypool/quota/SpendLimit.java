@@ -51,6 +51,21 @@ public final class SpendLimit {
         }
     }
 
+    /** Takes over what {@code previous} spent this day and month, for a budget whose amounts a reload changed. */
+    public void continueFrom(SpendLimit previous) {
+        Instant now = clock.instant();
+        long today;
+        long thisMonth;
+        synchronized (previous) {
+            today = previous.day.sum(now);
+            thisMonth = previous.month.sum(now);
+        }
+        synchronized (this) {
+            day.restore(now, day.periodStart(now), today);
+            month.restore(now, month.periodStart(now), thisMonth);
+        }
+    }
+
     /** USD spent today, in the limit's zone. */
     public synchronized double spentToday() {
         return day.sum(clock.instant()) / MICROS;

@@ -59,7 +59,9 @@ public final class RedisTenantLimits implements TenantLimits {
     private final RedisLink redis;
     private final Clock clock;
     private final LocalTenantLimits local;
-    private final TenantContribution mine = new TenantContribution();
+    /** Taken over by the limits that replace these after a reload ({@link #continueFrom}), which then alone write it back. */
+    private volatile TenantContribution mine = new TenantContribution();
+    private volatile boolean replaced;
     /** Admissions the local limits made (Redis away): settled there too. */
     private final Set<Admitted> admittedLocally = Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
 
@@ -223,8 +225,25 @@ public final class RedisTenantLimits implements TenantLimits {
         return spent(keys(clock.instant()).spentThisMonth()).orElseGet(local::spentThisMonth);
     }
 
+    /**
+     * The counts in Redis are the tenant's, by name, and go on by themselves; this instance's share of them (written
+     * back when Redis returns) and its local fallback's counts go on here. Requests still in flight on {@code previous}
+     * settle into the same share.
+     */
+    @Override
+    public void continueFrom(TenantLimits previous) {
+        if (previous instanceof RedisTenantLimits old) {
+            mine = old.mine;
+            old.replaced = true;
+            local.continueFrom(old.local);
+        }
+    }
+
     /** Writes what this instance counted to Redis: run when Redis connects, answers again, or came back empty. */
     void writeBack() {
+        if (replaced) {
+            return;
+        }
         Instant now = clock.instant();
         TenantContribution.Snapshot counted = mine.snapshot(now);
         Keys keys = keys(now);

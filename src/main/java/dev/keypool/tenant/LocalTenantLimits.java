@@ -89,6 +89,14 @@ public final class LocalTenantLimits implements TenantLimits {
     }
 
     @Override
+    public void continueFrom(TenantLimits previous) {
+        if (previous instanceof LocalTenantLimits old) {
+            budget.continueFrom(old.budget);
+            old.quota.periodCounts().forEach(quota::restore);
+        }
+    }
+
+    @Override
     public RateLimits rateLimits() {
         Instant now = clock.instant();
         Long tpm = quota.limit(KeyQuota.Window.TPM);

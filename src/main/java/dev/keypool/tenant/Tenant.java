@@ -73,6 +73,15 @@ public final class Tenant {
         return usage;
     }
 
+    /**
+     * This tenant replaces {@code previous} of the same name after a reload changed its definition: it goes on from
+     * what that one counted (its limits' day and month counts and budget spent, its usage).
+     */
+    void continueFrom(Tenant previous) {
+        limits.continueFrom(previous.limits);
+        usage.continueFrom(previous.usage);
+    }
+
     @Override
     public String toString() {
         return "Tenant[" + name + "]";

@@ -33,6 +33,13 @@ public interface TenantLimits {
      */
     void settle(Admitted admitted, OptionalLong usedTokens, boolean answered, double costUsd);
 
+    /**
+     * These limits replace {@code previous}, the same tenant's before a reload changed them: the counts of the day and
+     * month (requests, budget spent) go on; the rpm bucket and the minute's tokens start afresh.
+     */
+    default void continueFrom(TenantLimits previous) {
+    }
+
     /** The limits now, without taking anything. */
     RateLimits rateLimits();
 

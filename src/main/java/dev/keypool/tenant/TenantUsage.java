@@ -21,6 +21,12 @@ public final class TenantUsage {
         (onOwnKey ? own : borrowed).add(promptTokens, completionTokens, costUsd);
     }
 
+    /** Adds what {@code previous} counted, for the tenant that replaces its own after a reload. */
+    void continueFrom(TenantUsage previous) {
+        own.add(previous.own);
+        borrowed.add(previous.borrowed);
+    }
+
     public Totals own() {
         return own.totals();
     }
@@ -40,6 +46,13 @@ public final class TenantUsage {
             prompt.add(Math.max(0, promptTokens));
             completion.add(Math.max(0, completionTokens));
             cost.add(costUsd);
+        }
+
+        void add(Side other) {
+            requests.add(other.requests.sum());
+            prompt.add(other.prompt.sum());
+            completion.add(other.completion.sum());
+            cost.add(other.cost.sum());
         }
 
         Totals totals() {

@@ -1,14 +1,22 @@
 package dev.keypool.tenant;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import dev.keypool.auth.Sha256;
 
-/** The configured tenants; none means the gateway is open to every client (SPEC §7). */
+/**
+ * The configured tenants; none means the gateway is open to every client (SPEC §7). A reload of keypool.yaml
+ * replaces them as a whole ({@link #replace}): each call reads one consistent set through one volatile read, and a
+ * request already admitted keeps the {@link Tenant} it was admitted as until it finishes.
+ */
 public final class Tenants {
 
-    private final List<Tenant> all;
+    private volatile List<Tenant> all;
 
     public Tenants(List<Tenant> tenants) {
         this.all = List.copyOf(tenants);
@@ -25,6 +33,10 @@ public final class Tenants {
 
     /** The tenant of this name, as a host application names it through the keypool component. */
     public Optional<Tenant> named(String name) {
+        return named(all, name);
+    }
+
+    private static Optional<Tenant> named(List<Tenant> all, String name) {
         return all.stream().filter(tenant -> tenant.name().equals(name)).findFirst();
     }
 
@@ -44,5 +56,48 @@ public final class Tenants {
             }
         }
         return Optional.ofNullable(found);
+    }
+
+    /**
+     * The tenants of a reloaded configuration, in the order of {@code names}: one in {@code fresh} (new, or its
+     * definition changed) replaces the tenant of that name, and continues what that one counted (budget spent, requests
+     * today, usage); any other name keeps its tenant as it is. A tenant not in {@code names} is gone: its token is
+     * refused from the next request on.
+     *
+     * @param names every tenant of the new configuration
+     * @param fresh the tenants built anew, by name
+     */
+    public synchronized Reload replace(List<String> names, Map<String, Tenant> fresh) {
+        List<Tenant> before = all;
+        List<Tenant> next = new ArrayList<>(names.size());
+        List<String> added = new ArrayList<>();
+        List<String> changed = new ArrayList<>();
+        List<String> kept = new ArrayList<>();
+        for (String name : names) {
+            Optional<Tenant> old = named(before, name);
+            Tenant made = fresh.get(name);
+            if (made == null) {
+                next.add(old.orElseThrow(() -> new IllegalArgumentException("Tenant " + name + " is neither new nor known")));
+                kept.add(name);
+            } else {
+                old.ifPresent(made::continueFrom);
+                next.add(made);
+                (old.isPresent() ? changed : added).add(name);
+            }
+        }
+        Set<String> staying = Set.copyOf(names);
+        List<String> removed = before.stream().map(Tenant::name).filter(name -> !staying.contains(name))
+                .collect(Collectors.toList());
+        all = List.copyOf(next);
+        return new Reload(added, changed, removed, kept);
+    }
+
+    /** What a {@link #replace} did, by tenant name. */
+    public record Reload(List<String> added, List<String> changed, List<String> removed, List<String> kept) {
+
+        /** e.g. "tenants 1 added, 1 changed, 0 removed" */
+        public String summary() {
+            return "tenants " + added.size() + " added, " + changed.size() + " changed, " + removed.size() + " removed";
+        }
     }
 }

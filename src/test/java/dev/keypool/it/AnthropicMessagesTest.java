@@ -32,6 +32,7 @@ class AnthropicMessagesTest extends GatewayTestSupport {
                     baseUrl: UPSTREAM
                     models: [claude-test]
                     apis: [messages]
+                    anthropicBeta: ["*"]
                     keys:
                       - key: sk-ant-1
                       - key: sk-ant-2

@@ -37,6 +37,7 @@ class AnthropicSdkTest extends GatewayTestSupport {
                     baseUrl: UPSTREAM
                     models: [claude-test]
                     apis: [messages]
+                    anthropicBeta: [prompt-caching-2024-07-31]
                     maxRetries: 2
                     fallback: [claude-backup]
                     keys:

@@ -6,6 +6,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -29,6 +31,8 @@ import static org.awaitility.Awaitility.await;
 public final class RedisServer implements AutoCloseable {
 
     private final int port;
+    /** Further redis-server options ({@code --requirepass}, {@code --user}), kept for a restart. */
+    private List<String> options = List.of();
     private Process process;
     private RedisClient client;
     private StatefulRedisConnection<String, String> connection;
@@ -40,6 +44,18 @@ public final class RedisServer implements AutoCloseable {
     /** Starts a server on a free port and waits until it accepts connections. */
     public static RedisServer start() {
         RedisServer server = new RedisServer(freePort());
+        server.restart();
+        return server;
+    }
+
+    /**
+     * Starts a server with further options, such as {@code "--requirepass", "pw"} or an ACL user
+     * {@code "--user", "alice", "on", ">pw", "~*", "&*", "+@all"}; {@link #commands()} then needs no password only
+     * when the default user has none.
+     */
+    public static RedisServer start(String... options) {
+        RedisServer server = new RedisServer(freePort());
+        server.options = List.of(options);
         server.restart();
         return server;
     }
@@ -56,8 +72,10 @@ public final class RedisServer implements AutoCloseable {
     /** Starts the server again, empty, on the same port (after {@link #kill()}). */
     public void restart() {
         try {
-            process = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                    "--save", "", "--appendonly", "no")
+            List<String> command = new ArrayList<>(List.of("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no"));
+            command.addAll(options);
+            process = new ProcessBuilder(command)
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         } catch (IOException e) {
             throw new UncheckedIOException("redis-server not found: install Debian's redis-server (.ci/run does)", e);
