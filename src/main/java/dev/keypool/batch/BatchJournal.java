@@ -20,7 +20,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * The checkpoint of one batch: every line's result, appended as one JSON line the moment it is known, so that a
  * gateway killed mid-batch and started again runs only the lines without one. Each entry is written by a single
  * append of a whole line; a last line cut short by the kill is dropped when the journal is opened again (its line
- * runs again, and was never counted as done).
+ * runs again, and was never counted as done). Every entry is forced to the disk before it counts, so a power loss
+ * repeats at most the lines that were in flight, never one whose result was recorded.
  */
 public final class BatchJournal implements AutoCloseable {
 
@@ -95,6 +96,8 @@ public final class BatchJournal implements AutoCloseable {
             while (buffer.hasRemaining()) {
                 channel.write(buffer);
             }
+            // a checkpoint is one only once on the disk: a power loss must not take back a result already counted
+            channel.force(false);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write batch journal " + file, e);
         }

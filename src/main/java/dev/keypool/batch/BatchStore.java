@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.state.StateFiles;
 
 /**
  * The batches of this gateway, kept in memory and under {@code state.dir/batch/batches}: each as {@code <id>.json}
@@ -59,7 +60,7 @@ public final class BatchStore implements AutoCloseable {
     public void save(Batch batch) {
         batches.put(batch.id(), batch);
         try {
-            StateFiles.write(dir.resolve(batch.id() + ".batch.json"), mapper.writeValueAsBytes(batch.toStored(mapper)));
+            StateFiles.replace(dir.resolve(batch.id() + ".batch.json"), mapper.writeValueAsBytes(batch.toStored(mapper)));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -9,6 +9,7 @@ import java.util.Optional;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.state.StateFiles;
 
 /**
  * The files of the batch API (uploaded inputs, output and error files), under {@code state.dir/batch/files}: the
@@ -46,12 +47,12 @@ public final class FileStore {
         object.put("purpose", purpose);
         object.put("status", "processed");
         object.putNull("status_details");
-        StateFiles.write(dir.resolve(id + ".jsonl"), content);
         ObjectNode stored = mapper.createObjectNode();
         stored.put("owner", owner);
         stored.set("file", object);
         try {
-            StateFiles.write(dir.resolve(id + ".json"), mapper.writeValueAsBytes(stored));
+            StateFiles.replace(dir.resolve(id + ".jsonl"), content);
+            StateFiles.replace(dir.resolve(id + ".json"), mapper.writeValueAsBytes(stored));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

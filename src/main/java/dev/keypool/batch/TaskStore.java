@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.state.StateFiles;
 
 /**
  * Async tasks, in memory and under {@code state.dir/batch/tasks} (one {@code <id>.json} each), kept for
@@ -50,7 +51,7 @@ public final class TaskStore {
         stored.put("request", Base64.getEncoder().encodeToString(task.request()));
         stored.set("task", task.toJson(mapper));
         try {
-            StateFiles.write(dir.resolve(task.id() + ".json"), mapper.writeValueAsBytes(stored));
+            StateFiles.replace(dir.resolve(task.id() + ".json"), mapper.writeValueAsBytes(stored));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
