@@ -96,6 +96,23 @@ public final class TaskStore {
         return task;
     }
 
+    /**
+     * Whether {@code owner} has room for one more task of about {@code bytes}: the cheap check made before a request
+     * is read, so that a tenant at its limits is refused without its body being parsed. {@link #submit} decides.
+     *
+     * @throws StorageLimitException as {@link #submit} would
+     */
+    public void checkRoom(String owner, long bytes) {
+        synchronized (this) {
+            if (pending.getOrDefault(key(owner), 0) >= maxQueued) {
+                throw new StorageLimitException(StorageLimitException.Limit.QUEUED_TASKS, maxQueued);
+            }
+        }
+        if (storage.used(owner) + bytes > storage.maxBytes()) {
+            throw new StorageLimitException(StorageLimitException.Limit.STORED_BYTES, storage.maxBytes());
+        }
+    }
+
     /** The request of a task not done yet. */
     public byte[] request(String id) {
         try {

@@ -30,6 +30,19 @@ public final class AsyncTasks {
     }
 
     /**
+     * Before the request is read: 429 at once when the tenant has batch.max-queued-tasks tasks waiting or running, or
+     * its stored bytes and this request's Content-Length pass batch.max-stored-bytes.
+     */
+    public void checkRoom(Exchange exchange) {
+        Long length = exchange.getMessage().getHeader(Exchange.CONTENT_LENGTH, Long.class);
+        try {
+            tasks.checkRoom(BatchApi.owner(exchange), length == null ? 0 : length);
+        } catch (StorageLimitException refused) {
+            throw BatchApi.refused(refused);
+        }
+    }
+
+    /**
      * After the request was read (requestPlanner.read: 400/413 come at once): the task, queued, and 202
      * {@code {"id":"task_…","object":"keypool.task","status":"queued"}}. kpTaskId names it for the task queue.
      */

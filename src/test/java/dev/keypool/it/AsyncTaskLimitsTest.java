@@ -98,6 +98,17 @@ class AsyncTaskLimitsTest extends GatewayTestSupport {
     }
 
     @Test
+    void should_refuse_a_tenant_at_its_limit_before_reading_its_request() throws Exception {
+        upstream.holdAnswers();
+        submit("token-a", chatBody("gpt-test"));
+        submit("token-a", chatBody("gpt-test"));
+        HttpResponse<String> refused = submit("token-a", "not even JSON");
+        assertThat(refused.statusCode()).isEqualTo(429);
+        assertThat(JSON.readTree(refused.body()).at("/error/code").asText()).isEqualTo("too_many_tasks");
+        assertThat(submit("token-b", "not even JSON").statusCode()).isEqualTo(400);
+    }
+
+    @Test
     void should_refuse_a_task_past_the_tenants_storage_with_429_storage_exhausted() throws Exception {
         upstream.holdAnswers();
         assertThat(submit("token-a", body(200_000)).statusCode()).isEqualTo(202);
