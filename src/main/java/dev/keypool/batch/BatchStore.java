@@ -4,22 +4,33 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.state.StateFiles;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The batches of this gateway, kept in memory and under {@code state.dir/batch/batches}: each as {@code <id>.json}
  * (rewritten whole at every status change) and its {@link BatchJournal} as {@code <id>.journal.jsonl}. Read back
- * whole at startup, so that unfinished batches can be taken up again.
+ * whole at startup, so that unfinished batches can be taken up again; a file that cannot be read is logged once and
+ * skipped. The journal of a batch over for longer than the retention is deleted ({@link #expireJournals}): its
+ * results are in the batch's output and error files.
  */
 public final class BatchStore implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BatchStore.class);
 
     private final Path dir;
     private final ObjectMapper mapper;
@@ -46,8 +57,8 @@ public final class BatchStore implements AutoCloseable {
                     if (!batch.status().terminal()) {
                         batch.recount(journal(batch));
                     }
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot read batch " + f, e);
+                } catch (IOException | RuntimeException unreadable) {
+                    LOG.warn("Batch file {} cannot be read and is skipped: {}", f, StateFiles.firstLine(unreadable));
                 }
             });
         } catch (IOException e) {
@@ -59,7 +70,7 @@ public final class BatchStore implements AutoCloseable {
     public void save(Batch batch) {
         batches.put(batch.id(), batch);
         try {
-            StateFiles.write(dir.resolve(batch.id() + ".batch.json"), mapper.writeValueAsBytes(batch.toStored(mapper)));
+            StateFiles.replace(dir.resolve(batch.id() + ".batch.json"), mapper.writeValueAsBytes(batch.toStored(mapper)));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -86,6 +97,30 @@ public final class BatchStore implements AutoCloseable {
         List<Batch> left = leftOver;
         leftOver = List.of();
         return left;
+    }
+
+    /** The input files of the batches not over yet: they must stay while their batch may still read them. */
+    public Set<String> inputsInUse() {
+        return batches.values().stream().filter(b -> !b.status().terminal()).map(Batch::inputFileId)
+                .collect(Collectors.toSet());
+    }
+
+    /** Deletes the journals of batches over for {@code retention} or longer by {@code now}; returns how many. */
+    public int expireJournals(Instant now, Duration retention) {
+        int removed = 0;
+        for (Batch batch : batches.values()) {
+            Instant ended = batch.endedAt();
+            if (ended != null && !now.isBefore(ended.plus(retention)) && !journals.containsKey(batch.id())) {
+                try {
+                    if (Files.deleteIfExists(dir.resolve(batch.id() + ".journal.jsonl"))) {
+                        removed++;
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot delete the journal of " + batch.id(), e);
+                }
+            }
+        }
+        return removed;
     }
 
     /** The journal of a batch, opened on first use and kept open until the batch is over. */

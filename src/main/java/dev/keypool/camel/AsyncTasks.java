@@ -1,11 +1,11 @@
 package dev.keypool.camel;
 
-import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.batch.AsyncTask;
+import dev.keypool.batch.StorageLimitException;
 import dev.keypool.batch.TaskStore;
 import dev.keypool.gateway.GatewayError;
 import org.apache.camel.Exchange;
@@ -23,12 +23,23 @@ public final class AsyncTasks {
 
     private final TaskStore tasks;
     private final ObjectMapper mapper;
-    private final Clock clock;
 
-    public AsyncTasks(TaskStore tasks, ObjectMapper mapper, Clock clock) {
+    public AsyncTasks(TaskStore tasks, ObjectMapper mapper) {
         this.tasks = tasks;
         this.mapper = mapper;
-        this.clock = clock;
+    }
+
+    /**
+     * Before the request is read: 429 at once when the tenant has batch.max-queued-tasks tasks waiting or running, or
+     * its stored bytes and this request's Content-Length pass batch.max-stored-bytes.
+     */
+    public void checkRoom(Exchange exchange) {
+        Long length = exchange.getMessage().getHeader(Exchange.CONTENT_LENGTH, Long.class);
+        try {
+            tasks.checkRoom(BatchApi.owner(exchange), length == null ? 0 : length);
+        } catch (StorageLimitException refused) {
+            throw BatchApi.refused(refused);
+        }
     }
 
     /**
@@ -41,8 +52,15 @@ public final class AsyncTasks {
             throw GatewayError.badRequest("invalid_request", "An async request cannot stream: drop \"stream\": true or "
                     + HEADER);
         }
-        AsyncTask task = tasks.put(AsyncTask.queued(BatchApi.owner(exchange), request.endpoint(),
-                exchange.getProperty(Exchanges.API, String.class), exchange.getMessage().getBody(byte[].class), clock.instant()));
+        AsyncTask task;
+        try {
+            task = tasks.submit(BatchApi.owner(exchange), request.endpoint(), exchange.getProperty(Exchanges.API, String.class),
+                    exchange.getMessage().getBody(byte[].class));
+        } catch (StorageLimitException refused) {
+            throw BatchApi.refused(refused);
+        }
+        // the request is on disk: the task queue's copy of this exchange must not hold it in memory
+        exchange.removeProperty(Exchanges.CLIENT_REQUEST);
         exchange.setProperty(Exchanges.TASK_ID, task.id());
         answer(exchange, 202, task);
     }
@@ -53,16 +71,15 @@ public final class AsyncTasks {
      * (gateway-errors), which ends the route there, so no later step would see them.
      */
     public void prepare(Exchange exchange) {
-        AsyncTask task = tasks.get(exchange.getProperty(Exchanges.TASK_ID, String.class)).orElseThrow(() ->
-                new IllegalStateException("no task " + exchange.getProperty(Exchanges.TASK_ID)));
-        tasks.put(task.started());
+        AsyncTask task = tasks.start(exchange.getProperty(Exchanges.TASK_ID, String.class)).orElseThrow(() ->
+                new IllegalStateException("no task " + exchange.getProperty(Exchanges.TASK_ID) + " to run"));
         exchange.setProperty(Exchanges.ENDPOINT, task.endpoint());
         exchange.setProperty(Exchanges.API, task.api());
         if (task.owner() != null) {
             exchange.setProperty(Exchanges.NAMED_TENANT, task.owner());
         }
         exchange.getMessage().removeHeaders("*");
-        exchange.getMessage().setBody(task.request());
+        exchange.getMessage().setBody(tasks.request(task.id()));
         exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
             @Override
             public void onDone(Exchange done) {
@@ -73,16 +90,12 @@ public final class AsyncTasks {
 
     /** The gateway core's answer becomes the task's: completed for a 2xx, failed otherwise. */
     private void record(Exchange exchange, String id) {
-        AsyncTask task = tasks.get(id).orElse(null);
-        if (task == null) {
-            return;   // expired meanwhile
-        }
         Integer status = exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
         if (exchange.getException() != null) {
             status = 500;
         }
-        tasks.put(task.finished(status == null ? 200 : status, BatchJson.body(mapper, exchange.getMessage().getBody(byte[].class)),
-                clock.instant(), mapper));
+        // nothing when it expired meanwhile
+        tasks.finish(id, status == null ? 200 : status, BatchJson.body(mapper, exchange.getMessage().getBody(byte[].class)));
     }
 
     /** GET /v1/tasks/{id}: the task of the caller's tenant, 404 for another's, an unknown or an expired one. */

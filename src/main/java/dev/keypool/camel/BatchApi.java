@@ -2,10 +2,12 @@ package dev.keypool.camel;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -17,6 +19,7 @@ import dev.keypool.batch.BatchStatus;
 import dev.keypool.batch.BatchStore;
 import dev.keypool.batch.FileStore;
 import dev.keypool.batch.Ids;
+import dev.keypool.batch.StorageLimitException;
 import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.MultipartForm;
 import dev.keypool.tenant.Tenant;
@@ -30,19 +33,25 @@ import org.apache.camel.Exchange;
 public final class BatchApi {
 
     private static final String JSON = "application/json";
+    /** The bounds OpenAI sets to expires_after[seconds]. */
+    private static final Duration MIN_EXPIRY = Duration.ofHours(1);
+    private static final Duration MAX_EXPIRY = Duration.ofDays(30);
 
     private final FileStore files;
     private final BatchStore batches;
     private final ObjectMapper mapper;
     private final Clock clock;
     private final long maxFileBytes;
+    private final Duration retention;
 
-    public BatchApi(FileStore files, BatchStore batches, ObjectMapper mapper, Clock clock, long maxFileBytes) {
+    public BatchApi(FileStore files, BatchStore batches, ObjectMapper mapper, Clock clock, long maxFileBytes,
+                    Duration retention) {
         this.files = files;
         this.batches = batches;
         this.mapper = mapper;
         this.clock = clock;
         this.maxFileBytes = maxFileBytes;
+        this.retention = retention;
     }
 
     /** POST /v1/files: a multipart upload with {@code purpose=batch} and a JSONL {@code file} part. */
@@ -59,8 +68,64 @@ public final class BatchApi {
         }
         MultipartForm.FilePart file = form.file("file").orElseThrow(() ->
                 GatewayError.badRequest("missing_file", "'file' is required as a file part of the form"));
-        FileStore.StoredFile stored = files.create(file.filename().isBlank() ? "upload.jsonl" : file.filename(), purpose, owner(exchange), file.content());
+        Duration expiresAfter = expiresAfter(form);
+        FileStore.StoredFile stored;
+        try {
+            // once uploads stream to disk, this check belongs before the first byte is written (by Content-Length)
+            stored = files.upload(file.filename().isBlank() ? "upload.jsonl" : file.filename(), purpose,
+                    owner(exchange), file.content(), expiresAfter);
+        } catch (StorageLimitException refused) {
+            throw refused(refused);
+        }
         answer(exchange, 200, stored.object());
+    }
+
+    /**
+     * OpenAI's {@code expires_after[anchor]=created_at} and {@code expires_after[seconds]} (1 hour to 30 days) form
+     * fields; null when there are none (the file expires after batch.retention).
+     */
+    private static Duration expiresAfter(MultipartForm form) {
+        Optional<String> anchor = form.field("expires_after[anchor]").map(MultipartForm.Field::value);
+        Optional<String> seconds = form.field("expires_after[seconds]").map(MultipartForm.Field::value);
+        if (anchor.isEmpty() && seconds.isEmpty()) {
+            return null;
+        }
+        if (!anchor.map("created_at"::equals).orElse(false)) {
+            throw GatewayError.badRequest("invalid_expires_after", "'expires_after[anchor]' must be 'created_at'");
+        }
+        long value;
+        try {
+            value = Long.parseLong(seconds.orElse("").trim());
+        } catch (NumberFormatException e) {
+            value = -1;
+        }
+        if (value < MIN_EXPIRY.toSeconds() || value > MAX_EXPIRY.toSeconds()) {
+            throw GatewayError.badRequest("invalid_expires_after", "'expires_after[seconds]' must be a whole number "
+                    + "between " + MIN_EXPIRY.toSeconds() + " (1 hour) and " + MAX_EXPIRY.toSeconds() + " (30 days)");
+        }
+        return Duration.ofSeconds(value);
+    }
+
+    /** DELETE /v1/files/{id}: {@code {"id","object":"file","deleted":true}}; 404 for another tenant's or none. */
+    public void deleteFile(Exchange exchange) {
+        FileStore.StoredFile file = ownFile(exchange);
+        boolean deleted = files.delete(file.id());
+        answer(exchange, 200, mapper.createObjectNode().put("id", file.id()).put("object", "file").put("deleted", deleted));
+    }
+
+    /**
+     * Deletes the files past their expires_at (not the input of a batch still running) and the journals of batches
+     * over for batch.retention.
+     */
+    public void expire() {
+        files.expire(batches.inputsInUse());
+        batches.expireJournals(clock.instant(), retention);
+    }
+
+    /** A task or file past its tenant's limits: 429 too_many_tasks or storage_exhausted. */
+    static GatewayError refused(StorageLimitException refused) {
+        return refused.limit() == StorageLimitException.Limit.QUEUED_TASKS ? GatewayError.tooManyTasks(refused.max())
+                : GatewayError.storageExhausted(refused.max());
     }
 
     /** GET /v1/files/{id}: the file object. */

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.batch.BatchStore;
 import dev.keypool.batch.FileStore;
 import dev.keypool.batch.TaskStore;
+import dev.keypool.batch.TenantStorage;
 import dev.keypool.config.Durations;
 import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
@@ -51,11 +52,19 @@ final class BatchBeans extends ServiceSupport {
             throw new IllegalStateException("batch.concurrency must be at least 1, was " + concurrency);
         }
         Duration retention = duration(properties, "batch.retention");
-        FileStore files = new FileStore(dir.resolve("files"), mapper, clock);
+        int maxQueued = Integer.parseInt(setting(properties, "batch.max-queued-tasks"));
+        long maxStored = Long.parseLong(setting(properties, "batch.max-stored-bytes"));
+        if (maxQueued < 1 || maxStored < 1) {
+            throw new IllegalStateException("batch.max-queued-tasks and batch.max-stored-bytes must be at least 1, were "
+                    + maxQueued + " and " + maxStored);
+        }
+        // one count per tenant for its tasks and its files alike
+        TenantStorage storage = new TenantStorage(maxStored);
+        FileStore files = new FileStore(dir.resolve("files"), mapper, clock, retention, storage);
         BatchStore batches = new BatchStore(dir.resolve("batches"), mapper);
         var registry = context.getRegistry();
         registry.bind("batchApi", new BatchApi(files, batches, mapper, clock,
-                Long.parseLong(setting(properties, "batch.max-file-bytes"))));
+                Long.parseLong(setting(properties, "batch.max-file-bytes")), retention));
         String inboxTenant = tenant(properties, tenants, "batch.inbox-tenant");
         BatchLines batchLines = new BatchLines(batches, files, mapper, clock, inboxTenant);
         registry.bind("batchLines", batchLines);
@@ -65,7 +74,8 @@ final class BatchBeans extends ServiceSupport {
         registry.bind("kafkaLines", new KafkaLines(batchLines, mapper,
                 kafka ? tenant(properties, tenants, "batch.kafka.tenant") : null, taken, duration(properties, "batch.kafka.maxHold")));
         registry.bind("batchResultsSeen", taken);
-        registry.bind("asyncTasks", new AsyncTasks(new TaskStore(dir.resolve("tasks"), mapper, clock, retention), mapper, clock));
+        registry.bind("asyncTasks", new AsyncTasks(new TaskStore(dir.resolve("tasks"), mapper, clock, retention, maxQueued,
+                storage), mapper));
         // platform threads, not Camel's pools: with camel.threads.virtual.enabled those are unbounded
         ExecutorService lineThreads = Executors.newFixedThreadPool(concurrency, named("batch-line-"));
         registry.bind("batchLineThreads", lineThreads);
@@ -74,8 +84,9 @@ final class BatchBeans extends ServiceSupport {
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the batch service", e);
         }
-        LOG.info("Batches: {} lines in flight at most (batch.concurrency), tasks kept {} (batch.retention), state in {}",
-                concurrency, Durations.format(retention), dir);
+        LOG.info("Batches: {} lines in flight at most (batch.concurrency), tasks and files kept {} (batch.retention), "
+                + "per tenant {} tasks queued and {} bytes stored at most, state in {}",
+                concurrency, Durations.format(retention), maxQueued, maxStored, dir);
     }
 
     @Override

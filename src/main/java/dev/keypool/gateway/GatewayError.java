@@ -68,6 +68,18 @@ public final class GatewayError extends RuntimeException implements NeutralFailu
         return new GatewayError(429, "rate_limit_error", code, message, retryAfterSeconds);
     }
 
+    /** SPEC §12: the tenant has batch.max-queued-tasks async tasks waiting or running; refused before it is kept. */
+    public static GatewayError tooManyTasks(long maxQueued) {
+        return new GatewayError(429, "rate_limit_error", "too_many_tasks", "This tenant already has its maximum of "
+                + maxQueued + " async tasks queued or running; retry once some are done", null);
+    }
+
+    /** SPEC §12: the tenant's tasks and files take batch.max-stored-bytes; refused before anything is kept. */
+    public static GatewayError storageExhausted(long maxBytes) {
+        return new GatewayError(429, "rate_limit_error", "storage_exhausted", "This tenant's tasks and files take its "
+                + "maximum of " + maxBytes + " bytes of storage; delete files or wait for tasks to expire", null);
+    }
+
     public int status() {
         return status;
     }

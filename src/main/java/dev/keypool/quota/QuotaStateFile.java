@@ -1,11 +1,9 @@
 package dev.keypool.quota;
 
 import java.io.IOException;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.LocalDate;
 import java.util.EnumMap;
 import java.util.Iterator;
@@ -15,6 +13,7 @@ import java.util.Map;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.state.StateFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * The day and month quota counts of every key, kept in one JSON file so that they survive a restart (SPEC §6):
  * <pre>{"version":1,"keys":{"zhipu/3f2a…":{"rpd":{"periodStart":"2026-11-30","amount":9}}}}</pre>
  * Keys are named by channel and fingerprint ({@link #keyId}), never by their secret. The file is replaced atomically
- * (a temporary file in the same directory, then renamed over it), so a crash mid-write leaves the previous version.
+ * and durably ({@link StateFiles}), so a crash mid-write leaves the previous version.
  * A file that cannot be read is reported in one WARN line and treated as empty: lost counts are better than a
  * gateway that does not start. Writers must not overlap; the owner serialises them.
  */
@@ -66,28 +65,12 @@ public final class QuotaStateFile {
                     .put("periodStart", count.periodStart().toString())
                     .put("amount", count.amount()));
         });
-        replaceAtomically(file, mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
+        StateFiles.replace(file, mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
     }
 
-    /**
-     * Replaces {@code target} with {@code content}: written to a temporary file in the same directory (created if
-     * need be), then renamed over it, so that a crash mid-write leaves the previous version. For every state file.
-     */
+    /** Replaces {@code target} with {@code content} durably: {@link StateFiles#replace}, for every state file. */
     public static void replaceAtomically(Path target, byte[] content) throws IOException {
-        Path dir = target.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
-        Path temp = Files.createTempFile(dir, target.getFileName() + ".", ".tmp");
-        try {
-            Files.write(temp, content);
-            try {
-                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException notHere) {
-                // a file system without atomic rename (rare; some network mounts): a plain replace is the best left
-                Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(temp);
-        }
+        StateFiles.replace(target, content);
     }
 
     /**
