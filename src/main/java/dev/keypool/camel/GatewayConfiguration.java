@@ -186,7 +186,10 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("channels", all);
         TokenEstimator tokenEstimator = new TokenEstimator();
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, tokenEstimator));
-        Tenants tenants = tenants(config, redis, clock);
+        // unset: a tenant without maxInFlight of its own has no limit on its requests in flight
+        Integer tenantMaxInFlight = properties.resolveProperty("keypool.tenant-max-in-flight").filter(v -> !v.isBlank())
+                .map(Integer::valueOf).orElse(null);
+        Tenants tenants = tenants(config, redis, clock, tenantMaxInFlight);
         registry.bind("tenantGate", new TenantGate(tenants));
         // batches, async tasks and the queue consumers (routes/batch.camel.yaml)
         BatchBeans.bind(context, tenants, mapper, clock);
@@ -252,10 +255,10 @@ public class GatewayConfiguration implements CamelConfiguration {
     }
 
     /** The tenants of keypool.yaml, with their limits kept in this instance, or shared through {@code redis} when there is one. */
-    private static Tenants tenants(GatewayConfig config, RedisLink redis, Clock clock) {
+    private static Tenants tenants(GatewayConfig config, RedisLink redis, Clock clock, Integer tenantMaxInFlight) {
         return new Tenants(config.tenants().stream()
                 .map(t -> new Tenant(t.name(), t.token(), t.priority(), t.channels(), t.models(), t.borrow(),
-                        tenantLimits(t, redis, clock)))
+                        tenantLimits(t, redis, clock), t.maxInFlight() != null ? t.maxInFlight() : tenantMaxInFlight))
                 .toList());
     }
 
