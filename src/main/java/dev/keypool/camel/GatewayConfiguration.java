@@ -181,7 +181,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("upstreamConnections", UpstreamConnections.pool(connectionsPerProvider));
         // the provider calls that are not streams (routes/upstream.camel.yaml), and the channel routes' circuitBreaker
         // that waits for them without holding a thread
-        context.addComponent("vertx-http", upstreamHttp(context, connectionsPerProvider));
+        context.addComponent("vertx-http", upstreamHttp(context, connectionsPerProvider,
+                Long.parseLong(required(properties, "keypool.max-answer-bytes"))));
         context.getCamelContextExtension().addContextPlugin(ProcessorFactory.class, new ChannelBreakerFactory());
         registry.bind("channels", all);
         TokenEstimator tokenEstimator = new TokenEstimator();
@@ -203,7 +204,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("attemptFailed", attemptOutcomes.upstreamFailed());
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
-        registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator));
+        registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator,
+                Integer.parseInt(required(properties, "keypool.max-sse-event-bytes")),
+                TimeUnit.SECONDS.toNanos(Long.parseLong(required(properties, "keypool.max-stream-seconds")))));
         registry.bind("capacityWait", new CapacityWait(capacityQueue, config.queue().maxWait(), clock, metrics));
         metrics.watch(all, capacityQueue);
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics);
@@ -322,9 +325,9 @@ public class GatewayConfiguration implements CamelConfiguration {
     }
 
     /** vertx-http with one pool of up to {@code connections} per provider, answers handled on a request thread. */
-    private static UpstreamHttpComponent upstreamHttp(CamelContext context, int connections) {
+    private static UpstreamHttpComponent upstreamHttp(CamelContext context, int connections, long maxAnswerBytes) {
         UpstreamHttpComponent component = new UpstreamHttpComponent(
-                context.getExecutorServiceManager().newCachedThreadPool(context, "UpstreamAnswers"));
+                context.getExecutorServiceManager().newCachedThreadPool(context, "UpstreamAnswers"), maxAnswerBytes);
         component.setWebClientOptions(new WebClientOptions()
                 .setMaxPoolSize(connections)
                 // what camel-http does too (application.properties): no transparent decompression, no user agent
