@@ -79,6 +79,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         protected void doStart() throws Exception {
             super.doStart();
             ((WebClientInternal) getWebClient()).addInterceptor(UpstreamCall::intercept);
+            ((WebClientInternal) getWebClient()).addInterceptor(BoundedAnswers::closeOnOverflow);
         }
 
         @Override

@@ -65,6 +65,8 @@ class ProviderAnswerLimitsTest extends GatewayTestSupport {
         assertThat(response.body()).contains("chat.completion");
         assertBothAlphaKeysFailedOnce();
         assertThat(logs.messages(Level.INFO)).anyMatch(m -> m.contains("Request fell back alpha -> beta"));
+        // the provider connections are closed, not read to the end of the answers
+        await().atMost(Duration.ofSeconds(10)).until(() -> upstream.hugeAnswersCut() == 2);
     }
 
     @Test

@@ -139,6 +139,12 @@ public final class FakeUpstream implements AutoCloseable {
     }
 
     private final Map<String, AbusiveAnswer> abusive = new ConcurrentHashMap<>();
+    private final AtomicInteger hugeAnswersCut = new AtomicInteger();
+
+    /** Connections closed by the caller that a {@link #hugeAnswer} was sent on (the caller stopped reading). */
+    public int hugeAnswersCut() {
+        return hugeAnswersCut.get();
+    }
 
     /** Calls with this key are answered 200 with a JSON body of about {@code bytes} bytes, chunked (no length said). */
     public FakeUpstream hugeAnswer(String key, int bytes) {
@@ -162,6 +168,7 @@ public final class FakeUpstream implements AutoCloseable {
         var response = request.response().setStatusCode(200).setChunked(true);
         switch (abuse.kind()) {
             case HUGE_ANSWER -> {
+                request.connection().closeHandler(v -> hugeAnswersCut.incrementAndGet());
                 response.putHeader("Content-Type", "application/json").write("{\"filler\":\"");
                 String chunk = "x".repeat(65536);
                 for (int sent = 0; sent < abuse.bytes(); sent += chunk.length()) {
