@@ -63,6 +63,7 @@ public final class AdminStatus {
         RateLimits limits = tenant.limits().rateLimits();
         ObjectNode rateLimits = node.putObject("rateLimits");
         limits.headers().forEach((header, value) -> rateLimits.put(header.substring("x-ratelimit-".length()), value));
+        tenant.maxInFlight().ifPresent(max -> node.put("maxInFlight", max).put("inFlight", tenant.inFlight()));
         node.put("spentTodayUsd", tenant.limits().spentToday());
         node.put("spentThisMonthUsd", tenant.limits().spentThisMonth());
         ObjectNode usage = node.putObject("usage");

@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.util.Map;
 import java.util.function.BiConsumer;
 
+import dev.keypool.gateway.AnswerTooLarge;
 import dev.keypool.gateway.Attempt;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.pool.RetryAfter;
@@ -77,6 +78,9 @@ public final class AttemptOutcomes {
         }
         if (e instanceof ConnectException) {
             return "connection refused";
+        }
+        if (e instanceof AnswerTooLarge) {
+            return e.getMessage();
         }
         if (e instanceof IOException) {
             return "connection error (" + e.getClass().getSimpleName() + ")";

@@ -193,12 +193,16 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("upstreamConnections", UpstreamConnections.pool(connectionsPerProvider));
         // the provider calls that are not streams (routes/upstream.camel.yaml), and the channel routes' circuitBreaker
         // that waits for them without holding a thread
-        context.addComponent("vertx-http", upstreamHttp(context, connectionsPerProvider));
+        context.addComponent("vertx-http", upstreamHttp(context, connectionsPerProvider,
+                Long.parseLong(required(properties, "keypool.max-answer-bytes"))));
         context.getCamelContextExtension().addContextPlugin(ProcessorFactory.class, new ChannelBreakerFactory());
         registry.bind("channels", all);
         TokenEstimator tokenEstimator = new TokenEstimator();
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, tokenEstimator));
-        Tenants tenants = tenants(config.tenants(), redis, clock);
+        // unset: a tenant without maxInFlight of its own has no limit on its requests in flight
+        Integer tenantMaxInFlight = properties.resolveProperty("keypool.tenant-max-in-flight").filter(v -> !v.isBlank())
+                .map(Integer::valueOf).orElse(null);
+        Tenants tenants = tenants(config.tenants(), redis, clock, tenantMaxInFlight);
         registry.bind("tenantGate", new TenantGate(tenants));
         // batches, async tasks and the queue consumers (routes/batch.camel.yaml)
         BatchBeans.bind(context, tenants, mapper, clock);
@@ -213,7 +217,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
         registry.bind("anthropicHeaders", new AnthropicHeaders());
-        registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator));
+        registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator,
+                Integer.parseInt(required(properties, "keypool.max-sse-event-bytes")),
+                TimeUnit.SECONDS.toNanos(Long.parseLong(required(properties, "keypool.max-stream-seconds")))));
         registry.bind("capacityWait", new CapacityWait(capacityQueue, config.queue().maxWait(), clock, metrics));
         metrics.watch(all, capacityQueue);
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics);
@@ -241,7 +247,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         Clock tenantClock = clock;
         registry.bind("configReloader", new ConfigReloader(context, file,
                 new ConfigLoader(ConfigLoader.variables(settings, System::getenv)), config, assembly, all, runtimeChanges,
-                adminGuard, metrics, probeSchedule, mapper, tenants, changed -> tenants(changed, redis, tenantClock)));
+                adminGuard, metrics, probeSchedule, mapper, tenants, changed -> tenants(changed, redis, tenantClock, tenantMaxInFlight)));
         registry.bind("faults", new FaultInjector(new Faults(() -> all.all().stream().collect(Collectors.toMap(Channel::name,
                 c -> c.pool().keys().stream().map(ApiKey::fingerprint).collect(Collectors.toSet()))), clock,
                 () -> ThreadLocalRandom.current().nextDouble()), mapper));
@@ -268,10 +274,10 @@ public class GatewayConfiguration implements CamelConfiguration {
     }
 
     /** The tenants of keypool.yaml, with their limits kept in this instance, or shared through {@code redis} when there is one. */
-    private static Tenants tenants(List<TenantConfig> configs, RedisLink redis, Clock clock) {
+    private static Tenants tenants(List<TenantConfig> configs, RedisLink redis, Clock clock, Integer tenantMaxInFlight) {
         return new Tenants(configs.stream()
                 .map(t -> new Tenant(t.name(), t.token(), t.priority(), t.channels(), t.models(), t.borrow(),
-                        tenantLimits(t, redis, clock)))
+                        tenantLimits(t, redis, clock), t.maxInFlight() != null ? t.maxInFlight() : tenantMaxInFlight))
                 .toList());
     }
 
@@ -335,9 +341,9 @@ public class GatewayConfiguration implements CamelConfiguration {
     }
 
     /** vertx-http with one pool of up to {@code connections} per provider, answers handled on a request thread. */
-    private static UpstreamHttpComponent upstreamHttp(CamelContext context, int connections) {
+    private static UpstreamHttpComponent upstreamHttp(CamelContext context, int connections, long maxAnswerBytes) {
         UpstreamHttpComponent component = new UpstreamHttpComponent(
-                context.getExecutorServiceManager().newCachedThreadPool(context, "UpstreamAnswers"));
+                context.getExecutorServiceManager().newCachedThreadPool(context, "UpstreamAnswers"), maxAnswerBytes);
         component.setWebClientOptions(new WebClientOptions()
                 .setMaxPoolSize(connections)
                 // what camel-http does too (application.properties): no transparent decompression, no user agent

@@ -3,11 +3,13 @@ package dev.keypool.camel;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.SocketTimeoutException;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.gateway.AnswerTooLarge;
 import dev.keypool.gateway.Attempt;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.SseEventBuffer;
@@ -33,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * <p>Until the first whole event has been read, a failure is an ordinary failed attempt (another key, the
  * breaker, the fallback walk). After the head has gone out nothing fails over: a broken upstream becomes an SSE
  * error event and the end of the stream, never a clean end that looks complete.
+ *
+ * <p>A provider cannot make a stream hold the gateway without end: an event over {@code keypool.max-sse-event-bytes}
+ * or a stream still going after {@code keypool.max-stream-seconds} fails the attempt like a broken connection (checked
+ * as bytes arrive; a provider that sends nothing is cut by the channel's timeout on each read).
  */
 public final class StreamRelay {
 
@@ -44,10 +50,18 @@ public final class StreamRelay {
 
     private final ObjectMapper mapper;
     private final TokenEstimator tokens;
+    private final int maxEventBytes;
+    private final long maxStreamNanos;
 
-    public StreamRelay(ObjectMapper mapper, TokenEstimator tokens) {
+    /**
+     * @param maxEventBytes  the largest event relayed
+     * @param maxStreamNanos how long a stream may run from the provider's answer to its end event
+     */
+    public StreamRelay(ObjectMapper mapper, TokenEstimator tokens, int maxEventBytes, long maxStreamNanos) {
         this.tokens = tokens;
         this.mapper = mapper;
+        this.maxEventBytes = maxEventBytes;
+        this.maxStreamNanos = maxStreamNanos;
     }
 
     public void relay(Exchange exchange) throws IOException {
@@ -57,22 +71,32 @@ public final class StreamRelay {
         if (upstream == null) {
             throw new EOFException("upstream answered 200 without a body");
         }
-        SseEventBuffer events = new SseEventBuffer();
+        SseEventBuffer events = new SseEventBuffer(maxEventBytes);
         byte[] buffer = new byte[8192];
+        long deadline = System.nanoTime() + maxStreamNanos;
 
         // before the first byte reaches the client, any failure here is retried elsewhere
         List<byte[]> first = List.of();
-        while (first.isEmpty()) {
-            int n = upstream.read(buffer);
-            if (n < 0) {
-                throw new EOFException("upstream closed the stream before its first event");
+        try {
+            while (first.isEmpty()) {
+                int n = upstream.read(buffer);
+                if (n < 0) {
+                    throw new EOFException("upstream closed the stream before its first event");
+                }
+                first = events.feed(buffer, 0, n);
+                if (first.isEmpty() && System.nanoTime() - deadline > 0) {
+                    throw new SocketTimeoutException("no whole event within keypool.max-stream-seconds");
+                }
             }
-            first = events.feed(buffer, 0, n);
+        } catch (AnswerTooLarge | SocketTimeoutException overLimit) {
+            // the rest of the answer is not read: the connection is closed, not drained
+            abort(upstream);
+            throw overLimit;
         }
 
         Attempt attempt = request.attempt();
         attempt.firstByte();
-        Relay relay = new Relay(request, client, upstream);
+        Relay relay = new Relay(request, client, upstream, deadline);
         Ending ending;
         try {
             relay.head();
@@ -112,6 +136,7 @@ public final class StreamRelay {
         private final HttpServerResponse client;
         private final InputStream upstream;
         private final StreamFormat format;
+        private final long deadline;
         private volatile boolean clientGone;
         private long promptTokens;
         private long completionTokens;
@@ -122,8 +147,9 @@ public final class StreamRelay {
         private String brokenBy;
         private boolean upstreamFailed;
 
-        Relay(GatewayRequest request, HttpServerResponse client, InputStream upstream) {
+        Relay(GatewayRequest request, HttpServerResponse client, InputStream upstream, long deadline) {
             this.request = request;
+            this.deadline = deadline;
             this.client = client;
             this.upstream = upstream;
             this.format = request.streamFormat();
@@ -160,9 +186,18 @@ public final class StreamRelay {
                     brokenBy = "end of stream before " + request.streamFormat().endName();
                     return Ending.BROKEN;
                 }
-                done = forward(events.feed(buffer, 0, n));
+                try {
+                    done = forward(events.feed(buffer, 0, n));
+                } catch (AnswerTooLarge e) {
+                    brokenBy = e.getMessage();
+                    return Ending.BROKEN;
+                }
                 if (clientGone) {
                     return Ending.CLIENT_GONE;
+                }
+                if (!done && System.nanoTime() - deadline > 0) {
+                    brokenBy = "still streaming after keypool.max-stream-seconds";
+                    return Ending.BROKEN;
                 }
             }
             return upstreamFailed ? Ending.UPSTREAM_FAILED : Ending.COMPLETE;

@@ -58,6 +58,7 @@ public final class TenantGate {
         if (tenant == null) {
             return;
         }
+        enterInFlight(exchange, tenant);
         ClientRequest request = exchange.getProperty(Exchanges.CLIENT_REQUEST, ClientRequest.class);
         TenantAdmission admission = tenant.limits().admission(() -> request.estimate().total());
         if (admission.decided()) {
@@ -70,6 +71,23 @@ public final class TenantGate {
             @Override
             public void onDone(Exchange completed) {
                 charge.end();
+            }
+        });
+    }
+
+    /**
+     * One of the tenant's places in flight ({@code maxInFlight}), given back when the exchange completes whatever the
+     * way out (answer, error, end of a stream, client gone), or 429 {@code tenant_rate_limited} with Retry-After: 1.
+     */
+    private static void enterInFlight(Exchange exchange, Tenant tenant) {
+        if (!tenant.tryEnterInFlight()) {
+            throw GatewayError.tenantLimited("tenant_rate_limited", "Tenant " + tenant.name() + " has its maximum of "
+                    + tenant.maxInFlight().orElse(0) + " requests in flight; retry when one has ended", 1L);
+        }
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange completed) {
+                tenant.leaveInFlight();
             }
         });
     }

@@ -41,6 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A client that hangs up meanwhile ({@link ClientHangup}) cancels the call: its provider connection is reset
  * and the attempt fails at once, as a blocked call's socket did when its thread was interrupted.
+ *
+ * <p>An answer over {@code maxAnswerBytes} fails the call ({@link BoundedAnswers}).
  */
 public final class UpstreamHttpComponent extends VertxHttpComponent {
 
@@ -48,9 +50,11 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
     private static final PropertyConfigurer ENDPOINT_CONFIGURER = new VertxHttpEndpointConfigurer();
 
     private final Executor answers;
+    private final long maxAnswerBytes;
 
-    public UpstreamHttpComponent(Executor answers) {
+    public UpstreamHttpComponent(Executor answers, long maxAnswerBytes) {
         this.answers = answers;
+        this.maxAnswerBytes = maxAnswerBytes;
     }
 
     /** vertx-http's generated configurers, which Camel finds by the component's class name otherwise. */
@@ -67,6 +71,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
     @Override
     protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
         VertxHttpEndpoint configured = (VertxHttpEndpoint) super.createEndpoint(uri, remaining, parameters);
+        configured.getConfiguration().setVertxHttpBinding(new BoundedAnswers(maxAnswerBytes));
         return new UpstreamEndpoint(uri, this, configured.getConfiguration(), answers);
     }
 
@@ -82,6 +87,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         protected void doStart() throws Exception {
             super.doStart();
             ((WebClientInternal) getWebClient()).addInterceptor(UpstreamCall::intercept);
+            ((WebClientInternal) getWebClient()).addInterceptor(BoundedAnswers::closeOnOverflow);
         }
 
         @Override

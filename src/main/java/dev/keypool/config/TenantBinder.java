@@ -15,7 +15,7 @@ import dev.keypool.quota.Priority;
 final class TenantBinder {
 
     private static final Set<String> FIELDS = Set.of("name", "token", "rpm", "burst", "tpm", "rpd", "priority",
-            "channels", "models", "budget", "borrow");
+            "channels", "models", "budget", "borrow", "maxInFlight");
     private static final Set<String> BUDGET_FIELDS = Set.of("daily", "monthly");
 
     List<TenantConfig> bind(ConfigNode tenantsNode, Set<String> channelNames) {
@@ -54,7 +54,8 @@ final class TenantBinder {
                     models(item.field("models")),
                     budgetRead ? usd(budget.field("daily")).orElse(null) : null,
                     budgetRead ? usd(budget.field("monthly")).orElse(null) : null,
-                    item.field("borrow").bool().orElse(true)));
+                    item.field("borrow").bool().orElse(true),
+                    item.field("maxInFlight").integer(1).orElse(null)));
         }
         return tenants;
     }

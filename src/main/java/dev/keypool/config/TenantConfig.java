@@ -8,15 +8,23 @@ import dev.keypool.quota.Priority;
  * A client of the gateway (SPEC §7): its bearer token, its limits (null = none: {@code rpm} refilling a bucket of
  * {@code burst}, tokens per minute, requests per UTC day, USD per UTC day and month), its place in the waiting
  * line, the channels and models it may use (empty = all; models take {@code *} wildcards) and whether it may
- * borrow the shared keys when its own cannot serve.
+ * borrow the shared keys when its own cannot serve; {@code maxInFlight}: its requests in flight at once (null = the
+ * gateway's {@code keypool.tenant-max-in-flight}).
  */
 public record TenantConfig(String name, String token, Integer rpm, Integer burst, Long tpm, Integer rpd,
                            Priority priority, List<String> channels, List<String> models, Double budgetDaily,
-                           Double budgetMonthly, boolean borrow) {
+                           Double budgetMonthly, boolean borrow, Integer maxInFlight) {
 
     public TenantConfig {
         channels = Copies.list(channels);
         models = Copies.list(models);
+    }
+
+    /** Without a limit of its own on requests in flight. */
+    public TenantConfig(String name, String token, Integer rpm, Integer burst, Long tpm, Integer rpd,
+                        Priority priority, List<String> channels, List<String> models, Double budgetDaily,
+                        Double budgetMonthly, boolean borrow) {
+        this(name, token, rpm, burst, tpm, rpd, priority, channels, models, budgetDaily, budgetMonthly, borrow, null);
     }
 
     /** A tenant with only a request limit, the defaults for the rest. */
@@ -34,6 +42,6 @@ public record TenantConfig(String name, String token, Integer rpm, Integer burst
     public String toString() {
         return "TenantConfig[name=" + name + ", rpm=" + rpm + ", burst=" + burst + ", tpm=" + tpm + ", rpd=" + rpd
                 + ", priority=" + priority + ", channels=" + channels + ", models=" + models + ", budgetDaily="
-                + budgetDaily + ", budgetMonthly=" + budgetMonthly + ", borrow=" + borrow + "]";
+                + budgetDaily + ", budgetMonthly=" + budgetMonthly + ", borrow=" + borrow + ", maxInFlight=" + maxInFlight + "]";
     }
 }

@@ -2,9 +2,11 @@ package dev.keypool.tenant;
 
 import java.security.MessageDigest;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.Set;
 
 import dev.keypool.auth.Sha256;
+import dev.keypool.gateway.InFlightLimit;
 import dev.keypool.pool.KeyScope;
 import dev.keypool.quota.Priority;
 
@@ -22,6 +24,8 @@ public final class Tenant {
     private final KeyScope keyScope;
     private final TenantLimits limits;
     private final TenantUsage usage = new TenantUsage();
+    /** Its requests and streams in flight in this instance; null = no limit of its own. */
+    private final InFlightLimit inFlight;
 
     /**
      * @param channels the channels it may use, empty for all
@@ -30,6 +34,13 @@ public final class Tenant {
      */
     public Tenant(String name, String token, Priority priority, List<String> channels, List<String> models,
                   boolean borrow, TenantLimits limits) {
+        this(name, token, priority, channels, models, borrow, limits, null);
+    }
+
+    /** @param maxInFlight the most of its requests in flight at once in this instance, null for no limit */
+    public Tenant(String name, String token, Priority priority, List<String> channels, List<String> models,
+                  boolean borrow, TenantLimits limits, Integer maxInFlight) {
+        this.inFlight = maxInFlight == null ? null : new InFlightLimit(maxInFlight);
         this.name = name;
         this.tokenHash = Sha256.of(token);
         this.priority = priority;
@@ -80,6 +91,30 @@ public final class Tenant {
     void continueFrom(Tenant previous) {
         limits.continueFrom(previous.limits);
         usage.continueFrom(previous.usage);
+    }
+
+    /**
+     * Takes one of its places in flight; false when all are taken. Every true must be matched by one
+     * {@link #leaveInFlight()}. Counted in this instance only, also with Redis: a place is held by a connection here.
+     */
+    public boolean tryEnterInFlight() {
+        return inFlight == null || inFlight.tryEnter();
+    }
+
+    public void leaveInFlight() {
+        if (inFlight != null) {
+            inFlight.leave();
+        }
+    }
+
+    /** Its requests in flight now, as far as they are counted (0 without a limit). */
+    public int inFlight() {
+        return inFlight == null ? 0 : inFlight.inFlight();
+    }
+
+    /** The most of its requests in flight at once; empty when unlimited. */
+    public OptionalInt maxInFlight() {
+        return inFlight == null ? OptionalInt.empty() : OptionalInt.of(inFlight.max());
     }
 
     @Override

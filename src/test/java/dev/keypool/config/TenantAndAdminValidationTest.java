@@ -44,7 +44,8 @@ class TenantAndAdminValidationTest {
             "name: team-a\\ntoken: t1\\nbudget: 20 | tenants[0].budget: must be a mapping",
             "name: team-a\\ntoken: t1\\nbudget: {daily: -1} | tenants[0].budget.daily: must be > 0 (USD)",
             "name: team-a\\ntoken: t1\\nbudget: {weekly: 5} | tenants[0].budget.weekly: unknown field",
-            "name: team-a\\ntoken: t1\\nborrow: maybe | tenants[0].borrow: must be true or false"})
+            "name: team-a\\ntoken: t1\\nborrow: maybe | tenants[0].borrow: must be true or false",
+            "name: team-a\\ntoken: t1\\nmaxInFlight: 0 | tenants[0].maxInFlight: must be >= 1"})
     void should_check_the_tenant_settings(String fields, String problem) {
         assertThat(problemsOf(tenant(fields.replace("\\n", "\n")))).containsExactly(problem);
     }
@@ -96,6 +97,12 @@ class TenantAndAdminValidationTest {
                 dev.keypool.quota.Priority.HIGH, java.util.List.of("zhipu"), java.util.List.of("glm-4-flash", "deepseek-*"),
                 20.0, 400.5, false));
         assertThat(tenant.bucketSize()).isEqualTo(50);
+    }
+
+    @Test
+    void should_read_a_tenants_limit_of_requests_in_flight() {
+        assertThat(parse(tenant("name: team-a\ntoken: t1\nmaxInFlight: 3")).tenants().get(0).maxInFlight()).isEqualTo(3);
+        assertThat(parse(tenant("name: team-a\ntoken: t1")).tenants().get(0).maxInFlight()).isNull();
     }
 
     @Test

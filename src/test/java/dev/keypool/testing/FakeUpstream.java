@@ -128,7 +128,81 @@ public final class FakeUpstream implements AutoCloseable {
 
     public FakeUpstream healthy(String key) {
         behaviours.remove(key);
+        abusive.remove(key);
         return this;
+    }
+
+    /** What a provider should never send, for the gateway's bounds on answers. */
+    private enum Abuse { HUGE_ANSWER, HUGE_EVENT, ENDLESS_STREAM }
+
+    private record AbusiveAnswer(Abuse kind, int bytes, int afterEvents) {
+    }
+
+    private final Map<String, AbusiveAnswer> abusive = new ConcurrentHashMap<>();
+    private final AtomicInteger hugeAnswersCut = new AtomicInteger();
+
+    /** Connections closed by the caller that a {@link #hugeAnswer} was sent on (the caller stopped reading). */
+    public int hugeAnswersCut() {
+        return hugeAnswersCut.get();
+    }
+
+    /** Calls with this key are answered 200 with a JSON body of about {@code bytes} bytes, chunked (no length said). */
+    public FakeUpstream hugeAnswer(String key, int bytes) {
+        abusive.put(key, new AbusiveAnswer(Abuse.HUGE_ANSWER, bytes, 0));
+        return this;
+    }
+
+    /** Streams with this key send {@code afterEvents} chat events, then one event of {@code bytes} bytes, then [DONE]. */
+    public FakeUpstream hugeEvent(String key, int afterEvents, int bytes) {
+        abusive.put(key, new AbusiveAnswer(Abuse.HUGE_EVENT, bytes, afterEvents));
+        return this;
+    }
+
+    /** Streams with this key send a chat event every 10 ms until their caller closes the connection. */
+    public FakeUpstream endlessStream(String key) {
+        abusive.put(key, new AbusiveAnswer(Abuse.ENDLESS_STREAM, 0, 0));
+        return this;
+    }
+
+    private void abuse(HttpServerRequest request, AbusiveAnswer abuse) {
+        var response = request.response().setStatusCode(200).setChunked(true);
+        switch (abuse.kind()) {
+            case HUGE_ANSWER -> {
+                request.connection().closeHandler(v -> hugeAnswersCut.incrementAndGet());
+                response.putHeader("Content-Type", "application/json").write("{\"filler\":\"");
+                String chunk = "x".repeat(65536);
+                for (int sent = 0; sent < abuse.bytes(); sent += chunk.length()) {
+                    response.write(chunk);
+                }
+                response.end("\"}");
+            }
+            case HUGE_EVENT -> {
+                response.putHeader("Content-Type", "text/event-stream");
+                for (int i = 0; i < abuse.afterEvents(); i++) {
+                    response.write(chatChunk(i));
+                }
+                response.write("data: " + "x".repeat(abuse.bytes()) + "\n\n");
+                response.end("data: [DONE]\n\n");
+            }
+            case ENDLESS_STREAM -> {
+                response.putHeader("Content-Type", "text/event-stream");
+                response.closeHandler(v -> streamsCancelled.incrementAndGet());
+                int[] sent = {0};
+                vertx.setPeriodic(10, timer -> {
+                    if (response.closed()) {
+                        vertx.cancelTimer(timer);
+                    } else {
+                        response.write(chatChunk(sent[0]++));
+                    }
+                });
+            }
+        }
+    }
+
+    private static String chatChunk(int index) {
+        return "data: {\"id\":\"chatcmpl-abuse\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"
+                + "\"model\":\"fake-model\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"tok" + index
+                + " \"},\"finish_reason\":null}]}\n\n";
     }
 
     /** Every key answers 200 after this delay (load tests). */
@@ -255,6 +329,11 @@ public final class FakeUpstream implements AutoCloseable {
                 refusedByLimit.incrementAndGet();
                 request.response().setStatusCode(429).putHeader("Content-Type", "application/json")
                         .end("{\"error\":{\"message\":\"rate limit of the fake provider\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}");
+                return;
+            }
+            AbusiveAnswer abuse = abusive.get(key);
+            if (abuse != null) {
+                abuse(request, abuse);
                 return;
             }
             Behaviour b = behaviours.getOrDefault(key, OK);
