@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The dashboard at /admin/ in a real browser: Debian's headless Chromium driven by Selenium (.ci/run installs
+ * The dashboard at /admin/ in a real browser: Debian's headless Chromium driven by Selenium (./test.sh installs
  * chromium and chromium-driver). It loads without a console error, refuses a wrong token, and shows a breaker forced
  * OPEN and a key disabled over the admin API within 5 seconds. Its screenshot is target/dashboard.png.
  */
