@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.keypool.camel.Admission;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,8 +21,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * LLM calls take seconds, so the gateway must hold thousands at once: these check that nothing is refused or
- * lost at that concurrency (correctness only; speed is measured by bench/run.sh, not here).
+ * lost at that concurrency (correctness only; speed is measured by bench/run.sh, not here). Slow: 10,000 connections
+ * take the machine's cores and descriptors for a minute, so it runs with the process tests (mvn verify).
  */
+@Tag("slow")
 class ConcurrencyTest extends GatewayTestSupport {
 
     /** keypool.worker-threads here: the requests Java 17 holds at once, a few hundred so that the test stays short. */
