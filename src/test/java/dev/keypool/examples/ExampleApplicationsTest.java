@@ -18,6 +18,7 @@ import javax.tools.ToolProvider;
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.testing.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -30,6 +31,7 @@ import static org.awaitility.Awaitility.await;
  * what their Maven modules get from the installed dev.keypool:keypool jar (examples/README.md builds them that way):
  * the suite stays one Maven run and tests the KeyPool it just compiled.
  */
+@Tag("slow")
 class ExampleApplicationsTest {
 
     private static final Pattern ANSWER = Pattern.compile(

@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayProcess;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * inbox batch, and started again, finishes it with exactly one output line per input line, and no line whose result
  * had been checkpointed before the kill is sent upstream again.
  */
+@Tag("slow")
 class BatchKillRestartTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

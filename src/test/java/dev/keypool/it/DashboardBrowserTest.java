@@ -11,6 +11,7 @@ import java.util.logging.Level;
 import dev.keypool.pool.Fingerprint;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Dimension;
@@ -26,10 +27,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The dashboard at /admin/ in a real browser: Debian's headless Chromium driven by Selenium (.ci/run installs
+ * The dashboard at /admin/ in a real browser: Debian's headless Chromium driven by Selenium (./test.sh installs
  * chromium and chromium-driver). It loads without a console error, refuses a wrong token, and shows a breaker forced
  * OPEN and a key disabled over the admin API within 5 seconds. Its screenshot is target/dashboard.png.
  */
+@Tag("slow")
 class DashboardBrowserTest extends GatewayTestSupport {
 
     private static final String CHROMIUM = "/usr/bin/chromium";

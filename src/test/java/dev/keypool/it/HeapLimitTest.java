@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayProcess;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * (keypool.heap-limit=1) this test fails: the gateway runs out of memory (20 OutOfMemoryErrors in its log) and its
  * requests are never all held or answered.
  */
+@Tag("slow")
 class HeapLimitTest {
 
     private static final int REQUESTS = 1000;

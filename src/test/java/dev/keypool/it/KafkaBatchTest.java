@@ -35,6 +35,7 @@ import org.apache.logging.log4j.core.config.Configurator;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -45,6 +46,7 @@ import static org.awaitility.Awaitility.await;
  * combined controller and broker on free ports, no ZooKeeper, no Docker), started here. Records of batch lines go
  * in, one result record per custom_id comes out.
  */
+@Tag("slow")
 class KafkaBatchTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -16,6 +16,7 @@ import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /** Runtime admin changes made through one instance's admin API reach the others through Redis (SPEC §11). */
+@Tag("slow")
 class SharedAdminChangesTest {
 
     private static final String ONE = Fingerprint.of("sk-main-one-4f7a");

@@ -15,6 +15,7 @@ import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /** A channel breaker shared by two gateway instances through Redis (SPEC §11): trip, probe budget, recovery, outage. */
+@Tag("slow")
 class SharedBreakersTest {
 
     private static final String MAIN_ONE = "sk-main-one-4f7a";

@@ -13,6 +13,7 @@ import dev.keypool.pool.KeyState;
 import dev.keypool.testing.GatewayInstance;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /** Two gateway instances sharing one redis-server: a key's state changed on one is the state on the other. */
+@Tag("slow")
 class SharedKeyStatesTest {
 
     private static final String HOT = "sk-proj-Hot4kQ9vLm2Xw7Rt8Yp3Zs6Ua1Bc5De0Fg9Hi2Jk4Lm7No";

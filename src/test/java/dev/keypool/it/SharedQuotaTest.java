@@ -15,6 +15,7 @@ import dev.keypool.pool.Fingerprint;
 import dev.keypool.testing.GatewayInstance;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Two gateway instances sharing one redis-server spend a key's quota once between them: with {@code rpm: 60} the
  * provider sees at most 60 calls of the key in any 60 s, however the load is spread; Redis holds no raw key.
  */
+@Tag("slow")
 class SharedQuotaTest {
 
     private static final String KEY = "sk-proj-Q7wErTy2UiOp5AsDf8GhJk3LzXc6VbNm1QwE4rTy9UiOp0As";

@@ -23,6 +23,7 @@ import dev.keypool.testing.LogCapture;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,7 @@ import static org.awaitility.Awaitility.await;
  * Redis killed under load: two instances go on with their local state and fail no request; Redis back (empty), they
  * write their key states and quota counts back and converge.
  */
+@Tag("slow")
 class SharedRedisDownTest {
 
     private static final List<String> MAIN_KEYS = List.of(

@@ -22,6 +22,7 @@ import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,7 @@ import static org.awaitility.Awaitility.await;
  * with the same Retry-After and x-ratelimit-* answers on both; a budget spent through one is spent for the other; and
  * without Redis each instance goes on by the tenant's limits alone, and writes back what it admitted when Redis returns.
  */
+@Tag("slow")
 class SharedTenantLimitsTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -14,6 +14,7 @@ import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import static org.awaitility.Awaitility.await;
  * SPEC §11: after two instances served tenants with realistic tokens through every limit kind (bucket, tokens per
  * minute, requests per day, budget), Redis holds their names and counts, never a token, nor its SHA-256.
  */
+@Tag("slow")
 class SharedTenantSecretsTest {
 
     private static final List<String> TOKENS = List.of(

@@ -5,11 +5,13 @@ import java.time.Duration;
 import dev.keypool.config.RedisConfig;
 import dev.keypool.testing.RedisServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The half-open probe budget shared in a real redis-server: its places, and those of probes that never report. */
+@Tag("slow")
 class RedisBreakersProbeTest {
 
     private static final String PROBES = "test:breaker:main:probes:7";

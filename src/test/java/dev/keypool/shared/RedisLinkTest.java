@@ -11,12 +11,14 @@ import dev.keypool.testing.RedisServer;
 import io.lettuce.core.ScriptOutputType;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /** The link to a real redis-server: calls, scripts, pub/sub between two instances, and Redis lost and found again. */
+@Tag("slow")
 class RedisLinkTest {
 
     private final LogCapture logs = LogCapture.of(RedisLink.class);

@@ -16,6 +16,7 @@ import dev.keypool.quota.QuotaLimits;
 import dev.keypool.testing.MutableClock;
 import dev.keypool.testing.RedisServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,6 +27,7 @@ import static org.awaitility.Awaitility.await;
  * gateways) never take more than the key's limit together, and the sliding and calendar rules are those of the local
  * counters.
  */
+@Tag("slow")
 class RedisQuotaLedgerTest {
 
     private static final ZoneId SHANGHAI = ZoneId.of("Asia/Shanghai");

@@ -12,6 +12,7 @@ import dev.keypool.tenant.TenantLimits;
 import dev.keypool.testing.MutableClock;
 import dev.keypool.testing.RedisServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,6 +22,7 @@ import static org.awaitility.Awaitility.await;
  * A tenant's limits shared by two instances (two links to one real redis-server, one clock): what one takes the other
  * cannot, all or nothing, one script call per admission, and the local limits while Redis is away.
  */
+@Tag("slow")
 class RedisTenantLimitsTest {
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T10:00:00Z"));

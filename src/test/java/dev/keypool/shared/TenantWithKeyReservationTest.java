@@ -14,6 +14,7 @@ import dev.keypool.tenant.TenantLimits;
 import dev.keypool.testing.MutableClock;
 import dev.keypool.testing.RedisServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * script call to a real redis-server, all or nothing — a refused tenant takes nothing from the key, a refused key
  * nothing from the tenant.
  */
+@Tag("slow")
 class TenantWithKeyReservationTest {
 
     private final RedisServer server = RedisServer.start();

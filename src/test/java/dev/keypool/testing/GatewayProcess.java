@@ -36,12 +36,23 @@ public final class GatewayProcess {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.addAll(jvmOptions);
-        command.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-cp", classpath,
+        command.addAll(runtimeOptions(Runtime.version().feature()));
+        command.addAll(List.of("-cp", classpath,
                 "-Dcamel.server.port=" + port, "-Dcamel.management.port=" + port,
                 "-Dkeypool.config=" + config, "-Dstate.dir=" + root.resolve("state")));
         properties.forEach((property, value) -> command.add("-D" + property + "=" + value));
         command.add(KeyPoolApplication.class.getName());
         return new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
                 .redirectErrorStream(true).redirectOutput(root.resolve(name + ".log").toFile()).start();
+    }
+
+    /**
+     * What the shipped start line gives Netty (JNI and sun.misc.Unsafe without a warning), as far as the child's Java
+     * knows the flags: it is this JVM's own binary, and Java 17-22 refuse to start on --sun-misc-unsafe-memory-access.
+     */
+    static List<String> runtimeOptions(int javaFeature) {
+        return javaFeature >= 23
+                ? List.of("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow")
+                : List.of("--enable-native-access=ALL-UNNAMED");
     }
 }

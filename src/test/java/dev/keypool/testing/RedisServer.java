@@ -24,7 +24,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A real redis-server (Debian's {@code redis-server}, installed by {@code .ci/run}) on a free loopback port, started
+ * A real redis-server (Debian's {@code redis-server}, installed by {@code ./test.sh}) on a free loopback port, started
  * by the test and never assumed to be running: no persistence, killed with {@code kill -9} when asked, and started
  * again on the same port. A client of its own reads what KeyPool wrote.
  */
@@ -78,7 +78,7 @@ public final class RedisServer implements AutoCloseable {
             process = new ProcessBuilder(command)
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         } catch (IOException e) {
-            throw new UncheckedIOException("redis-server not found: install Debian's redis-server (.ci/run does)", e);
+            throw new UncheckedIOException("redis-server not found: install Debian's redis-server (./test.sh does)", e);
         }
         // a redis-server left by a crashed run would answer on a port of its own, never this free one
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> {
