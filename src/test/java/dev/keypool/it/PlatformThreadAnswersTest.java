@@ -17,6 +17,7 @@ import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -29,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * <p>vertx-http hands each answer to {@code vertx.executeBlocking}, the worker pool: without UpstreamHttpComponent's
  * own hand-over, each answer waits for a worker while every worker waits for an answer, and no request is answered.
  */
+@Tag("slow")
 class PlatformThreadAnswersTest {
 
     private static final int WORKERS = 20;

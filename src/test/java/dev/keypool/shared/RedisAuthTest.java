@@ -11,6 +11,7 @@ import io.lettuce.core.ScriptOutputType;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -20,6 +21,7 @@ import static org.awaitility.Awaitility.await;
  * ({@code requirepass}), an ACL user allowed only KeyPool's key prefix and pub/sub channels, and a wrong password,
  * which leaves Redis down without printing it.
  */
+@Tag("slow")
 class RedisAuthTest {
 
     private final LogCapture logs = LogCapture.of(RedisLink.class);

@@ -14,6 +14,7 @@ import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (made with openssl): Lettuce verifies the server's certificate by default and refuses this one; with
  * {@code verifyPeer=NONE} in the URL the link is encrypted but unverified.
  */
+@Tag("slow")
 class RedisTlsTest {
 
     private final LogCapture logs = LogCapture.of(RedisLink.class);
