@@ -9,6 +9,7 @@ import java.util.Set;
 import dev.keypool.gateway.BodyBudget;
 import dev.keypool.gateway.BodyLimits;
 import dev.keypool.gateway.GatewayError;
+import dev.keypool.gateway.MultipartForm;
 import dev.keypool.gateway.PassthroughPaths;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -27,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * The first look at a request with a body, on the event loop, before platform-http reads it: what Envoy and nginx
  * do at their edge. From the headers alone: 401 when tenants are configured and it carries no tenant's token, 413 when
  * its Content-Length is over its path's limit ({@link BodyLimits}), 503 {@code overloaded} when its bytes would pass
- * the budget of bodies held at once ({@link BodyBudget}). Then its body is read under the path's limit (a chunked one
+ * the budget of bodies held at once ({@link BodyBudget}), 400 for an upload whose multipart boundary is longer than
+ * RFC 2046 allows. Then its body is read under the path's limit (a chunked one
  * counted as it arrives and cut there, by Vert.x's own body handler) or, for an upload, written to disk as it arrives
  * ({@link SpooledUploads}); a body not all there within {@code keypool.request-read-timeout-ms} gets 408 and its
  * connection closed. The time a request then waits on its provider, or a stream takes to relay, is not limited here.
@@ -112,6 +114,9 @@ final class RequestEdge {
             refuse(context, GatewayError.invalidApiKey());
             return;
         }
+        if (limits.isUpload(path) && !boundaryFits(context)) {
+            return;
+        }
         if (declared > limit) {
             refuse(context, GatewayError.tooLarge(declared, limit));
             return;
@@ -135,6 +140,17 @@ final class RequestEdge {
             uploads.spool(context, limit, e -> refuse(context, e));
         } else {
             bodyHandlers.computeIfAbsent(limit, l -> BodyHandler.create(false).setBodyLimit(l)).handle(context);
+        }
+    }
+
+    /** An upload's multipart boundary over RFC 2046's 70 characters: 400 before the body is read. */
+    private boolean boundaryFits(RoutingContext context) {
+        try {
+            MultipartForm.boundary(context.request().getHeader(HttpHeaders.CONTENT_TYPE));
+            return true;
+        } catch (GatewayError e) {
+            refuse(context, e);
+            return false;
         }
     }
 

@@ -19,21 +19,33 @@ public final class MultipartForm {
     public record Field(String value, int start, int end) {
     }
 
+    /** RFC 2046: a boundary is 1 to 70 characters. */
+    public static final int MAX_BOUNDARY = 70;
+
     private final byte[] body;
-    private final byte[] delimiter;
+    private final int delimiterLength;
+    private final ByteSearch delimiter;
 
     private MultipartForm(byte[] body, String boundary) {
         this.body = body;
-        this.delimiter = ("--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
+        byte[] bytes = ("--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
+        this.delimiterLength = bytes.length;
+        this.delimiter = new ByteSearch(bytes);
     }
 
-    /** The form of {@code body} sent with {@code contentType}; empty when that is not multipart/form-data with a boundary. */
+    /**
+     * The form of {@code body} sent with {@code contentType}; empty when that is not multipart/form-data with a boundary.
+     * A {@link GatewayError} (400) for a boundary longer than RFC 2046 allows.
+     */
     public static Optional<MultipartForm> of(byte[] body, String contentType) {
         return boundary(contentType).map(b -> new MultipartForm(body, b));
     }
 
-    /** The boundary parameter of a multipart/form-data content type. */
-    static Optional<String> boundary(String contentType) {
+    /**
+     * The boundary parameter of a multipart/form-data content type; a {@link GatewayError} (400) when it is longer than
+     * RFC 2046's 70 characters, which also keeps the cost of looking for it small.
+     */
+    public static Optional<String> boundary(String contentType) {
         if (contentType == null || !contentType.toLowerCase(Locale.ROOT).startsWith("multipart/form-data")) {
             return Optional.empty();
         }
@@ -43,6 +55,9 @@ public final class MultipartForm {
                 String b = p.substring("boundary=".length()).strip();
                 if (b.length() >= 2 && b.startsWith("\"") && b.endsWith("\"")) {
                     b = b.substring(1, b.length() - 1);
+                }
+                if (b.length() > MAX_BOUNDARY) {
+                    throw GatewayError.boundaryTooLong(b.length());
                 }
                 return b.isEmpty() ? Optional.empty() : Optional.of(b);
             }
@@ -75,18 +90,18 @@ public final class MultipartForm {
 
     /** The value bytes of the first part whose headers {@code matches}. */
     private Optional<Part> part(Predicate<String> matches) {
-        int at = indexOf(delimiter, 0);
+        int at = delimiter.in(body, 0);
         while (at >= 0) {
-            int headersStart = lineEnd(at + delimiter.length);
+            int headersStart = lineEnd(at + delimiterLength);
             if (headersStart < 0) {
                 return Optional.empty();   // the closing delimiter "--boundary--", or a cut body
             }
-            int headersEnd = indexOf(CRLF_CRLF, headersStart);
+            int headersEnd = CRLF_CRLF.in(body, headersStart);
             if (headersEnd < 0) {
                 return Optional.empty();
             }
-            int valueStart = headersEnd + CRLF_CRLF.length;
-            int next = indexOf(delimiter, valueStart);
+            int valueStart = headersEnd + 4;
+            int next = delimiter.in(body, valueStart);
             if (next < 0) {
                 return Optional.empty();
             }
@@ -130,7 +145,8 @@ public final class MultipartForm {
         return copy;
     }
 
-    private static final byte[] CRLF_CRLF = {'\r', '\n', '\r', '\n'};
+    private static final ByteSearch CRLF_CRLF = new ByteSearch(new byte[] {'\r', '\n', '\r', '\n'});
+    private static final ByteSearch CRLF = new ByteSearch(new byte[] {'\r', '\n'});
 
     private static boolean isField(String headers, String name) {
         for (String line : headers.split("\r\n")) {
@@ -147,20 +163,7 @@ public final class MultipartForm {
         if (from + 1 < body.length && body[from] == '-' && body[from + 1] == '-') {
             return -1;
         }
-        int crlf = indexOf(new byte[] {'\r', '\n'}, from);
+        int crlf = CRLF.in(body, from);
         return crlf < 0 ? -1 : crlf + 2;
-    }
-
-    private int indexOf(byte[] needle, int from) {
-        outer:
-        for (int i = Math.max(0, from); i <= body.length - needle.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (body[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 }
