@@ -131,10 +131,19 @@ final class RequestEdge {
                 answer(context, GatewayError.bodyTimeout(readTimeoutMs)).onComplete(v -> request.connection().close());
             }
         });
-        context.put(BODY_PENDING, Boolean.TRUE);
+        context.put(BODY_PENDING, timer);
         context.addEndHandler(v -> {
             vertx.cancelTimer(timer);
             budget.giveBack(reserved);
+            if (context.get(BODY_PENDING) != null && !request.isEnded()) {
+                // answered before its body was all there (413 from the body handler, which drops the rest): a client
+                // that goes on sending is cut off after a while
+                vertx.setTimer(LINGER_MS, id -> {
+                    if (!request.isEnded()) {
+                        request.connection().close();
+                    }
+                });
+            }
         });
         if (limits.isUpload(path)) {
             uploads.spool(context, limit, e -> refuse(context, e));
@@ -156,7 +165,10 @@ final class RequestEdge {
 
     /** The body is all there (or there was none): platform-http's route takes the request from here. */
     private void bodyRead(RoutingContext context) {
-        context.remove(BODY_PENDING);
+        Long timer = context.remove(BODY_PENDING);
+        if (timer != null) {
+            vertx.cancelTimer(timer);   // the time to wait on the provider, or to relay a stream, is not limited here
+        }
         if (!context.response().ended()) {   // not answered 408 meanwhile
             context.next();
         }
