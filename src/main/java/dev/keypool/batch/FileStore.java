@@ -36,17 +36,31 @@ public final class FileStore {
     /** Stores {@code content} as a new file: {@code purpose} is batch for inputs, batch_output for results. */
     public StoredFile create(String filename, String purpose, String owner, byte[] content) {
         String id = Ids.next("file-");
+        StateFiles.write(dir.resolve(id + ".jsonl"), content);
+        return describe(id, filename, purpose, owner, content.length);
+    }
+
+    /**
+     * Stores {@code length} bytes of the file {@code source} from {@code start} as a new file, copied from file to file
+     * (an upload written to disk as it arrived is never read into the heap).
+     */
+    public StoredFile create(String filename, String purpose, String owner, Path source, long start, long length) {
+        String id = Ids.next("file-");
+        StateFiles.copy(source, start, length, dir.resolve(id + ".jsonl"));
+        return describe(id, filename, purpose, owner, length);
+    }
+
+    private StoredFile describe(String id, String filename, String purpose, String owner, long length) {
         ObjectNode object = mapper.createObjectNode();
         object.put("id", id);
         object.put("object", "file");
-        object.put("bytes", content.length);
+        object.put("bytes", length);
         object.put("created_at", clock.instant().getEpochSecond());
         object.putNull("expires_at");
         object.put("filename", filename);
         object.put("purpose", purpose);
         object.put("status", "processed");
         object.putNull("status_details");
-        StateFiles.write(dir.resolve(id + ".jsonl"), content);
         ObjectNode stored = mapper.createObjectNode();
         stored.put("owner", owner);
         stored.set("file", object);

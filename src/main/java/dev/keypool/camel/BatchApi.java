@@ -1,7 +1,13 @@
 package dev.keypool.camel;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Clock;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,8 +54,30 @@ public final class BatchApi {
     /** POST /v1/files: a multipart upload with {@code purpose=batch} and a JSONL {@code file} part. */
     public void upload(Exchange exchange) {
         String contentType = exchange.getMessage().getHeader(Exchange.CONTENT_TYPE, String.class);
-        byte[] raw = RequestBodies.read(exchange, maxFileBytes);
-        MultipartForm form = MultipartForm.of(raw, contentType).orElseThrow(() -> GatewayError.badRequest(
+        Path spooled = RequestBodies.spooled(exchange);
+        FileStore.StoredFile stored;
+        if (spooled != null) {
+            // written to disk as it arrived: read through a mapping and copied file to file, never whole in the heap
+            try (FileChannel channel = FileChannel.open(spooled, StandardOpenOption.READ)) {
+                if (channel.size() > maxFileBytes) {
+                    throw GatewayError.tooLarge(channel.size(), maxFileBytes);
+                }
+                MultipartForm.FileRange file = filePart(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size()), contentType);
+                stored = files.create(fileName(file), "batch", owner(exchange), spooled, file.start(), file.end() - file.start());
+            } catch (IOException e) {
+                throw new UncheckedIOException("upload could not be read back", e);
+            }
+        } else {
+            byte[] raw = RequestBodies.read(exchange, maxFileBytes);
+            MultipartForm.FileRange file = filePart(ByteBuffer.wrap(raw), contentType);
+            stored = files.create(fileName(file), "batch", owner(exchange), Arrays.copyOfRange(raw, file.start(), file.end()));
+        }
+        answer(exchange, 200, stored.object());
+    }
+
+    /** The {@code file} part of an upload with {@code purpose=batch}; 400 for any other form. */
+    private static MultipartForm.FileRange filePart(ByteBuffer body, String contentType) {
+        MultipartForm form = MultipartForm.of(body, contentType).orElseThrow(() -> GatewayError.badRequest(
                 "invalid_content_type", "Expected a multipart/form-data body with a boundary"));
         String purpose = form.field("purpose").map(MultipartForm.Field::value).orElseThrow(() ->
                 GatewayError.badRequest("missing_purpose", "'purpose' is required as a form field"));
@@ -57,10 +85,12 @@ public final class BatchApi {
             throw GatewayError.badRequest("invalid_purpose", "This gateway takes files with purpose 'batch' only, not '"
                     + purpose + "'");
         }
-        MultipartForm.FilePart file = form.file("file").orElseThrow(() ->
+        return form.fileRange("file").orElseThrow(() ->
                 GatewayError.badRequest("missing_file", "'file' is required as a file part of the form"));
-        FileStore.StoredFile stored = files.create(file.filename().isBlank() ? "upload.jsonl" : file.filename(), purpose, owner(exchange), file.content());
-        answer(exchange, 200, stored.object());
+    }
+
+    private static String fileName(MultipartForm.FileRange file) {
+        return file.filename().isBlank() ? "upload.jsonl" : file.filename();
     }
 
     /** GET /v1/files/{id}: the file object. */

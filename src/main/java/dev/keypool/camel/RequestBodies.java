@@ -46,8 +46,7 @@ final class RequestBodies {
             }
             return bytes == null ? new byte[0] : bytes;
         }
-        SpooledUploads uploads = exchange.getContext().getRegistry().lookupByNameAndType(SPOOLED_UPLOADS, SpooledUploads.class);
-        Path spooled = uploads == null ? null : uploads.of(request);
+        Path spooled = spooled(exchange);
         if (spooled != null) {
             return read(spooled, maxBytes);
         }
@@ -68,6 +67,15 @@ final class RequestBodies {
             throw GatewayError.tooLarge(size.get(), maxBytes);
         }
         return bytes;
+    }
+
+    /** The file {@link RequestEdge} wrote the body to as it arrived; null when the request came another way. */
+    static Path spooled(Exchange exchange) {
+        if (!(exchange.getMessage().getBody() instanceof HttpServerRequest request)) {
+            return null;
+        }
+        SpooledUploads uploads = exchange.getContext().getRegistry().lookupByNameAndType(SPOOLED_UPLOADS, SpooledUploads.class);
+        return uploads == null ? null : uploads.of(request);
     }
 
     /** An upload {@link RequestEdge} wrote to disk while it arrived. */

@@ -1,5 +1,7 @@
 package dev.keypool.gateway;
 
+import java.nio.ByteBuffer;
+
 /**
  * Finds a byte sequence in a body in time linear in the body's length, whatever the bytes (Knuth-Morris-Pratt): a
  * plain search compares the whole needle again at each position, and a body made of near-matches of a long multipart
@@ -31,11 +33,17 @@ final class ByteSearch {
 
     /** The first index at or after {@code from} where the needle starts in {@code body}; -1 when it does not. */
     int in(byte[] body, int from) {
-        for (int i = Math.max(0, from), k = 0; i < body.length; i++) {
-            while (k > 0 && body[i] != needle[k]) {
+        return in(ByteBuffer.wrap(body), from);
+    }
+
+    /** The same in a buffer (on the heap, or a file mapped into memory), from its index 0 to its limit. */
+    int in(ByteBuffer body, int from) {
+        for (int i = Math.max(0, from), k = 0; i < body.limit(); i++) {
+            byte b = body.get(i);
+            while (k > 0 && b != needle[k]) {
                 k = fallback[k - 1];
             }
-            if (body[i] == needle[k]) {
+            if (b == needle[k]) {
                 k++;
                 if (k == needle.length) {
                     return i - needle.length + 1;

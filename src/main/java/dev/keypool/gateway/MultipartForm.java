@@ -1,7 +1,7 @@
 package dev.keypool.gateway;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -22,11 +22,11 @@ public final class MultipartForm {
     /** RFC 2046: a boundary is 1 to 70 characters. */
     public static final int MAX_BOUNDARY = 70;
 
-    private final byte[] body;
+    private final ByteBuffer body;
     private final int delimiterLength;
     private final ByteSearch delimiter;
 
-    private MultipartForm(byte[] body, String boundary) {
+    private MultipartForm(ByteBuffer body, String boundary) {
         this.body = body;
         byte[] bytes = ("--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
         this.delimiterLength = bytes.length;
@@ -38,6 +38,11 @@ public final class MultipartForm {
      * A {@link GatewayError} (400) for a boundary longer than RFC 2046 allows.
      */
     public static Optional<MultipartForm> of(byte[] body, String contentType) {
+        return of(ByteBuffer.wrap(body), contentType);
+    }
+
+    /** The same for a body in a buffer, e.g. an upload's file mapped into memory rather than read into the heap. */
+    public static Optional<MultipartForm> of(ByteBuffer body, String contentType) {
         return boundary(contentType).map(b -> new MultipartForm(body, b));
     }
 
@@ -68,7 +73,7 @@ public final class MultipartForm {
     /** The first part named {@code name} that is not a file, as text. */
     public Optional<Field> field(String name) {
         return part(headers -> isField(headers, name)).map(p -> new Field(
-                new String(body, p.start(), p.end() - p.start(), StandardCharsets.UTF_8), p.start(), p.end()));
+                new String(bytes(p.start(), p.end()), StandardCharsets.UTF_8), p.start(), p.end()));
     }
 
     /** A file part of the form: its filename and its bytes. */
@@ -80,9 +85,24 @@ public final class MultipartForm {
      * with or without a filename.
      */
     public Optional<FilePart> file(String name) {
+        return fileRange(name).map(f -> new FilePart(f.filename(), bytes(f.start(), f.end())));
+    }
+
+    /** A file part of the form: its filename and where its bytes lie in the body, {@code [start, end)}. */
+    public record FileRange(String filename, int start, int end) {
+    }
+
+    /** {@link #file}, without copying the bytes. */
+    public Optional<FileRange> fileRange(String name) {
         String[] filename = new String[1];
         return part(headers -> (filename[0] = fileName(headers, name)) != null)
-                .map(p -> new FilePart(filename[0], Arrays.copyOfRange(body, p.start(), p.end())));
+                .map(p -> new FileRange(filename[0], p.start(), p.end()));
+    }
+
+    private byte[] bytes(int start, int end) {
+        byte[] copy = new byte[end - start];
+        body.get(start, copy);
+        return copy;
     }
 
     private record Part(int start, int end) {
@@ -106,8 +126,8 @@ public final class MultipartForm {
                 return Optional.empty();
             }
             // the value ends with the CRLF before the next delimiter
-            int valueEnd = next >= 2 && body[next - 2] == '\r' && body[next - 1] == '\n' ? next - 2 : next;
-            String headers = new String(body, headersStart, headersEnd - headersStart, StandardCharsets.UTF_8);
+            int valueEnd = next >= 2 && body.get(next - 2) == '\r' && body.get(next - 1) == '\n' ? next - 2 : next;
+            String headers = new String(bytes(headersStart, headersEnd), StandardCharsets.UTF_8);
             if (valueEnd >= valueStart && matches.test(headers)) {
                 return Optional.of(new Part(valueStart, valueEnd));
             }
@@ -138,10 +158,11 @@ public final class MultipartForm {
     /** The body with one field's value replaced, everything else as it was. */
     public byte[] replace(Field field, String value) {
         byte[] replacement = value.getBytes(StandardCharsets.UTF_8);
-        byte[] copy = new byte[body.length - (field.end() - field.start()) + replacement.length];
-        System.arraycopy(body, 0, copy, 0, field.start());
+        int length = body.limit();
+        byte[] copy = new byte[length - (field.end() - field.start()) + replacement.length];
+        body.get(0, copy, 0, field.start());
         System.arraycopy(replacement, 0, copy, field.start(), replacement.length);
-        System.arraycopy(body, field.end(), copy, field.start() + replacement.length, body.length - field.end());
+        body.get(field.end(), copy, field.start() + replacement.length, length - field.end());
         return copy;
     }
 
@@ -160,7 +181,7 @@ public final class MultipartForm {
 
     /** The index after the CRLF that ends the delimiter line starting at {@code from}; -1 for the closing one. */
     private int lineEnd(int from) {
-        if (from + 1 < body.length && body[from] == '-' && body[from + 1] == '-') {
+        if (from + 1 < body.limit() && body.get(from) == '-' && body.get(from + 1) == '-') {
             return -1;
         }
         int crlf = CRLF.in(body, from);
