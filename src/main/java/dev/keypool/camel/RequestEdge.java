@@ -16,6 +16,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * RFC 2046 allows. Then its body is read under the path's limit (a chunked one
  * counted as it arrives and cut there, by Vert.x's own body handler) or, for an upload, written to disk as it arrives
  * ({@link SpooledUploads}); a body not all there within {@code keypool.request-read-timeout-ms} gets 408 and its
- * connection closed. The time a request then waits on its provider, or a stream takes to relay, is not limited here.
+ * connection closed (HTTP/1.1; an HTTP/2 body is read by platform-http). The time a request then waits on its
+ * provider, or a stream takes to relay, is not limited here.
  * A request without a body goes on untouched.
  */
 final class RequestEdge {
@@ -124,6 +126,14 @@ final class RequestEdge {
         long reserved = declared > 0 ? declared : limit;
         if (!budget.tryTake(reserved)) {
             refuse(context, GatewayError.bodiesOverloaded(budget.max()));
+            return;
+        }
+        if (request.version() == HttpVersion.HTTP_2) {
+            // platform-http resumes a request before its body handler reads it, which an HTTP/2 request refuses once
+            // read: it reads this one itself, under camel.server.max-body-size (and Netty holds an HTTP/2 body to its
+            // declared length)
+            context.addEndHandler(v -> budget.giveBack(reserved));
+            context.next();
             return;
         }
         long timer = vertx.setTimer(readTimeoutMs, id -> {

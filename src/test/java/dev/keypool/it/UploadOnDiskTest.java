@@ -37,16 +37,24 @@ class UploadOnDiskTest {
             .connectTimeout(Duration.ofSeconds(5)).build();
     private Process gateway;
 
+    private Path root;
+
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
         if (gateway != null) {
-            gateway.destroyForcibly();
+            gateway.destroyForcibly().waitFor();
+        }
+        if (root != null) {
+            // the stored file is as large as the upload
+            try (var files = Files.walk(root)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            }
         }
     }
 
     @Test
     void should_store_an_upload_larger_than_the_heap() throws Exception {
-        Path root = Files.createTempDirectory("keypool-upload-");
+        root = Files.createTempDirectory("keypool-upload-");
         String yaml = """
                 channels:
                   - name: primary
