@@ -1,8 +1,14 @@
 package dev.keypool.camel;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,8 +63,39 @@ public final class BatchApi {
     /** POST /v1/files: a multipart upload with {@code purpose=batch} and a JSONL {@code file} part. */
     public void upload(Exchange exchange) {
         String contentType = exchange.getMessage().getHeader(Exchange.CONTENT_TYPE, String.class);
-        byte[] raw = RequestBodies.read(exchange, maxFileBytes);
-        MultipartForm form = MultipartForm.of(raw, contentType).orElseThrow(() -> GatewayError.badRequest(
+        Path spooled = RequestBodies.spooled(exchange);
+        String owner = owner(exchange);
+        FileStore.StoredFile stored;
+        try {
+            if (spooled != null) {
+                // written to disk as it arrived: read through a mapping and copied file to file, never whole in the heap
+                try (FileChannel channel = FileChannel.open(spooled, StandardOpenOption.READ)) {
+                    if (channel.size() > maxFileBytes) {
+                        throw GatewayError.tooLarge(channel.size(), maxFileBytes);
+                    }
+                    MultipartForm form = batchForm(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size()), contentType);
+                    MultipartForm.FileRange file = filePart(form);
+                    stored = files.upload(fileName(file), "batch", owner, spooled, file.start(), file.end() - file.start(),
+                            expiresAfter(form));
+                } catch (IOException e) {
+                    throw new UncheckedIOException("upload could not be read back", e);
+                }
+            } else {
+                byte[] raw = RequestBodies.read(exchange, maxFileBytes);
+                MultipartForm form = batchForm(ByteBuffer.wrap(raw), contentType);
+                MultipartForm.FileRange file = filePart(form);
+                stored = files.upload(fileName(file), "batch", owner, Arrays.copyOfRange(raw, file.start(), file.end()),
+                        expiresAfter(form));
+            }
+        } catch (StorageLimitException refused) {
+            throw refused(refused);
+        }
+        answer(exchange, 200, stored.object());
+    }
+
+    /** The form of an upload with {@code purpose=batch}; 400 for any other. */
+    private static MultipartForm batchForm(ByteBuffer body, String contentType) {
+        MultipartForm form = MultipartForm.of(body, contentType).orElseThrow(() -> GatewayError.badRequest(
                 "invalid_content_type", "Expected a multipart/form-data body with a boundary"));
         String purpose = form.field("purpose").map(MultipartForm.Field::value).orElseThrow(() ->
                 GatewayError.badRequest("missing_purpose", "'purpose' is required as a form field"));
@@ -66,18 +103,16 @@ public final class BatchApi {
             throw GatewayError.badRequest("invalid_purpose", "This gateway takes files with purpose 'batch' only, not '"
                     + purpose + "'");
         }
-        MultipartForm.FilePart file = form.file("file").orElseThrow(() ->
+        return form;
+    }
+
+    private static MultipartForm.FileRange filePart(MultipartForm form) {
+        return form.fileRange("file").orElseThrow(() ->
                 GatewayError.badRequest("missing_file", "'file' is required as a file part of the form"));
-        Duration expiresAfter = expiresAfter(form);
-        FileStore.StoredFile stored;
-        try {
-            // once uploads stream to disk, this check belongs before the first byte is written (by Content-Length)
-            stored = files.upload(file.filename().isBlank() ? "upload.jsonl" : file.filename(), purpose,
-                    owner(exchange), file.content(), expiresAfter);
-        } catch (StorageLimitException refused) {
-            throw refused(refused);
-        }
-        answer(exchange, 200, stored.object());
+    }
+
+    private static String fileName(MultipartForm.FileRange file) {
+        return file.filename().isBlank() ? "upload.jsonl" : file.filename();
     }
 
     /**

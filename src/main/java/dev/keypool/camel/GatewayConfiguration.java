@@ -198,7 +198,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         context.getCamelContextExtension().addContextPlugin(ProcessorFactory.class, new ChannelBreakerFactory());
         registry.bind("channels", all);
         TokenEstimator tokenEstimator = new TokenEstimator();
-        registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody, tokenEstimator));
+        registry.bind("requestPlanner", new RequestPlanner(all, mapper, maxBody,
+                Long.parseLong(required(properties, "keypool.max-audio-body-bytes")), tokenEstimator));
         // unset: a tenant without maxInFlight of its own has no limit on its requests in flight
         Integer tenantMaxInFlight = properties.resolveProperty("keypool.tenant-max-in-flight").filter(v -> !v.isBlank())
                 .map(Integer::valueOf).orElse(null);
@@ -229,7 +230,7 @@ public class GatewayConfiguration implements CamelConfiguration {
             if (reload) {
                 registry.bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, PlatformHttpEngine.class, new ReloadSafeHttpEngine());
             }
-            installRouterHandlers(context, gatewayResponses, reload);
+            installRouterHandlers(context, gatewayResponses, reload, RequestEdge.fromSettings(context, gatewayResponses));
             properties.resolveProperty("keypool.metrics.token").filter(token -> !token.isBlank())
                     .ifPresent(token -> MetricsGuard.protect(context, token, gatewayResponses));
         }
@@ -303,10 +304,12 @@ public class GatewayConfiguration implements CamelConfiguration {
     }
 
     /**
-     * Once the HTTP servers are up: OpenAI-shaped 404/405 for requests no route takes ({@link UnmatchedRequests}), and
+     * Once the HTTP servers are up: bodies bounded before they are read ({@link RequestEdge}), OpenAI-shaped 404/405 for
+     * requests no route takes ({@link UnmatchedRequests}), and
      * with live route reload on, requests held while their route is replaced ({@link ReloadGate}).
      */
-    private static void installRouterHandlers(CamelContext context, GatewayResponses gatewayResponses, boolean reload) {
+    private static void installRouterHandlers(CamelContext context, GatewayResponses gatewayResponses, boolean reload,
+            RequestEdge edge) {
         addStartupListener(context, new StartupListener() {
             @Override
             public void onCamelContextStarted(CamelContext started, boolean alreadyStarted) {
@@ -318,6 +321,7 @@ public class GatewayConfiguration implements CamelConfiguration {
                 // one router per HTTP server (the API's, and the management one when it has its own port)
                 for (VertxPlatformHttpRouter router : started.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
                     UnmatchedRequests.install(router, gatewayResponses);
+                    edge.install(router);
                     if (reload) {
                         ReloadGate.install(started, router);
                     }

@@ -2,6 +2,9 @@ package dev.keypool.camel;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -16,9 +19,13 @@ import org.apache.camel.Exchange;
 /**
  * Reads a request body that platform-http left unread ({@code useBodyHandler: false}): its Vert.x body handler
  * would parse a multipart upload into form fields and files on disk and keep none of the bytes, and the gateway
- * forwards them as they came.
+ * forwards them as they came. On the HTTP server {@link RequestEdge} has written it to a file already; a request
+ * that did not come that way is read here.
  */
 final class RequestBodies {
+
+    /** The registry name of the {@link SpooledUploads}. */
+    static final String SPOOLED_UPLOADS = "spooledUploads";
 
     /** A client that sends nothing for this long has given up. */
     private static final long READ_TIMEOUT_SECONDS = 300;
@@ -39,6 +46,10 @@ final class RequestBodies {
             }
             return bytes == null ? new byte[0] : bytes;
         }
+        Path spooled = spooled(exchange);
+        if (spooled != null) {
+            return read(spooled, maxBytes);
+        }
         CompletableFuture<byte[]> done = new CompletableFuture<>();
         AtomicLong size = new AtomicLong();
         Buffer collected = Buffer.buffer();
@@ -56,6 +67,28 @@ final class RequestBodies {
             throw GatewayError.tooLarge(size.get(), maxBytes);
         }
         return bytes;
+    }
+
+    /** The file {@link RequestEdge} wrote the body to as it arrived; null when the request came another way. */
+    static Path spooled(Exchange exchange) {
+        if (!(exchange.getMessage().getBody() instanceof HttpServerRequest request)) {
+            return null;
+        }
+        SpooledUploads uploads = exchange.getContext().getRegistry().lookupByNameAndType(SPOOLED_UPLOADS, SpooledUploads.class);
+        return uploads == null ? null : uploads.of(request);
+    }
+
+    /** An upload {@link RequestEdge} wrote to disk while it arrived. */
+    private static byte[] read(Path file, long maxBytes) {
+        try {
+            long size = Files.size(file);
+            if (size > maxBytes) {
+                throw GatewayError.tooLarge(size, maxBytes);
+            }
+            return Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("upload could not be read back", e);
+        }
     }
 
     private static byte[] await(CompletableFuture<byte[]> done) {

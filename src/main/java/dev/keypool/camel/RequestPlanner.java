@@ -41,13 +41,20 @@ public final class RequestPlanner {
     private final Channels channels;
     private final ObjectMapper mapper;
     private final long maxBodyBytes;
+    private final long maxUploadBytes;
     private final TokenEstimator tokens;
 
-    public RequestPlanner(Channels channels, ObjectMapper mapper, long maxBodyBytes, TokenEstimator tokens) {
+    /**
+     * @param maxBodyBytes   the largest JSON body (keypool.max-body-bytes)
+     * @param maxUploadBytes the largest multipart upload (keypool.max-audio-body-bytes)
+     */
+    public RequestPlanner(Channels channels, ObjectMapper mapper, long maxBodyBytes, long maxUploadBytes,
+            TokenEstimator tokens) {
         this.tokens = tokens;
         this.channels = channels;
         this.mapper = mapper;
         this.maxBodyBytes = maxBodyBytes;
+        this.maxUploadBytes = maxUploadBytes;
     }
 
     /**
@@ -107,7 +114,7 @@ public final class RequestPlanner {
         String endpoint = exchange.getProperty(Exchanges.ENDPOINT, String.class);
         Api api = api(exchange);
         String contentType = exchange.getMessage().getHeader(Exchange.CONTENT_TYPE, String.class);
-        byte[] raw = RequestBodies.read(exchange, maxBodyBytes);
+        byte[] raw = RequestBodies.read(exchange, maxUploadBytes);
         MultipartForm form = MultipartForm.of(raw, contentType).orElseThrow(() -> GatewayError.badRequest(
                 "invalid_content_type", "Expected a multipart/form-data body with a boundary"));
         MultipartForm.Field model = form.field("model").filter(m -> !m.value().isBlank()).orElseThrow(() ->

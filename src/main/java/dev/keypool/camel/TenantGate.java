@@ -1,6 +1,7 @@
 package dev.keypool.camel;
 
 import java.time.Duration;
+import java.util.Optional;
 
 import dev.keypool.auth.Bearer;
 import dev.keypool.auth.ProviderAuth;
@@ -40,10 +41,16 @@ public final class TenantGate {
             exchange.setProperty(Exchanges.TENANT, tenants.named(named).orElseThrow(GatewayError::invalidApiKey));
             return;
         }
-        String token = Bearer.token(exchange.getMessage().getHeader(Bearer.HEADER, String.class))
-                .orElseGet(() -> exchange.getMessage().getHeader(ProviderAuth.X_API_KEY.headerName(), String.class));
-        Tenant tenant = tenants.authenticate(token == null ? null : token.trim()).orElseThrow(GatewayError::invalidApiKey);
+        Tenant tenant = tenantOf(exchange.getMessage().getHeader(Bearer.HEADER, String.class),
+                exchange.getMessage().getHeader(ProviderAuth.X_API_KEY.headerName(), String.class))
+                .orElseThrow(GatewayError::invalidApiKey);
         exchange.setProperty(Exchanges.TENANT, tenant);
+    }
+
+    /** The tenant whose token a request carries in its {@code Authorization} or {@code x-api-key} header. */
+    Optional<Tenant> tenantOf(String authorization, String apiKey) {
+        String token = Bearer.token(authorization).orElse(apiKey);
+        return tenants.authenticate(token == null ? null : token.trim());
     }
 
     /**

@@ -71,7 +71,7 @@ final class UnmatchedRequests {
     }
 
     /** A request under /v1/messages is answered as Anthropic would; any other as OpenAI would. */
-    private static Api apiOf(String path) {
+    static Api apiOf(String path) {
         return path.equals("/v1/messages") || path.startsWith("/v1/messages/") ? Api.MESSAGES : null;
     }
 

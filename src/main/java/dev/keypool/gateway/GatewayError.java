@@ -80,6 +80,24 @@ public final class GatewayError extends RuntimeException implements NeutralFailu
                 + "maximum of " + maxBytes + " bytes of storage; delete files or wait for tasks to expire", null);
     }
 
+    /** The request bodies held at once would pass keypool.max-body-bytes-in-flight: refused before its body is read. */
+    public static GatewayError bodiesOverloaded(long maxBytes) {
+        return new GatewayError(503, "service_unavailable_error", "overloaded",
+                "The gateway is holding its maximum of " + maxBytes + " bytes of request bodies; retry shortly", 1L);
+    }
+
+    /** The client did not send its whole body within keypool.request-read-timeout-ms. */
+    public static GatewayError bodyTimeout(long timeoutMs) {
+        return new GatewayError(408, "invalid_request_error", "request_timeout",
+                "The request body did not arrive within " + timeoutMs + " ms", null);
+    }
+
+    /** A multipart boundary longer than RFC 2046 allows (70 characters). */
+    public static GatewayError boundaryTooLong(int length) {
+        return badRequest("invalid_content_type",
+                "The multipart boundary is " + length + " characters long; at most 70 are allowed (RFC 2046)");
+    }
+
     public int status() {
         return status;
     }

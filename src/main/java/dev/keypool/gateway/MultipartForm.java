@@ -1,7 +1,7 @@
 package dev.keypool.gateway;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -19,21 +19,38 @@ public final class MultipartForm {
     public record Field(String value, int start, int end) {
     }
 
-    private final byte[] body;
-    private final byte[] delimiter;
+    /** RFC 2046: a boundary is 1 to 70 characters. */
+    public static final int MAX_BOUNDARY = 70;
 
-    private MultipartForm(byte[] body, String boundary) {
+    private final ByteBuffer body;
+    private final int delimiterLength;
+    private final ByteSearch delimiter;
+
+    private MultipartForm(ByteBuffer body, String boundary) {
         this.body = body;
-        this.delimiter = ("--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
+        byte[] bytes = ("--" + boundary).getBytes(StandardCharsets.ISO_8859_1);
+        this.delimiterLength = bytes.length;
+        this.delimiter = new ByteSearch(bytes);
     }
 
-    /** The form of {@code body} sent with {@code contentType}; empty when that is not multipart/form-data with a boundary. */
+    /**
+     * The form of {@code body} sent with {@code contentType}; empty when that is not multipart/form-data with a boundary.
+     * A {@link GatewayError} (400) for a boundary longer than RFC 2046 allows.
+     */
     public static Optional<MultipartForm> of(byte[] body, String contentType) {
+        return of(ByteBuffer.wrap(body), contentType);
+    }
+
+    /** The same for a body in a buffer, e.g. an upload's file mapped into memory rather than read into the heap. */
+    public static Optional<MultipartForm> of(ByteBuffer body, String contentType) {
         return boundary(contentType).map(b -> new MultipartForm(body, b));
     }
 
-    /** The boundary parameter of a multipart/form-data content type. */
-    static Optional<String> boundary(String contentType) {
+    /**
+     * The boundary parameter of a multipart/form-data content type; a {@link GatewayError} (400) when it is longer than
+     * RFC 2046's 70 characters, which also keeps the cost of looking for it small.
+     */
+    public static Optional<String> boundary(String contentType) {
         if (contentType == null || !contentType.toLowerCase(Locale.ROOT).startsWith("multipart/form-data")) {
             return Optional.empty();
         }
@@ -44,6 +61,9 @@ public final class MultipartForm {
                 if (b.length() >= 2 && b.startsWith("\"") && b.endsWith("\"")) {
                     b = b.substring(1, b.length() - 1);
                 }
+                if (b.length() > MAX_BOUNDARY) {
+                    throw GatewayError.boundaryTooLong(b.length());
+                }
                 return b.isEmpty() ? Optional.empty() : Optional.of(b);
             }
         }
@@ -53,7 +73,7 @@ public final class MultipartForm {
     /** The first part named {@code name} that is not a file, as text. */
     public Optional<Field> field(String name) {
         return part(headers -> isField(headers, name)).map(p -> new Field(
-                new String(body, p.start(), p.end() - p.start(), StandardCharsets.UTF_8), p.start(), p.end()));
+                new String(bytes(p.start(), p.end()), StandardCharsets.UTF_8), p.start(), p.end()));
     }
 
     /** A file part of the form: its filename and its bytes. */
@@ -65,9 +85,24 @@ public final class MultipartForm {
      * with or without a filename.
      */
     public Optional<FilePart> file(String name) {
+        return fileRange(name).map(f -> new FilePart(f.filename(), bytes(f.start(), f.end())));
+    }
+
+    /** A file part of the form: its filename and where its bytes lie in the body, {@code [start, end)}. */
+    public record FileRange(String filename, int start, int end) {
+    }
+
+    /** {@link #file}, without copying the bytes. */
+    public Optional<FileRange> fileRange(String name) {
         String[] filename = new String[1];
         return part(headers -> (filename[0] = fileName(headers, name)) != null)
-                .map(p -> new FilePart(filename[0], Arrays.copyOfRange(body, p.start(), p.end())));
+                .map(p -> new FileRange(filename[0], p.start(), p.end()));
+    }
+
+    private byte[] bytes(int start, int end) {
+        byte[] copy = new byte[end - start];
+        body.get(start, copy);
+        return copy;
     }
 
     private record Part(int start, int end) {
@@ -75,24 +110,24 @@ public final class MultipartForm {
 
     /** The value bytes of the first part whose headers {@code matches}. */
     private Optional<Part> part(Predicate<String> matches) {
-        int at = indexOf(delimiter, 0);
+        int at = delimiter.in(body, 0);
         while (at >= 0) {
-            int headersStart = lineEnd(at + delimiter.length);
+            int headersStart = lineEnd(at + delimiterLength);
             if (headersStart < 0) {
                 return Optional.empty();   // the closing delimiter "--boundary--", or a cut body
             }
-            int headersEnd = indexOf(CRLF_CRLF, headersStart);
+            int headersEnd = CRLF_CRLF.in(body, headersStart);
             if (headersEnd < 0) {
                 return Optional.empty();
             }
-            int valueStart = headersEnd + CRLF_CRLF.length;
-            int next = indexOf(delimiter, valueStart);
+            int valueStart = headersEnd + 4;
+            int next = delimiter.in(body, valueStart);
             if (next < 0) {
                 return Optional.empty();
             }
             // the value ends with the CRLF before the next delimiter
-            int valueEnd = next >= 2 && body[next - 2] == '\r' && body[next - 1] == '\n' ? next - 2 : next;
-            String headers = new String(body, headersStart, headersEnd - headersStart, StandardCharsets.UTF_8);
+            int valueEnd = next >= 2 && body.get(next - 2) == '\r' && body.get(next - 1) == '\n' ? next - 2 : next;
+            String headers = new String(bytes(headersStart, headersEnd), StandardCharsets.UTF_8);
             if (valueEnd >= valueStart && matches.test(headers)) {
                 return Optional.of(new Part(valueStart, valueEnd));
             }
@@ -123,14 +158,16 @@ public final class MultipartForm {
     /** The body with one field's value replaced, everything else as it was. */
     public byte[] replace(Field field, String value) {
         byte[] replacement = value.getBytes(StandardCharsets.UTF_8);
-        byte[] copy = new byte[body.length - (field.end() - field.start()) + replacement.length];
-        System.arraycopy(body, 0, copy, 0, field.start());
+        int length = body.limit();
+        byte[] copy = new byte[length - (field.end() - field.start()) + replacement.length];
+        body.get(0, copy, 0, field.start());
         System.arraycopy(replacement, 0, copy, field.start(), replacement.length);
-        System.arraycopy(body, field.end(), copy, field.start() + replacement.length, body.length - field.end());
+        body.get(field.end(), copy, field.start() + replacement.length, length - field.end());
         return copy;
     }
 
-    private static final byte[] CRLF_CRLF = {'\r', '\n', '\r', '\n'};
+    private static final ByteSearch CRLF_CRLF = new ByteSearch(new byte[] {'\r', '\n', '\r', '\n'});
+    private static final ByteSearch CRLF = new ByteSearch(new byte[] {'\r', '\n'});
 
     private static boolean isField(String headers, String name) {
         for (String line : headers.split("\r\n")) {
@@ -144,23 +181,10 @@ public final class MultipartForm {
 
     /** The index after the CRLF that ends the delimiter line starting at {@code from}; -1 for the closing one. */
     private int lineEnd(int from) {
-        if (from + 1 < body.length && body[from] == '-' && body[from + 1] == '-') {
+        if (from + 1 < body.limit() && body.get(from) == '-' && body.get(from + 1) == '-') {
             return -1;
         }
-        int crlf = indexOf(new byte[] {'\r', '\n'}, from);
+        int crlf = CRLF.in(body, from);
         return crlf < 0 ? -1 : crlf + 2;
-    }
-
-    private int indexOf(byte[] needle, int from) {
-        outer:
-        for (int i = Math.max(0, from); i <= body.length - needle.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (body[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 }

@@ -59,6 +59,33 @@ public final class StateFiles {
         }
     }
 
+    /**
+     * Replaces {@code target} with {@code length} bytes of {@code source} from {@code start}, copied file to file (never
+     * through the heap), durably as {@link #replace(Path, byte[])} does.
+     */
+    public static void copy(Path source, long start, long length, Path target) throws IOException {
+        Path dir = target.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Path temp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+        try {
+            try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ);
+                 FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+                for (long done = 0; done < length; ) {
+                    done += in.transferTo(start + done, length - done, out);
+                }
+                FORCE.force(out, temp);
+            }
+            try {
+                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            } catch (AtomicMoveNotSupportedException notHere) {
+                Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+            syncDirectory(dir, FORCE);
+        } finally {
+            Files.deleteIfExists(temp);
+        }
+    }
+
     /** Makes the names in {@code dir} durable (a rename, a new or a deleted file), where the platform can. */
     public static void syncDirectory(Path dir) {
         try {

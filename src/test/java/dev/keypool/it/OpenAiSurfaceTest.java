@@ -180,7 +180,7 @@ class OpenAiSurfaceTest extends GatewayTestSupport {
         // beta-model is served, but beta does not serve images
         assertError(post("/v1/images/generations", "{\"model\":\"beta-model\",\"prompt\":\"x\"}"), 404, "model_not_found");
         assertError(postMultipart("/v1/audio/transcriptions", multipart(null, wav(100))), 400, "missing_model");
-        assertError(postMultipart("/v1/audio/transcriptions", multipart("whisper-1", new byte[4 * 1024 * 1024 + 1])), 413, "request_too_large");
+        assertError(postMultipart("/v1/audio/transcriptions", multipart("whisper-1", new byte[25 * 1024 * 1024 + 1])), 413, "request_too_large");
         assertError(post("/v1/rerank", "{\"model\":\"rerank-1\",\"query\":\"" + "x".repeat(4 * 1024 * 1024) + "\"}"), 413, "request_too_large");
         assertThat(upstream.totalHits()).isZero();
         assertThat(postMultipart("/v1/audio/transcriptions", multipart("whisper-1", wav(100))).statusCode()).isEqualTo(200);

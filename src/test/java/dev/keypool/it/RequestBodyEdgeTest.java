@@ -1,0 +1,133 @@
+package dev.keypool.it;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.Properties;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Request bodies are bounded from their headers, before a byte of them is held: a wrong token gets 401 and an
+ * oversized Content-Length 413 while the client has sent no body at all, a chunked body is cut at its path's limit as
+ * it arrives, and past the budget of body bytes held at once a request gets 503 before its body is read. Each client
+ * here sends its headers only and then waits: the gateway answers without waiting for the body.
+ */
+class RequestBodyEdgeTest extends GatewayTestSupport {
+
+    private static final String TOKEN = "edge-token";
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: alpha
+                    baseUrl: UPSTREAM
+                    models: [gpt-test]
+                    keys:
+                      - key: sk-alpha-1
+                tenants:
+                  - name: team
+                    token: edge-token
+                """;
+    }
+
+    @Override
+    protected Properties overrideProperties() {
+        Properties p = super.overrideProperties();
+        p.put("keypool.max-body-bytes-in-flight", "1000000");
+        return p;
+    }
+
+    @Test
+    void should_answer_401_to_a_wrong_token_before_reading_the_body() throws Exception {
+        try (Socket client = headersOnly("/v1/chat/completions", "wrong-token", "Content-Length: 60000000")) {
+            assertThat(statusLine(client)).contains(" 401 ");
+        }
+        assertThat(chatAs(TOKEN, "gpt-test").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void should_answer_413_to_a_content_length_over_the_limit_before_reading_the_body() throws Exception {
+        try (Socket client = headersOnly("/v1/chat/completions", TOKEN, "Content-Length: 60000000")) {
+            assertThat(statusLine(client)).contains(" 413 ");
+        }
+        assertThat(chatAs(TOKEN, "gpt-test").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void should_apply_the_audio_limit_to_audio_uploads() throws Exception {
+        // 25 MiB is OpenAI's limit for audio: 5 MB goes on to be read, 30 MB does not
+        try (Socket client = headersOnly("/v1/audio/transcriptions", TOKEN, "Content-Length: 30000000")) {
+            assertThat(statusLine(client)).contains(" 413 ");
+        }
+        try (Socket client = headersOnly("/v1/audio/transcriptions", TOKEN, "Content-Length: 5000000")) {
+            client.setSoTimeout(1000);
+            assertThat(silentFor(client)).isTrue();
+        }
+    }
+
+    @Test
+    void should_cut_a_chunked_body_at_the_limit_as_it_arrives() throws Exception {
+        try (Socket client = headersOnly("/v1/chat/completions", TOKEN, "Transfer-Encoding: chunked")) {
+            OutputStream out = client.getOutputStream();
+            byte[] chunk = new byte[64 * 1024];
+            // 5 MiB, past the JSON limit of 4 MiB, and no last chunk: the body never ends
+            for (int i = 0; i < 80; i++) {
+                out.write((Integer.toHexString(chunk.length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.write(chunk);
+                out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+            }
+            out.flush();
+            assertThat(statusLine(client)).contains(" 413 ");
+        }
+    }
+
+    @Test
+    void should_answer_503_when_the_bodies_held_at_once_would_pass_the_budget() throws Exception {
+        // the first client's 900 kB are reserved while it sends them; 200 kB more do not fit in 1 MB
+        try (Socket holder = headersOnly("/v1/chat/completions", TOKEN, "Content-Length: 900000");
+             Socket second = headersOnly("/v1/chat/completions", TOKEN, "Content-Length: 200000")) {
+            String status = statusLine(second);
+            assertThat(status).contains(" 503 ");
+        }
+        // given back once those requests are gone
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> chatAs(TOKEN, "gpt-test").statusCode() == 200);
+    }
+
+    /** A POST whose headers are sent and whose body is not (yet). */
+    private Socket headersOnly(String path, String token, String lengthHeader) throws IOException {
+        Socket socket = new Socket("127.0.0.1", port);
+        socket.setSoTimeout(5000);
+        socket.getOutputStream().write(("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Authorization: Bearer " + token + "\r\n" + lengthHeader + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+        return socket;
+    }
+
+    /** The status line of the answer; a read timeout (the gateway waits for the body) fails the test. */
+    private static String statusLine(Socket socket) throws IOException {
+        InputStream in = socket.getInputStream();
+        StringBuilder line = new StringBuilder();
+        for (int c = in.read(); c >= 0 && c != '\n'; c = in.read()) {
+            line.append((char) c);
+        }
+        return line.toString();
+    }
+
+    /** Whether the gateway says nothing (it waits for the body) until the socket's timeout. */
+    private static boolean silentFor(Socket socket) throws IOException {
+        try {
+            socket.getInputStream().read();
+            return false;
+        } catch (SocketTimeoutException e) {
+            return true;
+        }
+    }
+}
