@@ -14,7 +14,7 @@ COPY routes routes
 COPY application.properties .
 RUN mvn -B -ntp -q package -DskipTests
 
-# Temurin 25: ~0.1 ms less added latency per request than Java 17 on the same jar (README, "Java runtime")
+# Temurin 25: ~0.1 ms less added latency per request than Java 17 on the same jar (docs/decisions.md, "Temurin 25")
 FROM eclipse-temurin:25-jre
 RUN groupadd --system keypool && useradd --system --gid keypool --home /app keypool
 WORKDIR /app
@@ -26,8 +26,8 @@ COPY application.properties keypool.yaml /app/
 RUN mkdir /app/state && chown keypool:keypool /app/state
 USER keypool
 EXPOSE 8080
-# the heap and GC that hold 10,000 requests in flight in 512 MiB and keep the throughput (README, "Issue #9: memory at
-# 10,000 in flight"): a fixed 336 MiB heap (keypool.max-in-flight is sized from it: ~27 KiB per request, 10,073 here)
+# the heap and GC that hold 10,000 requests in flight in 512 MiB and keep the throughput (bench/README.md, inflight10k):
+# a fixed 336 MiB heap (keypool.max-in-flight is sized from it: ~27 KiB per request, 10,073 here)
 # with a 32 MiB young generation, so that the old one (304 MiB) holds the ~290 MB a full burst keeps alive; Parallel GC
 # with 2 threads halves the young pauses that Serial took at thousands of requests a second (256 connections at 50 ms:
 # 0.94 x the direct rate, against 0.76 with Serial). The JVM outside the heap is ~165 MiB: TrimNativeHeapInterval

@@ -20,7 +20,7 @@ public record KeyPatch(Map<String, Long> values) {
     public static final Set<String> FIELDS = Set.of("weight", "rpm", "tpm", "rpd", "tpd", "tpmMonth");
     /**
      * The largest limit a patch may set: shared through Redis, the changes pass through Lua's cjson, which writes 14
-     * significant digits, so that a larger number would come back rounded and be dropped (SPEC §11).
+     * significant digits, so that a larger number would come back rounded and be dropped (design §11).
      */
     public static final long MAX_LIMIT = 99_999_999_999_999L;
 

@@ -20,7 +20,7 @@ import dev.keypool.pool.Fingerprint;
 import dev.keypool.quota.QuotaLimits;
 
 /**
- * What operators changed through the admin API that keypool.yaml does not say (SPEC §9): keys disabled or drained,
+ * What operators changed through the admin API that keypool.yaml does not say (design §9): keys disabled or drained,
  * weights and limits patched, breakers forced OPEN. They are laid over the file's values at startup and after every
  * reload ({@link #applyTo}), and kept in {@code state.dir} by fingerprint ({@link #toJson}, {@link #fromJson}), so they
  * survive a restart; keypool.yaml stays the source of keys. Thread-safe.

@@ -5,7 +5,7 @@ import java.nio.file.Path;
 
 /**
  * Where the operators' runtime changes ({@link RuntimeChanges}) are kept: {@code state.dir/admin.json}
- * ({@link RuntimeChangesFile}), and with several gateway instances also where the others read them (SPEC §11).
+ * ({@link RuntimeChangesFile}), and with several gateway instances also where the others read them (design §11).
  */
 public interface RuntimeChangesStore {
 

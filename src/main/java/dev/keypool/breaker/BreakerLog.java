@@ -6,7 +6,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The wording and level of every breaker log line (SPEC §5). Kept in one place because operators grep for
+ * The wording and level of every breaker log line (design §5). Kept in one place because operators grep for
  * these lines and tests pin them word for word. The lines of state changes are made here and written by
  * {@link ChannelBreaker}'s transition; the others (probe results, a recovery put off) are written here. The
  * logger is named after {@link ChannelBreaker}, the class operators know.
@@ -84,7 +84,7 @@ final class BreakerLog {
         return trial.successes() + "/" + trial.needed() + " successes, " + trial.probes() + "/" + trial.allowed() + " probed";
     }
 
-    /** Whole seconds, as the SPEC's examples print them ("60s"). */
+    /** Whole seconds, as the example in docs/configuration.mds print them ("60s"). */
     private static String seconds(Duration d) {
         return d.toSeconds() + "s";
     }

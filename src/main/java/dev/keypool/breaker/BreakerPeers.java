@@ -3,7 +3,7 @@ package dev.keypool.breaker;
 import java.util.Optional;
 
 /**
- * The breakers of the same channels on the other gateway instances (SPEC §11), as a {@link ChannelBreaker} sees them:
+ * The breakers of the same channels on the other gateway instances (design §11), as a {@link ChannelBreaker} sees them:
  * it announces its decisions to them, and takes each half-open probe from a budget they share, so that all instances
  * together send at most {@code halfOpenRequests} probes per half-open period. {@link #LOCAL}: one instance alone.
  * Called without the breaker's lock held.

@@ -55,7 +55,7 @@ public record BreakerSettings(
         requirePositive(reopenDelay, "reopenDelay");
     }
 
-    /** The SPEC defaults: every trigger on, 50% over 60s after 10 calls, 30s average latency, 5 in a row, 30s/3/2/60s. */
+    /** The defaults (docs/configuration.md): every trigger on, 50% over 60s after 10 calls, 30s average latency, 5 in a row, 30s/3/2/60s. */
     public static BreakerSettings defaults() {
         return new BreakerSettings(EnumSet.allOf(BreakerTrigger.class), 50, Duration.ofSeconds(60), 10, 30_000,
                 Duration.ofSeconds(60), 5, Duration.ofSeconds(30), 3, 2, Duration.ofSeconds(60));

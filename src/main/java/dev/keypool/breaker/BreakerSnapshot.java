@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A channel breaker's state as other gateway instances need it to take it over (SPEC §11): the state, when an OPEN one
+ * A channel breaker's state as other gateway instances need it to take it over (design §11): the state, when an OPEN one
  * tries HALF_OPEN again, whether an operator holds it open, and the half-open period its probes count against.
  *
  * <p>{@code version} orders the decisions made about one channel across instances: every decision made on an instance

@@ -22,7 +22,7 @@ public enum BreakerTrigger {
         return Arrays.stream(values()).filter(t -> t.configName().equals(name)).findFirst();
     }
 
-    /** Every keypool.yaml spelling, in the order the SPEC lists the triggers. */
+    /** Every keypool.yaml spelling, in the order design §3 lists the triggers. */
     public static List<String> configNames() {
         return Arrays.stream(values()).map(BreakerTrigger::configName).toList();
     }

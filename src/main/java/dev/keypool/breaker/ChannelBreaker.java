@@ -18,12 +18,12 @@ import dev.keypool.window.SlidingWindow;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 /**
- * The breaker of one channel (SPEC §3), and the only authority on its state. resilience4j cannot express our
+ * The breaker of one channel (design §3), and the only authority on its state. resilience4j cannot express our
  * rules (an ACTIVE-key gate before HALF_OPEN, "k of n" probes with early reopen, several OR-ed triggers), so this
  * class decides every transition from the outcomes it is told and drives the r4j instance the Camel EIP
  * consults to match.
  *
- * <p>With other gateway instances ({@link BreakerPeers}, SPEC §11) each decision made here is announced to them, the
+ * <p>With other gateway instances ({@link BreakerPeers}, design §11) each decision made here is announced to them, the
  * decisions they announce are taken over by {@link #follow} without being announced again, and a half-open period's
  * probes are taken from a budget all instances share ({@link #admits()}) and counted together.
  *

@@ -41,7 +41,7 @@ final class Resilience4jGate {
                 // no call is ever slow to r4j; latency is our own trigger
                 .slowCallRateThreshold(100)
                 .slowCallDurationThreshold(NEVER)
-                // e.g. a request its tenant's limits refused at its key (decided inside the breaker, SPEC §11): no
+                // e.g. a request its tenant's limits refused at its key (decided inside the breaker, design §11): no
                 // outcome of the channel, whatever the state
                 .ignoreException(failure -> failure instanceof NeutralFailure)
                 .clock(clock)

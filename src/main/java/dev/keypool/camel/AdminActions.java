@@ -27,7 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operator's changes of SPEC §9, called by the routes of routes/admin.camel.yaml after the token check: enable,
+ * The operator's changes of design §9, called by the routes of routes/admin.camel.yaml after the token check: enable,
  * disable or drain a key, patch its weight and limits, force a channel's breaker. The key pool and breaker make and log
  * each change (fingerprints only) and publish it as a state change; this bean remembers it in {@link RuntimeChanges},
  * keeps them in their store ({@code state.dir}, so that they survive a restart; with Redis, for the other instances too)

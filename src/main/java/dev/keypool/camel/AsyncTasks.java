@@ -12,7 +12,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.support.SynchronizationAdapter;
 
 /**
- * Async requests (SPEC §12): {@code X-KeyPool-Async: true} stores the request and answers 202 with a task id; the
+ * Async requests (design §12): {@code X-KeyPool-Async: true} stores the request and answers 202 with a task id; the
  * task-run route sends it through the gateway core for its tenant; {@code GET /v1/tasks/{id}} answers where it is
  * and, when done, the answer.
  */

@@ -32,7 +32,7 @@ import dev.keypool.tenant.Tenant;
 import org.apache.camel.Exchange;
 
 /**
- * The OpenAI Files and Batches endpoints (SPEC §12) that routes/batch.camel.yaml exposes: upload and read files,
+ * The OpenAI Files and Batches endpoints (design §12) that routes/batch.camel.yaml exposes: upload and read files,
  * create, read, list and cancel batches. A tenant sees only its own files and batches; running them is
  * {@link BatchLines}' part.
  */

@@ -23,7 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The beans of routes/batch.camel.yaml (SPEC §12), bound by {@link GatewayConfiguration}: the batch API, the batch
+ * The beans of routes/batch.camel.yaml (design §12), bound by {@link GatewayConfiguration}: the batch API, the batch
  * runner, async tasks, and the threads that run batch lines ({@code batch.concurrency} of them: the most lines of
  * batches in flight at once). Files, batches, their journals and tasks live under {@code state.dir/batch/}.
  */

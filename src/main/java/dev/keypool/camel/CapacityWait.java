@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The wait of the fallback walk (SPEC §6): a request that every channel of its chain held back for quotas or
+ * The wait of the fallback walk (design §6): a request that every channel of its chain held back for quotas or
  * cooling waits in line for room when that room comes within {@code queue.maxWait}, then walks its chain again;
  * otherwise it is answered 429 {@code quota_exhausted} by {@link GatewayResponses}. The waiting is done by
  * {@link CapacityQueue}, on the request's own (virtual) thread.
@@ -29,7 +29,7 @@ public final class CapacityWait {
      * it, and a minute window's room comes within 61 s (its one-second buckets). Held back instead, the line would
      * run again in its batch's next round a second later, with every other line left: a batch at its share of the
      * keys' minute sent all its remaining lines through the gateway each second until the minute passed, CPU taken
-     * from interactive requests (issue #16, point 7: 77,200 such 429s in a 10,000-line batch).
+     * from interactive requests (77,200 such 429s in a 10,000-line batch, bench/batch.sh).
      */
     static final Duration BATCH_MAX_WAIT = Duration.ofSeconds(62);
 

@@ -34,7 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * POST /admin/reload, and the file watch of {@code admin.watchConfig} (SPEC §9): re-reads keypool.yaml and applies it
+ * POST /admin/reload, and the file watch of {@code admin.watchConfig} (design §9): re-reads keypool.yaml and applies it
  * to the running gateway through {@link ChannelAssembly}; an invalid file changes nothing. A new channel gets its
  * breaker bound and its route made from the {@code keypool-channel} template; the operators' runtime changes are laid
  * over the new file again, the admin token and the tenants follow the file (a removed tenant's token is refused from

@@ -19,7 +19,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.http.base.HttpOperationFailedException;
 
 /**
- * Fault injection (SPEC §9): the admin calls of /admin/faults, and {@link #apply}, the route step just before every
+ * Fault injection (design §9): the admin calls of /admin/faults, and {@link #apply}, the route step just before every
  * upstream call (a client request's attempt, or a health probe) that makes the call fail as the provider would.
  */
 public final class FaultInjector {

@@ -125,7 +125,7 @@ public class GatewayConfiguration implements CamelConfiguration {
             context.addRoutePolicyFactory(routeTimers(context));
         }
 
-        // the Redis other gateway instances share state through (SPEC §11), connected at the end of this method once
+        // the Redis other gateway instances share state through (design §11), connected at the end of this method once
         // every shared store has said what it writes back; without redis: each store is the local one
         RedisLink redis = config.redis() == null ? null : new RedisLink(config.redis());
         registry.bind("sharedState", redis == null ? SharedState.LOCAL : redis);
@@ -141,12 +141,12 @@ public class GatewayConfiguration implements CamelConfiguration {
         EventLog eventLog = new EventLog(1000);
         stateListeners.add(eventLog);
         registry.bind("eventLog", eventLog);
-        // SPEC §10 on the registry camel-micrometer-prometheus serves at /observe/metrics (it binds none when one is there)
+        // design §10 on the registry camel-micrometer-prometheus serves at /observe/metrics (it binds none when one is there)
         GatewayMetrics metrics = new GatewayMetrics(metricsRegistry(registry),
                 Boolean.parseBoolean(required(properties, "keypool.metrics.tenant-labels")));
         registry.bind("gatewayMetrics", metrics);
         // with Redis, each breaker announces its decisions to the other instances' and shares their probe budget, and
-        // each key's quota reservation is also taken in the count the instances share (SPEC §11)
+        // each key's quota reservation is also taken in the count the instances share (design §11)
         BreakerPeers breakerPeers = redis == null ? BreakerPeers.LOCAL : new RedisBreakers(redis);
         ChannelAssembly assembly = new ChannelAssembly(clock, stateListeners, metrics::channel, breakerPeers,
                 redis == null ? QuotaLedger.Factory.LOCAL : RedisQuotaLedger.on(redis));
@@ -332,7 +332,7 @@ public class GatewayConfiguration implements CamelConfiguration {
 
     /**
      * platform-http-vertx runs each exchange on a Vert.x worker thread and holds it until the route is done,
-     * and LLM calls take seconds: the pool must be as large as the concurrency we promise (README, "Concurrency").
+     * and LLM calls take seconds: the pool must be as large as the concurrency we promise (docs/architecture.md, "Concurrency model").
      */
     private static VertxOptions vertxOptions(int workers) {
         return new VertxOptions()

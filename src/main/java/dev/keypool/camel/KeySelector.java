@@ -38,9 +38,9 @@ public final class KeySelector {
         }
         KeyPool pool = request.current().pool();
         // a tenant's admission by limits shared with other instances goes to Redis with the key's reservation: one
-        // call for both (SPEC §11)
+        // call for both (design §11)
         TenantAdmission pending = pendingAdmission(request);
-        // a batch line only below the keys' soft limits: the rest stays for interactive requests (SPEC §12)
+        // a batch line only below the keys' soft limits: the rest stays for interactive requests (design §12)
         Optional<KeyPool.Lease> acquired = request.isBatch()
                 ? pool.acquireBelowSoftLimit(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending)
                 : pool.acquire(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending);
@@ -60,7 +60,7 @@ public final class KeySelector {
         exchange.getMessage().setBody(request.upstreamBody());
     }
 
-    /** The request's tenant admission while it waits to be decided with a key (SPEC §11); null when decided or none. */
+    /** The request's tenant admission while it waits to be decided with a key (design §11); null when decided or none. */
     static TenantAdmission pendingAdmission(GatewayRequest request) {
         return request.charge().map(TenantCharge::admission).filter(admission -> !admission.decided()).orElse(null);
     }

@@ -14,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the keys' day and month quota counts across restarts (SPEC §6): reads them back when it starts, writes
+ * Keeps the keys' day and month quota counts across restarts (design §6): reads them back when it starts, writes
  * them when the {@code quota-state} timer route calls {@link #save()} and once more when the CamelContext stops
  * (a service of the context, stopped after its routes, so the last calls are counted).
  */

@@ -13,7 +13,7 @@ import io.vertx.core.spi.ExecutorServiceFactory;
  *
  * <p>An LLM call holds its exchange for seconds while camel-http blocks on the provider's socket; a virtual thread
  * parked there costs a few KB of heap instead of an OS thread and its stack, so 10,000 calls in flight need a
- * handful of carrier threads (README, "Concurrency model"). The switch is Camel's own
+ * handful of carrier threads (docs/architecture.md, "Concurrency model"). The switch is Camel's own
  * {@value #VIRTUAL_PROPERTY} system property, so that Camel's pools and this one always agree;
  * {@link KeyPoolApplication} turns it on by default where the JVM has virtual threads. Registered in
  * META-INF/services as a Vert.x service provider, so every Vert.x instance in the JVM (Camel's included) uses it.

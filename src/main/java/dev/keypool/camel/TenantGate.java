@@ -16,7 +16,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.support.SynchronizationAdapter;
 
 /**
- * The tenant steps of the gateway core (SPEC §7): who is calling, and whether its own limits let the request go.
+ * The tenant steps of the gateway core (design §7): who is calling, and whether its own limits let the request go.
  * With no tenants configured both let every request through.
  */
 public final class TenantGate {
@@ -56,7 +56,7 @@ public final class TenantGate {
     /**
      * Takes the request from its tenant's limits (rpm bucket, tpm with the request's estimate, rpd, budget), or
      * answers 429 {@code tenant_rate_limited} / {@code budget_exceeded} with Retry-After before any key is chosen.
-     * Limits shared with other instances (SPEC §11) are decided with the request's first key reservation instead, in
+     * Limits shared with other instances (design §11) are decided with the request's first key reservation instead, in
      * the same call to Redis ({@link KeySelector#select}). The charge is settled when the exchange completes, whatever
      * the way out.
      */

@@ -14,7 +14,7 @@ import org.apache.hc.core5.pool.PoolConcurrencyPolicy;
  * buffer): 8 KiB each by default, 240 MB of heap at 10,000 calls in flight, the largest single item of a request's
  * footprint. At 512 B they are 15 MB: a request head and body go out in more writes (a body larger than the buffer
  * is written straight to the socket anyway), an answer's head and body come in in more reads, and a longer line
- * grows the line buffer as it needs (README, "Issue #9: memory at 10,000 in flight"). The pool is LAX (a lock per
+ * grows the line buffer as it needs (bench/README.md, inflight10k). The pool is LAX (a lock per
  * route instead of one for the whole pool): 10,000 calls lease and release connections at the same moment.
  */
 public final class UpstreamConnections {

@@ -18,7 +18,7 @@ import org.apache.camel.support.service.ServiceHelper;
  */
 public class KeyPoolProducer extends DefaultProducer {
 
-    /** The pipeline's answer headers (SPEC §2) and the component's names for them. */
+    /** The pipeline's answer headers (design §2) and the component's names for them. */
     private static final Map<String, String> ANSWER_HEADERS = Map.of(
             "X-KeyPool-Channel", KeyPoolConstants.CHANNEL,
             "X-KeyPool-Key", KeyPoolConstants.KEY,

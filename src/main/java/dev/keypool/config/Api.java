@@ -14,7 +14,7 @@ import java.util.stream.Collectors;
 public enum Api {
     CHAT, RESPONSES, EMBEDDINGS, COMPLETIONS, MODERATIONS, IMAGES, AUDIO, RERANK, MESSAGES;
 
-    /** What a channel serves when its {@code apis} is not set (SPEC §14). */
+    /** What a channel serves when its {@code apis} is not set (design §14). */
     public static final Set<Api> DEFAULT = Set.copyOf(EnumSet.of(CHAT, EMBEDDINGS, COMPLETIONS));
 
     /** The name in keypool.yaml and application.properties, e.g. {@code responses}. */

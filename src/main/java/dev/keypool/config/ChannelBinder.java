@@ -50,7 +50,7 @@ final class ChannelBinder {
         if (!node.checkMapping(FIELDS)) {
             return Optional.empty();
         }
-        // read in the order of the SPEC's example, so that problems are listed roughly as the file reads
+        // read in the order of the example in docs/configuration.md, so that problems are listed roughly as the file reads
         String name = names.read(node.field("name")).orElse(null);
         String baseUrl = baseUrl(node.field("baseUrl")).orElse(null);
         List<String> models = models(node.field("models"));

@@ -58,7 +58,7 @@ final class ConfigBinder {
         return url.map(u -> new RedisConfig(u, prefix, timeout)).orElse(null);
     }
 
-    /** Left out, the SPEC's example values; each field left out, its value from them. */
+    /** Left out, the design's example values; each field left out, its value from them. */
     private static QueueConfig queue(ConfigNode node) {
         if (node.isAbsent() || !node.checkMapping(Set.of("maxWait", "maxSize"))) {
             return QueueConfig.DEFAULT;

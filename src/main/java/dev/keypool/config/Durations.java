@@ -34,7 +34,7 @@ public final class Durations {
 
     /**
      * The shortest form {@link #parse} reads back, except that up to 60 of a unit stay in that unit:
-     * the SPEC writes {@code 60s} and {@code 60m}, and log lines read better that way than {@code 1m}.
+     * design.md writes {@code 60s} and {@code 60m}, and log lines read better that way than {@code 1m}.
      */
     public static String format(Duration d) {
         long millis = d.toMillis();

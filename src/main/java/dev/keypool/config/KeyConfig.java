@@ -7,7 +7,7 @@ import dev.keypool.quota.QuotaLimits;
 
 /**
  * One upstream API key, its optional per-key limits (null = no limit), {@code rollout} (null = none) and
- * {@code retiring} of SPEC §8, and the tenant whose own key it is (null = a shared key, SPEC §7). The raw key must
+ * {@code retiring} of design §8, and the tenant whose own key it is (null = a shared key, design §7). The raw key must
  * never reach a log or message, hence the {@link #toString()} without it.
  */
 public record KeyConfig(String key, String label, int weight, Integer rpm, Long tpm, Integer rpd, Long tpd,

@@ -7,7 +7,7 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /**
- * The health probes of one channel (SPEC §8 {@code probe:}): ACTIVE keys every {@code interval}, DISABLED keys every
+ * The health probes of one channel (design §8 {@code probe:}): ACTIVE keys every {@code interval}, DISABLED keys every
  * {@code disabledInterval} (0 = never), each probe a {@code request} that may take {@code timeout}. {@code model} is the
  * model a chat probe asks for (the upstream name: sent as it is).
  */

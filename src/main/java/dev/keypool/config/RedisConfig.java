@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Where the state that several gateway instances share lives (SPEC §11 {@code redis:}): the server's URL, the prefix of
+ * Where the state that several gateway instances share lives (design §11 {@code redis:}): the server's URL, the prefix of
  * every key KeyPool writes there, and how long a Redis call may take before Redis counts as down.
  */
 public record RedisConfig(String url, String keyPrefix, Duration timeout) {

@@ -5,7 +5,7 @@ import java.util.List;
 import dev.keypool.quota.Priority;
 
 /**
- * A client of the gateway (SPEC §7): its bearer token, its limits (null = none: {@code rpm} refilling a bucket of
+ * A client of the gateway (design §7): its bearer token, its limits (null = none: {@code rpm} refilling a bucket of
  * {@code burst}, tokens per minute, requests per UTC day, USD per UTC day and month), its place in the waiting
  * line, the channels and models it may use (empty = all; models take {@code *} wildcards) and whether it may
  * borrow the shared keys when its own cannot serve; {@code maxInFlight}: its requests in flight at once (null = the

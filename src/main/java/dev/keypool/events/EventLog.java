@@ -8,7 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
- * The last state changes of the gateway (SPEC §9 {@code GET /admin/events}), numbered in the order they were heard,
+ * The last state changes of the gateway (design §9 {@code GET /admin/events}), numbered in the order they were heard,
  * and their live subscribers (the events stream). Thread-safe: a subscriber gets the changes it missed and then every
  * new one, none twice and none lost in between.
  */

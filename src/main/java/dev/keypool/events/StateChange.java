@@ -4,7 +4,7 @@ import java.time.Instant;
 
 /**
  * A change of a key's or a channel breaker's state, published when it happens, once. Its message is the line
- * that was logged for it (SPEC §5), so that anything listening (admin events, metrics, shared state) says what
+ * that was logged for it (design §5), so that anything listening (admin events, metrics, shared state) says what
  * the log says.
  */
 public interface StateChange {

@@ -5,7 +5,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-/** What an injected fault does to an upstream call (SPEC §9). */
+/** What an injected fault does to an upstream call (design §9). */
 public enum FaultKind {
     /** The provider answers {@code status}, without being called. */
     STATUS,

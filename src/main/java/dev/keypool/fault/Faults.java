@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The faults injected by an operator (SPEC §9), in the order they were added. Each ends by itself at
+ * The faults injected by an operator (design §9), in the order they were added. Each ends by itself at
  * {@code addedAt + duration} by the clock, or when removed; adding and ending are each one WARN line. Thread-safe.
  */
 public final class Faults {

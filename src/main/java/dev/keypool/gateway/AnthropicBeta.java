@@ -5,7 +5,7 @@ import java.util.List;
 import dev.keypool.config.ChannelConfig;
 
 /**
- * The client's anthropic-beta flags a channel passes on (SPEC §15, {@code channels[].anthropicBeta}): a beta flag can
+ * The client's anthropic-beta flags a channel passes on (design §15, {@code channels[].anthropicBeta}): a beta flag can
  * turn on paid or data-keeping features (files, batches, longer outputs) on a key shared by every tenant, so only the
  * flags the operator listed for the channel reach its provider.
  */

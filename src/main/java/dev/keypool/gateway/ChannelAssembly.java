@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Makes the channels of keypool.yaml at startup, and applies a reloaded file to the running ones (SPEC §9 reload):
+ * Makes the channels of keypool.yaml at startup, and applies a reloaded file to the running ones (design §9 reload):
  * a channel that stays keeps its key pool (keys with an unchanged fingerprint keep state, counters and quota use),
  * its breaker and its cost ledger; a new channel is made; a removed channel's keys drain. Breakers are never made
  * twice for one name: a channel's route holds on to its breaker, so a channel that is removed and comes back gets
@@ -63,7 +63,7 @@ public final class ChannelAssembly {
 
     /**
      * @param peers   the other gateway instances' breakers of the same channels, which every breaker made here joins
-     * @param ledgers where the keys' quota use is also counted when gateway instances share it (SPEC §11)
+     * @param ledgers where the keys' quota use is also counted when gateway instances share it (design §11)
      */
     public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters, BreakerPeers peers,
                            QuotaLedger.Factory ledgers) {

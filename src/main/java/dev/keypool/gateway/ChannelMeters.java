@@ -3,7 +3,7 @@ package dev.keypool.gateway;
 import java.time.Duration;
 
 /**
- * What one channel's upstream calls tell the metrics (SPEC §10), from {@link Attempt}, the one place an upstream
+ * What one channel's upstream calls tell the metrics (design §10), from {@link Attempt}, the one place an upstream
  * outcome is recorded. Implemented over Micrometer by {@code dev.keypool.metrics.GatewayMetrics}.
  */
 public interface ChannelMeters {

@@ -15,7 +15,7 @@ import dev.keypool.config.Api;
 import dev.keypool.config.ChannelConfig;
 
 /**
- * All channels in configuration order, and the model routing of SPEC §2. A reload replaces the whole set at once
+ * All channels in configuration order, and the model routing of design §2. A reload replaces the whole set at once
  * ({@link #replace}); a request plans against one set and keeps the channels it was given until it is answered.
  */
 public final class Channels {

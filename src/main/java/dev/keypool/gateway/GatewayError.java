@@ -41,7 +41,7 @@ public final class GatewayError extends RuntimeException implements NeutralFailu
         return new GatewayError(503, "service_unavailable_error", "no_channel_available", message, retryAfterSeconds);
     }
 
-    /** SPEC §4: the keys of the chain have no quota room for the request, and none comes within queue.maxWait. */
+    /** design §4: the keys of the chain have no quota room for the request, and none comes within queue.maxWait. */
     public static GatewayError quotaExhausted(String message, long retryAfterSeconds) {
         return new GatewayError(429, "rate_limit_error", "quota_exhausted", message, retryAfterSeconds);
     }
@@ -52,29 +52,29 @@ public final class GatewayError extends RuntimeException implements NeutralFailu
                 "The gateway is holding its maximum of " + maxInFlight + " requests; retry shortly", 1L);
     }
 
-    /** SPEC §7: tenants are configured and the request carries no token of one (OpenAI's answer to a bad key). */
+    /** design §7: tenants are configured and the request carries no token of one (OpenAI's answer to a bad key). */
     public static GatewayError invalidApiKey() {
         return new GatewayError(401, "invalid_request_error", "invalid_api_key",
                 "Missing or unknown API key: send a tenant token as 'Authorization: Bearer <token>'", null);
     }
 
-    /** SPEC §7: the tenant may not use this model, or none of the channels serving it. */
+    /** design §7: the tenant may not use this model, or none of the channels serving it. */
     public static GatewayError modelNotAllowed(String message) {
         return new GatewayError(403, "invalid_request_error", "model_not_allowed", message, null);
     }
 
-    /** SPEC §7: over one of the tenant's own limits ({@code code} tenant_rate_limited or budget_exceeded). */
+    /** design §7: over one of the tenant's own limits ({@code code} tenant_rate_limited or budget_exceeded). */
     public static GatewayError tenantLimited(String code, String message, long retryAfterSeconds) {
         return new GatewayError(429, "rate_limit_error", code, message, retryAfterSeconds);
     }
 
-    /** SPEC §12: the tenant has batch.max-queued-tasks async tasks waiting or running; refused before it is kept. */
+    /** design §12: the tenant has batch.max-queued-tasks async tasks waiting or running; refused before it is kept. */
     public static GatewayError tooManyTasks(long maxQueued) {
         return new GatewayError(429, "rate_limit_error", "too_many_tasks", "This tenant already has its maximum of "
                 + maxQueued + " async tasks queued or running; retry once some are done", null);
     }
 
-    /** SPEC §12: the tenant's tasks and files take batch.max-stored-bytes; refused before anything is kept. */
+    /** design §12: the tenant's tasks and files take batch.max-stored-bytes; refused before anything is kept. */
     public static GatewayError storageExhausted(long maxBytes) {
         return new GatewayError(429, "rate_limit_error", "storage_exhausted", "This tenant's tasks and files take its "
                 + "maximum of " + maxBytes + " bytes of storage; delete files or wait for tasks to expire", null);

@@ -89,7 +89,7 @@ public final class GatewayRequest {
     public static final String NO_TENANT = "none";
 
     /**
-     * The name of the tenant this request is made for, as metrics label it (SPEC §10 {@code tenant}); {@link #NO_TENANT}
+     * The name of the tenant this request is made for, as metrics label it (design §10 {@code tenant}); {@link #NO_TENANT}
      * when the gateway has no tenants. The one place the tenant label comes from.
      */
     public String tenant() {
@@ -146,7 +146,7 @@ public final class GatewayRequest {
         return Optional.ofNullable(charge);
     }
 
-    /** The keys it may use in each channel: its tenant's own, then the shared ones (SPEC §7). */
+    /** The keys it may use in each channel: its tenant's own, then the shared ones (design §7). */
     public KeyScope keyScope() {
         return keyScope;
     }
@@ -160,7 +160,7 @@ public final class GatewayRequest {
     }
 
     /**
-     * A line of a batch job (SPEC §12): low priority in the waiting line, and only keys below their soft limits, so
+     * A line of a batch job (design §12): low priority in the waiting line, and only keys below their soft limits, so
      * that interactive requests keep the rest.
      */
     public void markBatch() {
@@ -339,7 +339,7 @@ public final class GatewayRequest {
     }
 
     /**
-     * The headers of SPEC §2 and §7 that every answer of a served request carries: where it was served, from
+     * The headers of design §2 and §7 that every answer of a served request carries: where it was served, from
      * which pool ({@code own} key of its tenant, or {@code shared}), and its tenant's rate limits.
      */
     public Map<String, String> responseHeaders() {

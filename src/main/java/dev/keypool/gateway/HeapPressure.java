@@ -5,7 +5,7 @@ package dev.keypool.gateway;
  * counts requests at a warm request's footprint, but a request can hold far more: right after startup its virtual
  * thread parks on interpreted frames about three times the size of compiled ones, and a long prompt is held whole. A
  * JVM whose old generation is still nearly full after a full collection spends its time collecting and does not come
- * back (measured: 9,800 requests at once on a cold gateway, README "Issue #9"), so past {@link #limit} the number of
+ * back (measured: 9,800 requests at once on a cold gateway, bench/README.md, inflight10k), so past {@link #limit} the number of
  * requests in flight at that collection, scaled down to what would fill the old generation to {@link #target}, becomes
  * a cap on new ones. A later full collection below the target lifts it; between the two the cap stays. Requests
  * already in flight are never cut.

@@ -14,7 +14,7 @@ public final class InFlightLimit {
     /**
      * Live heap a plain request in flight holds, with its provider connection: 27.5–28 KB measured with 9,000–9,700 in
      * flight on Temurin 25 with the shipped flags (its virtual thread's stack ~5 KB, three Camel exchanges with their
-     * headers and properties ~4 KB, byte arrays ~3.4 KB; README, "Issue #9: memory at 10,000 in flight").
+     * headers and properties ~4 KB, byte arrays ~3.4 KB; bench/README.md, inflight10k).
      */
     public static final long HEAP_BYTES_PER_REQUEST = 27 * 1024;
     /**

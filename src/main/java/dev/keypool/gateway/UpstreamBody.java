@@ -22,7 +22,7 @@ public final class UpstreamBody implements UpstreamPayload {
 
     /**
      * {@code askStreamUsage}: the API reports a stream's usage only when asked (chat, legacy completions); a stream
-     * without stream_options then gets include_usage, so its tokens can be counted (SPEC: accounting).
+     * without stream_options then gets include_usage, so its tokens can be counted (design §6).
      */
     public UpstreamBody(ObjectMapper mapper, byte[] original, ObjectNode json, boolean askStreamUsage) {
         this.mapper = mapper;

@@ -21,7 +21,7 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 
 /**
- * The KeyPool families of SPEC §10, on the one Micrometer registry behind {@code /observe/metrics}. Label values come
+ * The KeyPool families of design §10, on the one Micrometer registry behind {@code /observe/metrics}. Label values come
  * from the configuration only, so their number is bounded: channel names, model names a channel lists (any other
  * model is {@value #OTHER}), key fingerprints, tenant names, outcome codes of the gateway. Micrometer adds the
  * Prometheus suffixes: a counter {@code keypool_requests} is scraped as {@code keypool_requests_total}, a timer

@@ -41,14 +41,14 @@ public final class ApiKey {
         this(secret, label, weight, QuotaLimits.NONE);
     }
 
-    /** @param limits the key's quota (SPEC §6), kept by the pool it joins */
+    /** @param limits the key's quota (design §6), kept by the pool it joins */
     public ApiKey(String secret, String label, int weight, QuotaLimits limits) {
         this(secret, label, weight, limits, KeyRamp.Plan.NONE, null);
     }
 
     /**
-     * @param rampPlan whether the key rolls out or is retiring (SPEC §8), applied by the pool it joins
-     * @param tenant   the tenant whose own key this is (SPEC §7), null for a shared key
+     * @param rampPlan whether the key rolls out or is retiring (design §8), applied by the pool it joins
+     * @param tenant   the tenant whose own key this is (design §7), null for a shared key
      */
     public ApiKey(String secret, String label, int weight, QuotaLimits limits, KeyRamp.Plan rampPlan, String tenant) {
         if (secret == null || secret.isBlank()) {

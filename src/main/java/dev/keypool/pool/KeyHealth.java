@@ -1,7 +1,7 @@
 package dev.keypool.pool;
 
 /**
- * How a key looks to an operator (SPEC §8), derived from its state and its quota; shown in status, never used to
+ * How a key looks to an operator (design §8), derived from its state and its quota; shown in status, never used to
  * choose keys (the effective weight does that).
  */
 public enum KeyHealth {

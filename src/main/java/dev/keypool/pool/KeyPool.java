@@ -91,7 +91,7 @@ public final class KeyPool {
                 QuotaLedger.Factory.LOCAL);
     }
 
-    /** @param ledgers the count each key's quota shares with other gateway instances (SPEC §11) */
+    /** @param ledgers the count each key's quota shares with other gateway instances (design §11) */
     public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy, Duration cooldown, int disableAfter,
                    ZoneId quotaZone, Clock clock, StateListener listener, Duration warmup, double degradedErrorRatePercent,
                    QuotaLedger.Factory ledgers) {
@@ -210,7 +210,7 @@ public final class KeyPool {
     }
 
     /**
-     * {@link #acquire(KeyScope, Set, LongSupplier)} for a batch line (SPEC §12): only a key whose every window stays
+     * {@link #acquire(KeyScope, Set, LongSupplier)} for a batch line (design §12): only a key whose every window stays
      * at or below the reserve line (95 %) with this call; never the reserve, which is left to interactive requests.
      */
     public Optional<Lease> acquireBelowSoftLimit(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens,
@@ -342,7 +342,7 @@ public final class KeyPool {
     }
 
     /**
-     * The share of traffic a key gets now, relative to the others (SPEC §8): its configured weight times its quota
+     * The share of traffic a key gets now, relative to the others (design §8): its configured weight times its quota
      * factor (a quarter from 90 % of a window, none from 95 %) times its ramp factor ({@link KeyRamp}: warming up,
      * rolling out, retiring).
      */
@@ -384,7 +384,7 @@ public final class KeyPool {
     }
 
     /**
-     * A health probe of the key starts (SPEC §8), whatever its state: it takes one request of the key's quota and
+     * A health probe of the key starts (design §8), whatever its state: it takes one request of the key's quota and
      * counts as in flight until its outcome is recorded (with {@link #recordProbeSuccess} or the record methods of
      * real calls) and its lease {@link #settle settled}. Empty when the key's quota has no room for the probe,
      * which then does not go out.
@@ -549,7 +549,7 @@ public final class KeyPool {
     }
 
     /**
-     * Operator: no new calls on this key, while those in flight finish (SPEC §9 drain); {@link #enable} ends it.
+     * Operator: no new calls on this key, while those in flight finish (design §9 drain); {@link #enable} ends it.
      *
      * @throws IllegalArgumentException when no key of this channel has that fingerprint
      */
@@ -629,7 +629,7 @@ public final class KeyPool {
         cooldown = newCooldown;
         disableAfter = newDisableAfter;
         for (String fingerprint : added) {
-            // a key added to a running gateway enters service: it warms up (SPEC §8)
+            // a key added to a running gateway enters service: it warms up (design §8)
             ramp(next.get(fingerprint)).enteredService(clock.instant());
             announce(next.get(fingerprint), KeyState.ACTIVE, KeyState.ACTIVE, "added by reload, ACTIVE" + warmingUp(next.get(fingerprint)));
         }
@@ -661,7 +661,7 @@ public final class KeyPool {
     }
 
     /**
-     * A key's state as another gateway instance shared it (SPEC §11): COOLING until {@code coolingUntil} (a deadline
+     * A key's state as another gateway instance shared it (design §11): COOLING until {@code coolingUntil} (a deadline
      * is only ever extended, and one already past changes nothing), DISABLED ({@code byOperator}: only an operator
      * brings it back), ACTIVE again after being DISABLED (a COOLING key cools on), and whether it drains. Each change
      * is logged and heard by the pool's listener like any other. A fingerprint this pool does not have is ignored.

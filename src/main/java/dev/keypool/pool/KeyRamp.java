@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * The share of its weight a key gets while it enters or leaves service (SPEC §8), as a factor of its weight:
+ * The share of its weight a key gets while it enters or leaves service (design §8), as a factor of its weight:
  * <ul>
  *   <li>warm-up: a key back in service (re-enabled, back from DISABLED) gets 20 % in the first third of its
  *       channel's {@code warmup}, 50 % in the second, then 100 %;</li>

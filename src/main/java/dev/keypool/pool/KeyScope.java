@@ -3,7 +3,7 @@ package dev.keypool.pool;
 import java.util.List;
 
 /**
- * Which keys of a channel one request may use (SPEC §7): a tenant's own keys (those with its {@code tenant:}) and,
+ * Which keys of a channel one request may use (design §7): a tenant's own keys (those with its {@code tenant:}) and,
  * when it may borrow, the shared keys (those with none). A request without a tenant uses the shared keys only.
  * Keys of other tenants are never in scope.
  */

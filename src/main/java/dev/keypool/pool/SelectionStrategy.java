@@ -14,7 +14,7 @@ import java.util.stream.Stream;
 /** How a pool chooses among its usable keys. Implementations are thread-safe. */
 public interface SelectionStrategy {
 
-    /** The strategies a channel may name, in the SPEC's order, each made anew per pool (they keep state). */
+    /** The strategies a channel may name, in design.md's order, each made anew per pool (they keep state). */
     Map<String, Supplier<SelectionStrategy>> BY_NAME = Collections.unmodifiableMap(Stream.<Map.Entry<String, Supplier<SelectionStrategy>>>of(
             Map.entry(RoundRobinStrategy.NAME, RoundRobinStrategy::new),
             Map.entry(WeightedRandomStrategy.NAME, WeightedRandomStrategy::new),
@@ -27,7 +27,7 @@ public interface SelectionStrategy {
 
     /**
      * Picks one of {@code keys} for which {@code eligible} is true, or empty; keys are in configuration order.
-     * Shares follow {@code weight}, the pool's effective weight of each key (SPEC §8); a key of weight 0 is not picked.
+     * Shares follow {@code weight}, the pool's effective weight of each key (design §8); a key of weight 0 is not picked.
      */
     Optional<ApiKey> pick(List<ApiKey> keys, Predicate<ApiKey> eligible, ToDoubleFunction<ApiKey> weight);
 

@@ -14,7 +14,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One health probe of one key (SPEC §8): what to send, and what its answer does to the key — exactly what the same
+ * One health probe of one key (design §8): what to send, and what its answer does to the key — exactly what the same
  * answer to a real call does (401/402/403 disable it, 429 cools it, 5xx and timeouts count towards
  * {@code disableAfter}), and a success brings a DISABLED key back. The channel's breaker does not hear of probes:
  * they are not traffic. Ends once; a probe that could not go out (already one in flight, no quota room) ends as

@@ -18,7 +18,7 @@ import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.KeyState;
 
 /**
- * When each key is probed (SPEC §8). A channel with a {@code probe} block has its ACTIVE keys probed every
+ * When each key is probed (design §8). A channel with a {@code probe} block has its ACTIVE keys probed every
  * {@code interval} and its DISABLED keys every {@code disabledInterval}; COOLING keys wait for their deadline, and
  * keys an operator disabled are left to the operator. The probes of a channel's N keys are spread evenly: key i's
  * probes fall on the slots {@code start + i·P/N + k·P} of its current period P, one per slot however late the

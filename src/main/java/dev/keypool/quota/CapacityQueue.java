@@ -12,8 +12,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
 /**
- * The line of requests waiting for quota room (SPEC §6 "waiting for capacity"): higher tenant priority first
- * (SPEC §7), first come, first served within a priority; the first in line goes as soon as its room is there, the
+ * The line of requests waiting for quota room (design §6 "waiting for capacity"): higher tenant priority first
+ * (design §7), first come, first served within a priority; the first in line goes as soon as its room is there, the
  * others wait behind it, so a request of higher priority is at most one departure behind whoever was first when
  * it came. Bounded by {@code maxSize}. A waiter
  * parks its thread (a virtual thread costs no platform thread while it waits) and leaves at once when it is

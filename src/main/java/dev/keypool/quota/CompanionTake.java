@@ -2,7 +2,7 @@ package dev.keypool.quota;
 
 /**
  * A take from another shared count that goes out with a key's reservation, in the same call to the shared count and
- * all or nothing: a tenant's admission with its request's first key (SPEC §11: one round trip per request). A ledger
+ * all or nothing: a tenant's admission with its request's first key (design §11: one round trip per request). A ledger
  * that cannot carry it leaves it undecided, and its owner decides it alone ({@link #decideAlone}).
  */
 public interface CompanionTake {

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.DoubleAdder;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * The tokens and cost of one channel's answered calls (SPEC §6 "Cost"), per key and per upstream model: usage ×
+ * The tokens and cost of one channel's answered calls (design §6 "Cost"), per key and per upstream model: usage ×
  * the channel's {@code pricing}. A model without a price counts its tokens and no cost. Thread-safe and lock-free:
  * every successful call records here.
  */

@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The use of one key against its limits (SPEC §6). A call reserves one request and its estimated tokens before
+ * The use of one key against its limits (design §6). A call reserves one request and its estimated tokens before
  * it goes out ({@link #tryReserve}), never past a limit; the estimate is replaced by the real usage afterwards
  * ({@link #settle}). Near a limit the key gets less traffic ({@link #weightFactor}): a quarter of its weight from 90 %,
  * none from 95 % while other keys have room. Thread-safe.
@@ -165,13 +165,13 @@ public final class KeyQuota {
 
     /**
      * Whether a call of {@code tokens} fits below the soft limit: every window stays at or under {@link #RESERVED} of
-     * its limit with it. What a batch line may use (SPEC §12); the reserve above it is left to interactive requests.
+     * its limit with it. What a batch line may use (design §12); the reserve above it is left to interactive requests.
      */
     public synchronized boolean fitsBelowSoftLimit(long tokens) {
         Instant now = clock.instant();
         for (Map.Entry<Window, Long> limit : limits.entrySet()) {
             // the reserve line, not DEGRADED: interactive requests keep the 5 % above it; a batch stopped at 90 % left
-            // another 5 % of every window idle whenever interactive traffic did not need it (issue #16, point 7)
+            // another 5 % of every window idle whenever interactive traffic did not need it (bench/batch.sh)
             if (used(limit.getKey(), now) + amount(limit.getKey(), tokens) > RESERVED * limit.getValue()) {
                 return false;
             }
@@ -538,7 +538,7 @@ public final class KeyQuota {
         return w.counts(Kind.REQUESTS) ? 1 : tokens;
     }
 
-    /** SPEC §6: one WARN per key, day or month window and period, when it passes 80 %. */
+    /** design §6: one WARN per key, day or month window and period, when it passes 80 %. */
     private void alertIfDue(Instant now) {
         for (Map.Entry<Window, PeriodCounter> entry : calendar.entrySet()) {
             Window w = entry.getKey();

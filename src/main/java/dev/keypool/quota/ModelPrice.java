@@ -1,6 +1,6 @@
 package dev.keypool.quota;
 
-/** What a provider charges for one model (SPEC §6 {@code pricing}): USD per million prompt and completion tokens. */
+/** What a provider charges for one model (design §6 {@code pricing}): USD per million prompt and completion tokens. */
 public record ModelPrice(double inputUsdPerMillion, double outputUsdPerMillion) {
 
     private static final double MILLION = 1_000_000.0;

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
-/** A tenant's place in the line of requests waiting for quota room (SPEC §7): high before normal before low. */
+/** A tenant's place in the line of requests waiting for quota room (design §7): high before normal before low. */
 public enum Priority {
     HIGH, NORMAL, LOW;
 

@@ -8,7 +8,7 @@ import java.util.Optional;
 
 /**
  * Where one key's use is counted besides its own {@link KeyQuota}: with several gateway instances, the count they
- * share (SPEC §11), which has the last word on whether a call may go out. A single instance has nothing more to ask
+ * share (design §11), which has the last word on whether a call may go out. A single instance has nothing more to ask
  * ({@link #LOCAL}). Implementations must answer at once, and answer empty rather than fail when they cannot.
  */
 public interface QuotaLedger {

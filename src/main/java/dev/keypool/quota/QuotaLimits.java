@@ -1,7 +1,7 @@
 package dev.keypool.quota;
 
 /**
- * One key's limits (SPEC §6), null where there is none: requests and tokens per minute (sliding 60 s), requests
+ * One key's limits (design §6), null where there is none: requests and tokens per minute (sliding 60 s), requests
  * and tokens per calendar day, tokens per calendar month.
  */
 public record QuotaLimits(Long rpm, Long tpm, Long rpd, Long tpd, Long tpmMonth) {

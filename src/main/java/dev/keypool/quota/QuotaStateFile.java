@@ -18,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The day and month quota counts of every key, kept in one JSON file so that they survive a restart (SPEC §6):
+ * The day and month quota counts of every key, kept in one JSON file so that they survive a restart (design §6):
  * <pre>{"version":1,"keys":{"zhipu/3f2a…":{"rpd":{"periodStart":"2026-11-30","amount":9}}}}</pre>
  * Keys are named by channel and fingerprint ({@link #keyId}), never by their secret. The file is replaced atomically
  * and durably ({@link StateFiles}), so a crash mid-write leaves the previous version.

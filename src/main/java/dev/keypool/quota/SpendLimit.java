@@ -6,7 +6,7 @@ import java.time.ZoneId;
 import java.util.Optional;
 
 /**
- * A budget in USD per calendar day and per calendar month (SPEC §7 {@code budget}), either may be absent: what has
+ * A budget in USD per calendar day and per calendar month (design §7 {@code budget}), either may be absent: what has
  * been spent, and until when spending is refused once a period's budget is used up. Kept in millionths of a dollar
  * so that the counts add exactly. Thread-safe.
  */

@@ -7,7 +7,7 @@ import com.knuddels.jtokkit.api.EncodingRegistry;
 import com.knuddels.jtokkit.api.EncodingType;
 
 /**
- * What a request will cost in tokens, before it is sent (SPEC §6): its prompt ({@code messages}, {@code input},
+ * What a request will cost in tokens, before it is sent (design §6): its prompt ({@code messages}, {@code input},
  * {@code prompt}, {@code instructions}, Anthropic's {@code system}) counted with jtokkit in the
  * encoding of the model's family ({@code o200k_base} for models jtokkit does not know), plus the answer it may
  * get: {@code max_completion_tokens}, {@code max_tokens} or {@code max_output_tokens}, else a quarter of the prompt

@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The channel breakers shared through Redis (SPEC §11). Each decision a breaker makes is kept in the hash
+ * The channel breakers shared through Redis (design §11). Each decision a breaker makes is kept in the hash
  * {@code <prefix>:breaker:<channel>} and published on the {@code breakers} topic; the other instances' breakers take it
  * over ({@link ChannelBreaker#follow}) without announcing it again. A half-open period's probes are taken from the hash
  * {@code <prefix>:breaker:<channel>:probes:<period>} by one Lua script (never more than {@code halfOpenRequests} across

@@ -30,7 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * This instance's connection to the Redis that gateway instances share (SPEC §11), and what it does when Redis goes
+ * This instance's connection to the Redis that gateway instances share (design §11), and what it does when Redis goes
  * away. Every call is bounded by {@code redis.timeout}; a call that fails or is slower marks Redis down (one WARN), and
  * from then on no call is tried until {@link #check()} finds Redis answering again (one INFO): the shared stores go on
  * with their local state meanwhile, and write it back through their {@link #onConnect} handlers when Redis returns.

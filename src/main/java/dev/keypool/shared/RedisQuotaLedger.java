@@ -18,7 +18,7 @@ import dev.keypool.quota.QuotaLedger;
 import io.lettuce.core.ScriptOutputType;
 
 /**
- * One key's quota windows counted in Redis, shared by every gateway instance (SPEC §11), so that N instances together
+ * One key's quota windows counted in Redis, shared by every gateway instance (design §11), so that N instances together
  * never pass a key's limit. A sliding minute window is a hash of epoch second → amount ({@code
  * <prefix>:quota:<channel>:<fingerprint>:rpm}) with SlidingCounter's rule: an amount counts until its second is more
  * than 60 seconds behind. A day or month window is one counter per period ({@code …:rpd:2026-12-01}) that expires a

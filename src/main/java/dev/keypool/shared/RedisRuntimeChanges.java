@@ -24,7 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operators' runtime changes shared through Redis (SPEC §11): kept in {@code state.dir} as by one instance alone,
+ * The operators' runtime changes shared through Redis (design §11): kept in {@code state.dir} as by one instance alone,
  * and as the same JSON (fingerprints and channel names only) in {@code <prefix>:admin:changes}, published on the
  * {@code admin} topic. The other instances take them over ({@link RuntimeChanges#takeOver}) and keep them in their own
  * {@code state.dir}; an instance that connects reads them.

@@ -28,7 +28,7 @@ import dev.keypool.tenant.TenantLimits;
 import io.lettuce.core.ScriptOutputType;
 
 /**
- * {@link TenantLimits} shared by every gateway instance through Redis (SPEC §7, §11): a tenant's rpm bucket, tokens per
+ * {@link TenantLimits} shared by every gateway instance through Redis (design §7, §11): a tenant's rpm bucket, tokens per
  * minute, requests per day and daily / monthly budget are checked and taken in one Lua script call per request
  * ({@code tenant-admit.lua}), all or nothing, so that N instances together admit what one would. Settling a request
  * (its real tokens, its cost) is a write nobody waits for.

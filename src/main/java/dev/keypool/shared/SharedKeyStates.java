@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Key states shared by every gateway instance (SPEC §11): a listener of this instance's key state changes that
+ * Key states shared by every gateway instance (design §11): a listener of this instance's key state changes that
  * writes each to Redis and tells the other instances, and applies what they tell. One hash per channel,
  * {@code <prefix>:keys:<channel>}, field = fingerprint, value = {@code STATE coolingUntilMillis draining byOperator}
  * (e.g. {@code COOLING 1764547200000 0 0}). The merge is one script: a COOLING deadline is only ever extended,

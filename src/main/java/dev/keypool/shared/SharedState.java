@@ -1,7 +1,7 @@
 package dev.keypool.shared;
 
 /**
- * Whether this instance shares its state with other gateway instances (SPEC §11), as the {@code shared-state-watch}
+ * Whether this instance shares its state with other gateway instances (design §11), as the {@code shared-state-watch}
  * route sees it: {@link #check()} runs every half second and notices Redis going away and coming back.
  */
 public interface SharedState {

@@ -3,7 +3,7 @@ package dev.keypool.tenant;
 import java.util.List;
 import java.util.regex.Pattern;
 
-/** The models a tenant may use (SPEC §7 {@code models}): names where {@code *} stands for any characters; none = all. */
+/** The models a tenant may use (design §7 {@code models}): names where {@code *} stands for any characters; none = all. */
 public final class ModelPatterns {
 
     private final List<Pattern> patterns;

@@ -11,7 +11,7 @@ import dev.keypool.pool.KeyScope;
 import dev.keypool.quota.Priority;
 
 /**
- * A client of the gateway (SPEC §7): who it is (only the SHA-256 of its token is kept), what it may use, its own
+ * A client of the gateway (design §7): who it is (only the SHA-256 of its token is kept), what it may use, its own
  * limits, its place in the waiting line and what it has used.
  */
 public final class Tenant {

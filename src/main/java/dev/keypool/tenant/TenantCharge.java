@@ -12,7 +12,7 @@ public final class TenantCharge {
     private final TenantAdmission admission;
     private boolean settled;
 
-    /** @param admission decided and not refused, or pending until the request's first key (SPEC §11) */
+    /** @param admission decided and not refused, or pending until the request's first key (design §11) */
     public TenantCharge(Tenant tenant, TenantAdmission admission) {
         this.tenant = tenant;
         this.admission = admission;

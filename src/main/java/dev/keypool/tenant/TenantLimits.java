@@ -7,7 +7,7 @@ import java.util.function.LongSupplier;
 import dev.keypool.quota.KeyQuota;
 
 /**
- * One tenant's own limits (SPEC §7): requests per minute as a bucket with a burst, tokens per minute (estimated
+ * One tenant's own limits (design §7): requests per minute as a bucket with a burst, tokens per minute (estimated
  * before the call, reconciled after), requests per day and a USD budget per day and month. Checked before any key
  * is chosen, so that a refused request reserves nothing on a key. The local implementation keeps them in memory;
  * one that shares them between gateway instances implements this same interface.
@@ -19,7 +19,7 @@ public interface TenantLimits {
 
     /**
      * The request's admission: decided now ({@link #admit}), or, by limits shared with other instances, left to be
-     * decided with the request's first key reservation in the same call (SPEC §11), or alone when no key's
+     * decided with the request's first key reservation in the same call (design §11), or alone when no key's
      * reservation can carry it.
      */
     default TenantAdmission admission(LongSupplier estimatedTokens) {

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.DoubleAdder;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * What one tenant's answered requests used, split by where their key came from (SPEC §7): its own keys, or the
+ * What one tenant's answered requests used, split by where their key came from (design §7): its own keys, or the
  * shared keys it borrowed. Lock-free.
  */
 public final class TenantUsage {

@@ -10,7 +10,7 @@ import java.util.stream.Collectors;
 import dev.keypool.auth.Sha256;
 
 /**
- * The configured tenants; none means the gateway is open to every client (SPEC §7). A reload of keypool.yaml
+ * The configured tenants; none means the gateway is open to every client (design §7). A reload of keypool.yaml
  * replaces them as a whole ({@link #replace}): each call reads one consistent set through one volatile read, and a
  * request already admitted keeps the {@link Tenant} it was admitted as until it finishes.
  */

@@ -1,4 +1,4 @@
--- One tenant's limits, shared by every gateway instance (SPEC §7, §11): checks the budget, the rpm bucket, the
+-- One tenant's limits, shared by every gateway instance (design §7, §11): checks the budget, the rpm bucket, the
 -- tokens-per-minute window and the requests of the day, and takes from all of them at once or from none.
 -- KEYS: 1 bucket (hash: units, at), 2 tpm window (hash: "<epoch second>|<instance>" -> tokens),
 --       3 requests today (hash: instance -> count), 4 spent today, 5 spent this month (hash: instance -> micro-USD)

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Not part of the suite (its name matches none of Surefire's test patterns): what sharing state through Redis costs
- * (SPEC §11, issue #15 point 6), on one real redis-server on loopback and one fake provider answering at once.
+ * (design §11), on one real redis-server on loopback and one fake provider answering at once.
  * <ol>
  * <li>Added latency: a gateway with {@code redis:} and one without, same keys (rpm and tpm limits, so every request
  * takes its quota in Redis) and the same tenant (rpm limit), sequential requests over HTTP at 1 connection, rounds

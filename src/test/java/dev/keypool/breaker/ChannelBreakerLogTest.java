@@ -11,7 +11,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Every breaker log line word for word (SPEC §5), captured from the real log4j2 logger. */
+/** Every breaker log line word for word (design §5), captured from the real log4j2 logger. */
 class ChannelBreakerLogTest {
 
     @RegisterExtension

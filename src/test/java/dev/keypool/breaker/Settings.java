@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
 
-/** Test-side builder: the SPEC example block (30%, 15000ms, ...) with one value changed at a time. */
+/** Test-side builder: the example block of docs/configuration.md (30%, 15000ms, ...) with one value changed at a time. */
 final class Settings {
 
     private Set<BreakerTrigger> triggers = EnumSet.allOf(BreakerTrigger.class);

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import static dev.keypool.config.ConfigFixtures.problemsOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** channels[].apis (SPEC §14): which OpenAI APIs a channel serves, validated with its path like every field. */
+/** channels[].apis (design §14): which OpenAI APIs a channel serves, validated with its path like every field. */
 class ApisValidationTest {
 
     private static String channel(String apis) {

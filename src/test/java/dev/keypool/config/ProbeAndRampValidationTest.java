@@ -12,7 +12,7 @@ import static dev.keypool.config.ConfigFixtures.parse;
 import static dev.keypool.config.ConfigFixtures.problemsOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code probe} and {@code warmup} per channel, {@code rollout} and {@code retiring} per key (SPEC §8). */
+/** {@code probe} and {@code warmup} per channel, {@code rollout} and {@code retiring} per key (design §8). */
 class ProbeAndRampValidationTest {
 
     @Test

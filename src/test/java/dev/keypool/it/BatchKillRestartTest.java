@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Nothing lost, nothing paid twice (SPEC §12): a gateway process killed with SIGKILL in the middle of a 1,000-line
+ * Nothing lost, nothing paid twice (design §12): a gateway process killed with SIGKILL in the middle of a 1,000-line
  * inbox batch, and started again, finishes it with exactly one output line per input line, and no line whose result
  * had been checkpointed before the kill is sent upstream again.
  */

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** OPEN -> HALF_OPEN -> CLOSED/OPEN of SPEC §3 through the real routes, time driven by the test clock. */
+/** OPEN -> HALF_OPEN -> CLOSED/OPEN of design §3 through the real routes, time driven by the test clock. */
 class BreakerRecoveryTest extends GatewayTestSupport {
 
     @Override

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The fallback walk of SPEC §3: in order, skipping OPEN channels, one level deep, never a channel twice. */
+/** The fallback walk of design §3: in order, skipping OPEN channels, one level deep, never a channel twice. */
 class FallbackWalkTest extends GatewayTestSupport {
 
     @Override

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Health probes (SPEC §8) end to end: the cold-start probe, the seeds' loop (a fault removes a key, traffic moves, the
+ * Health probes (design §8) end to end: the cold-start probe, the seeds' loop (a fault removes a key, traffic moves, the
  * fault heals, a probe re-admits the key, which warms up) with no operator, and POST /admin/probe.
  */
 class HealthProbeTest extends GatewayTestSupport {

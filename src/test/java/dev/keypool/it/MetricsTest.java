@@ -15,7 +15,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * /observe/metrics after a scripted sequence (a success, a 429, a breaker trip with a fallback, a stream, a request
- * waiting for quota room) shows each KeyPool family of SPEC §10 with the values the sequence made.
+ * waiting for quota room) shows each KeyPool family of design §10 with the values the sequence made.
  */
 class MetricsTest extends GatewayTestSupport {
 

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Model routing of SPEC §2: first serving channel, modelMap renames, channel/model pins, /v1/models, embeddings. */
+/** Model routing of design §2: first serving channel, modelMap renames, channel/model pins, /v1/models, embeddings. */
 class ModelRoutingTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();

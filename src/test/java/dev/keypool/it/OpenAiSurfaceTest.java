@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The rest of the OpenAI API (SPEC §14) over raw HTTP: every path through the same pipeline, with the channels' apis. */
+/** The rest of the OpenAI API (design §14) over raw HTTP: every path through the same pipeline, with the channels' apis. */
 class OpenAiSurfaceTest extends GatewayTestSupport {
 
     @Override

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * No request fails because of a reload (SPEC §9): 64 connections send requests back to back while keypool.yaml is
+ * No request fails because of a reload (design §9): 64 connections send requests back to back while keypool.yaml is
  * reloaded again and again, each version removing a key, adding one and adding or removing a fallback channel.
  */
 class ReloadUnderLoadTest extends GatewayTestSupport {

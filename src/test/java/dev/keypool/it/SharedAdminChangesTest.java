@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** Runtime admin changes made through one instance's admin API reach the others through Redis (SPEC §11). */
+/** Runtime admin changes made through one instance's admin API reach the others through Redis (design §11). */
 @Tag("slow")
 class SharedAdminChangesTest {
 

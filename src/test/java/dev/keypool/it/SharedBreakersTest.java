@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** A channel breaker shared by two gateway instances through Redis (SPEC §11): trip, probe budget, recovery, outage. */
+/** A channel breaker shared by two gateway instances through Redis (design §11): trip, probe budget, recovery, outage. */
 @Tag("slow")
 class SharedBreakersTest {
 
@@ -97,7 +97,7 @@ class SharedBreakersTest {
         gateways.assertNoSecretInRedis();
     }
 
-    /** The figure of the README: how soon a decision on one instance is in force on the other. */
+    /** The figure of bench/README.md: how soon a decision on one instance is in force on the other. */
     @Test
     void should_reach_the_other_instance_within_100ms() {
         GatewayInstance a = gateways.start("a");

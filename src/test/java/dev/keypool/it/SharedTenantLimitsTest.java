@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * SPEC §7 and §11: two gateway instances sharing one real redis-server admit together what one tenant's limits allow,
+ * design §7 and §11: two gateway instances sharing one real redis-server admit together what one tenant's limits allow,
  * with the same Retry-After and x-ratelimit-* answers on both; a budget spent through one is spent for the other; and
  * without Redis each instance goes on by the tenant's limits alone, and writes back what it admitted when Redis returns.
  */

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * SPEC §11: after two instances served tenants with realistic tokens through every limit kind (bucket, tokens per
+ * design §11: after two instances served tenants with realistic tokens through every limit kind (bucket, tokens per
  * minute, requests per day, budget), Redis holds their names and counts, never a token, nor its SHA-256.
  */
 @Tag("slow")

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC §7 through real HTTP: tenant tokens (401), what a tenant may use (403), its rpm bucket with burst, its token
+ * design §7 through real HTTP: tenant tokens (401), what a tenant may use (403), its rpm bucket with burst, its token
  * limit estimated and reconciled, its budget, and OpenAI's x-ratelimit-* headers on its answers.
  */
 class TenantAccessTest extends GatewayTestSupport {

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC §7 sub-pools through real HTTP: a tenant's own keys first, the shared keys when they cannot serve (if it
+ * design §7 sub-pools through real HTTP: a tenant's own keys first, the shared keys when they cannot serve (if it
  * may borrow), never another tenant's keys, within each channel before the fallback; X-KeyPool-Pool says which,
  * and /admin/status splits the usage.
  */

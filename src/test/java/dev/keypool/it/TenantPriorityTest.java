@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * SPEC §7 priority through real HTTP: with the only key at its rpm limit, requests wait in line; when room comes
+ * design §7 priority through real HTTP: with the only key at its rpm limit, requests wait in line; when room comes
  * a high-priority tenant's request goes before the low-priority requests that were waiting longer.
  */
 class TenantPriorityTest extends GatewayTestSupport {

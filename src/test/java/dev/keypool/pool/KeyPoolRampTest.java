@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-/** Warm-up, rollout and retiring (SPEC §8): the ramp factor of the effective weight, and the health it shows. */
+/** Warm-up, rollout and retiring (design §8): the ramp factor of the effective weight, and the health it shows. */
 class KeyPoolRampTest {
 
     private static final Duration WARMUP = Duration.ofMinutes(3);

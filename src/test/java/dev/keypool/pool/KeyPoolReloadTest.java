@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A reloaded keypool.yaml applied to a running pool (SPEC §9): what stays keeps its state, what goes drains. */
+/** A reloaded keypool.yaml applied to a running pool (design §9): what stays keeps its state, what goes drains. */
 class KeyPoolReloadTest {
 
     private final MutableClock clock = new MutableClock();

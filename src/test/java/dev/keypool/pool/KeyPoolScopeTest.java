@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** SPEC §7 sub-pools: a tenant's own keys first, then the shared keys if it may borrow, never another tenant's. */
+/** design §7 sub-pools: a tenant's own keys first, then the shared keys if it may borrow, never another tenant's. */
 class KeyPoolScopeTest {
 
     private final MutableClock clock = new MutableClock();

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Key states another gateway instance shared (SPEC §11), applied to this instance's pool. */
+/** Key states another gateway instance shared (design §11), applied to this instance's pool. */
 class KeyPoolSharedStateTest {
 
     private final MutableClock clock = new MutableClock();

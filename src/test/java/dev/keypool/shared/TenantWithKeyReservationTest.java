@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC §11, one round trip per request: a limited tenant's admission rides with its request's key reservation in one
+ * design §11, one round trip per request: a limited tenant's admission rides with its request's key reservation in one
  * script call to a real redis-server, all or nothing — a refused tenant takes nothing from the key, a refused key
  * nothing from the tenant.
  */
