@@ -76,7 +76,9 @@ final class RequestEdge {
                 .filter(p -> p.shape() == PassthroughPaths.Shape.MULTIPART).forEach(p -> uploadPaths.add("/v1/" + p.path()));
         BodyLimits limits = new BodyLimits(bytes(properties, "keypool.max-body-bytes"),
                 bytes(properties, "keypool.max-audio-body-bytes"), bytes(properties, "batch.max-file-bytes"),
-                bytes(properties, "camel.server.max-body-size"), uploadPaths);
+                // a host application's server (the keypool component with http-enabled) may set no cap of its own
+                properties.resolveProperty("camel.server.max-body-size").filter(v -> !v.isBlank()).map(v -> Long.parseLong(v.trim()))
+                        .orElse(Long.MAX_VALUE), uploadPaths);
         long budget = properties.resolveProperty("keypool.max-body-bytes-in-flight").filter(v -> !v.isBlank())
                 .map(Long::parseLong).orElseGet(() -> BodyBudget.sizedFromHeap(Runtime.getRuntime().maxMemory()));
         LOG.info("At most {} bytes of request bodies held at once (keypool.max-body-bytes-in-flight), then 503 overloaded",

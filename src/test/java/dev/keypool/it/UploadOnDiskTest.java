@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.testing.GatewayProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -28,6 +29,7 @@ import static org.awaitility.Awaitility.await;
  * An upload goes to disk as it arrives and is stored from there, never whole in the heap: a gateway in a 96 MiB heap
  * takes a 120 MB batch file through POST /v1/files. Read into the heap, as before, it ran out of memory.
  */
+@Tag("slow")
 class UploadOnDiskTest {
 
     private static final long FILE_BYTES = 120_000_000;
@@ -66,6 +68,7 @@ class UploadOnDiskTest {
         int port = GatewayTestSupport.freePort();
         gateway = GatewayProcess.start(root, "gateway", yaml, port, List.of("-Xmx96m", "-XX:+UseSerialGC"),
                 Map.of("batch.max-file-bytes", "200000000", "camel.server.max-body-size", "200000000",
+                        "batch.max-stored-bytes", "400000000",
                         "batch.inbox", root.resolve("inbox").toString()));
         String base = "http://127.0.0.1:" + port;
         // ready once the edge is in place (it is installed when the context has fully started, after the routes):
