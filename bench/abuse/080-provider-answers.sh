@@ -2,11 +2,11 @@
 # three events), a stream that never stops. The gateway bounds each (keypool.max-answer-bytes 64 MiB,
 # keypool.max-sse-event-bytes 1 MiB, keypool.max-stream-seconds, here 5 s instead of 600 so that the case is short):
 # the attempt fails as a provider error and the walk goes on to the fallback channel while the client has nothing; after
-# a stream's first byte the client gets an error event. The misbehaving provider (bench/abuse/80-abusive-upstream.js)
+# a stream's first byte the client gets an error event. The misbehaving provider (bench/abuse/080-abusive-upstream.js)
 # runs on a free port as channel `abusive` (model abuse-model, fallback fake), added to this run's copy of the config.
 A80_DIR=$(mktemp -d)
 A80_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-node "$BENCH_DIR/abuse/80-abusive-upstream.js" --port "$A80_PORT" > "$A80_DIR/abusive.log" 2>&1 &
+node "$BENCH_DIR/abuse/080-abusive-upstream.js" --port "$A80_PORT" > "$A80_DIR/abusive.log" 2>&1 &
 A80_PID=$!
 cp "$ABUSE_CONFIG" "$A80_DIR/keypool.yaml.before"
 python3 - "$ABUSE_CONFIG" "$A80_PORT" <<'PY'

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// A provider that breaks the rules, for bench/abuse/80-provider-answers.sh (Node, no dependencies).
+// A provider that breaks the rules, for bench/abuse/080-provider-answers.sh (Node, no dependencies).
 //
-//   node bench/abuse/80-abusive-upstream.js --port N
+//   node bench/abuse/080-abusive-upstream.js --port N
 //
 // Every call (POST .../chat/completions, any key) is answered as the current mode says:
 //   huge-answer       200 application/json, chunked, ~200 MiB of filler (until the caller closes the connection)
