@@ -35,11 +35,7 @@ public final class StateFiles {
     }
 
     static void replace(Path target, byte[] content, Sync sync) throws IOException {
-        Path dir = target.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
-        // unique per write: two writers of the same file each rename their own, whole
-        Path temp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
-        try {
+        write(target, sync, temp -> {
             try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
                 ByteBuffer buffer = ByteBuffer.wrap(content);
                 while (buffer.hasRemaining()) {
@@ -47,16 +43,7 @@ public final class StateFiles {
                 }
                 sync.force(channel, temp);
             }
-            try {
-                Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException notHere) {
-                // a file system without atomic rename (rare; some network mounts): a plain replace is the best left
-                Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-            syncDirectory(dir, sync);
-        } finally {
-            Files.deleteIfExists(temp);
-        }
+        });
     }
 
     /**
@@ -64,10 +51,7 @@ public final class StateFiles {
      * through the heap), durably as {@link #replace(Path, byte[])} does.
      */
     public static void copy(Path source, long start, long length, Path target) throws IOException {
-        Path dir = target.toAbsolutePath().getParent();
-        Files.createDirectories(dir);
-        Path temp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
-        try {
+        write(target, FORCE, temp -> {
             try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ);
                  FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE)) {
                 for (long done = 0; done < length; ) {
@@ -75,12 +59,29 @@ public final class StateFiles {
                 }
                 FORCE.force(out, temp);
             }
+        });
+    }
+
+    /** Writes a temporary file's content (and forces it) before it is renamed over its target. */
+    @FunctionalInterface
+    private interface TempWriter {
+        void write(Path temp) throws IOException;
+    }
+
+    private static void write(Path target, Sync sync, TempWriter content) throws IOException {
+        Path dir = target.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        // unique per write: two writers of the same file each rename their own, whole
+        Path temp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+        try {
+            content.write(temp);
             try {
                 Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException notHere) {
+                // a file system without atomic rename (rare; some network mounts): a plain replace is the best left
                 Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
             }
-            syncDirectory(dir, FORCE);
+            syncDirectory(dir, sync);
         } finally {
             Files.deleteIfExists(temp);
         }
