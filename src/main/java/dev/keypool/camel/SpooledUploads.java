@@ -80,6 +80,11 @@ final class SpooledUploads {
             if (out.writeQueueFull()) {
                 request.pause();
                 out.drainHandler(v -> request.resume());
+                // the file's writes complete off this thread: the queue may have drained before the handler was set,
+                // and then no drain event comes and the upload would wait forever
+                if (!out.writeQueueFull()) {
+                    request.resume();
+                }
             }
         });
         request.exceptionHandler(e -> out.close());
