@@ -6,7 +6,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.keypool.quota.QuotaStateFile;
+import dev.keypool.state.StateFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,6 +53,6 @@ public final class RuntimeChangesFile implements RuntimeChangesStore {
     /** Replaces the file with these changes; the previous file stays whole if this fails. */
     @Override
     public void write(RuntimeChanges changes) throws IOException {
-        QuotaStateFile.replaceAtomically(file, mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(changes.toJson(mapper)));
+        StateFiles.replace(file, mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(changes.toJson(mapper)));
     }
 }

@@ -68,11 +68,6 @@ public final class QuotaStateFile {
         StateFiles.replace(file, mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
     }
 
-    /** Replaces {@code target} with {@code content} durably: {@link StateFiles#replace}, for every state file. */
-    public static void replaceAtomically(Path target, byte[] content) throws IOException {
-        StateFiles.replace(target, content);
-    }
-
     /**
      * The counts saved last, by key id; empty when there is no file, and when it cannot be read or parsed (then
      * one WARN line says why). Entries it does not understand (an unknown window, a bad date) are skipped.

@@ -18,7 +18,7 @@ import dev.keypool.admin.RuntimeChanges;
 import dev.keypool.admin.RuntimeChangesFile;
 import dev.keypool.admin.RuntimeChangesStore;
 import dev.keypool.gateway.Channels;
-import dev.keypool.quota.QuotaStateFile;
+import dev.keypool.state.StateFiles;
 import io.lettuce.core.ScriptOutputType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -133,7 +133,7 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
 
     private void markUnshared() throws IOException {
         if (!unshared) {
-            QuotaStateFile.replaceAtomically(unsharedBase, mapper.writeValueAsBytes(shared));
+            StateFiles.replace(unsharedBase, mapper.writeValueAsBytes(shared));
             unshared = true;
         }
     }
