@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
  * Runs batches (routes/batch.camel.yaml, route batch-run): validates a batch's lines, hands the ones without a result
  * to the splitter, prepares each for the gateway core as its owner's low-priority request, checkpoints each answer
  * in the batch's journal (as the splitter's aggregation strategy), and writes the output and error files at the end.
- * A line the gateway held back for capacity (its own 429 or 503) gets no result and runs again in the next round.
+ * A line the gateway held back for capacity (its own 429 or 503) gets no result, and its batch hands out no line until
+ * the soonest room or the answer's Retry-After: waiting there rather than on a batch thread, a batch whose channel
+ * or tenant is at its limits leaves the threads to the other batches.
  */
 public final class BatchLines implements AggregationStrategy {
 
@@ -335,15 +337,22 @@ public final class BatchLines implements AggregationStrategy {
     }
 
     /**
-     * A line held back with the gateway's Retry-After: its batch rests that long, at most {@link #LONGEST_REST} (a
-     * tenant's limits raised meanwhile are seen within it).
+     * A line held back: its batch rests until the soonest room for it (its keys' capacity, {@link Exchanges#NOT_BEFORE})
+     * or else the gateway's Retry-After (its tenant's limits), at most {@link #LONGEST_REST} (limits raised or keys
+     * added meanwhile are seen within it).
      */
     private void restAfter(Batch batch, Exchange answered) {
-        Long seconds = answered.getMessage().getHeader("Retry-After", Long.class);
-        if (seconds != null && seconds > 0) {
-            Instant until = clock.instant().plusSeconds(Math.min(seconds, LONGEST_REST.toSeconds()));
-            resting.merge(batch.id(), until, (a, b) -> a.isAfter(b) ? a : b);
+        Instant now = clock.instant();
+        Instant until = answered.getProperty(Exchanges.NOT_BEFORE, Instant.class);
+        if (until == null) {
+            Long seconds = answered.getMessage().getHeader("Retry-After", Long.class);
+            if (seconds == null || seconds <= 0) {
+                return;
+            }
+            until = now.plusSeconds(seconds);
         }
+        Instant longest = now.plus(LONGEST_REST);
+        resting.merge(batch.id(), until.isAfter(longest) ? longest : until, (a, b) -> a.isAfter(b) ? a : b);
     }
 
     private boolean resting(Batch batch) {

@@ -18,18 +18,21 @@ import org.slf4j.LoggerFactory;
  * The wait of the fallback walk (design §6): a request that every channel of its chain held back for quotas or
  * cooling waits in line for room when that room comes within {@code queue.maxWait}, then walks its chain again;
  * otherwise it is answered 429 {@code quota_exhausted} by {@link GatewayResponses}. The waiting is done by
- * {@link CapacityQueue}, on the request's own (virtual) thread.
+ * {@link CapacityQueue}, on the request's own (virtual) thread. A line of a batch file waits in its batch instead
+ * ({@link BatchLines}), which holds no thread.
  */
 public final class CapacityWait {
 
     private static final Logger LOG = LoggerFactory.getLogger(CapacityWait.class);
 
     /**
-     * How long a batch line may wait for room, when {@code queue.maxWait} is shorter (and not 0): no client waits on
-     * it, and a minute window's room comes within 61 s (its one-second buckets). Held back instead, the line would
-     * run again in its batch's next round a second later, with every other line left: a batch at its share of the
-     * keys' minute sent all its remaining lines through the gateway each second until the minute passed, CPU taken
-     * from interactive requests (77,200 such 429s in a 10,000-line batch, bench/batch.sh).
+     * How long a Kafka batch line may wait for room, when {@code queue.maxWait} is shorter (and not 0): no client
+     * waits on it, and a minute window's room comes within 61 s (its one-second buckets). Held back instead, it would
+     * run again a second later. A line of a batch file waits nowhere: it goes back to its batch with the soonest room
+     * ({@link Exchanges#NOT_BEFORE}), and the batch hands out no line until then (BatchLines), so that a batch whose
+     * channel is full holds no batch thread from the other tenants' batches; a batch swept each second instead sent
+     * all its remaining lines through the gateway until the minute passed (77,200 such 429s in a 10,000-line batch,
+     * bench/batch.sh).
      */
     static final Duration BATCH_MAX_WAIT = Duration.ofSeconds(62);
 
@@ -51,7 +54,15 @@ public final class CapacityWait {
         // a walk after a wait has taken its room or not: the next in line may go
         queue.dispatched(request);
         exchange.setProperty(Exchanges.WALK, false);
-        if (request.isServed() || !request.heldBackByQuota() || Exchanges.clientGone(exchange) || maxWait.isZero()) {
+        if (request.isServed() || !request.heldBackByQuota() || Exchanges.clientGone(exchange)) {
+            return;
+        }
+        if (exchange.getProperty(Exchanges.BATCH_ID) != null) {
+            // a line of a batch file: its batch rests until the room comes (429 quota_exhausted now)
+            soonestRoom(request).ifPresent(at -> exchange.setProperty(Exchanges.NOT_BEFORE, at));
+            return;
+        }
+        if (maxWait.isZero()) {
             return;
         }
         Duration longest = request.isBatch() && maxWait.compareTo(BATCH_MAX_WAIT) < 0 ? BATCH_MAX_WAIT : maxWait;

@@ -61,6 +61,11 @@ final class Exchanges {
     static final String BATCH_LINE = "kpBatchLine";
     /** The id of the batch whose lines the batch route runs. */
     static final String BATCH_ID = "kpBatchId";
+    /**
+     * The soonest room ({@link java.time.Instant}) for a batch line held back by quotas or cooling, set by
+     * {@link CapacityWait} instead of a wait: its batch rests until then ({@link BatchLines}).
+     */
+    static final String NOT_BEFORE = "kpNotBefore";
     /** The id of the async task a task route runs. */
     static final String TASK_ID = "kpTaskId";
 
