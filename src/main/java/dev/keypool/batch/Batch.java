@@ -144,9 +144,24 @@ public final class Batch {
         errors.add(message);
     }
 
-    public synchronized void files(String outputFileId, String errorFileId) {
-        this.outputFileId = outputFileId;
-        this.errorFileId = errorFileId;
+    /**
+     * Its last move, with its output and error files in the same step, so that whoever sees it over sees its files:
+     * completed once finalizing, cancelled once cancelling, expired while still in progress (its window ended). A
+     * batch already over stays as it is. Returns the status it is in.
+     */
+    public synchronized BatchStatus end(Instant at, String outputFileId, String errorFileId) {
+        BatchStatus last = switch (status) {
+            case FINALIZING -> BatchStatus.COMPLETED;
+            case CANCELLING -> BatchStatus.CANCELLED;
+            case IN_PROGRESS -> BatchStatus.EXPIRED;
+            default -> status;
+        };
+        if (last != status) {
+            this.outputFileId = outputFileId;
+            this.errorFileId = errorFileId;
+            moveTo(last, at);
+        }
+        return status;
     }
 
     /** The OpenAI batch object, every field present (null when not set), as the API answers it. */

@@ -121,7 +121,7 @@ public final class BatchLines implements AggregationStrategy {
             @Override
             public boolean hasNext() {
                 // a line once promised is handed out (mayRun stops it if the batch was cancelled meanwhile)
-                while (next == null && all.hasNext() && batch.status() == BatchStatus.IN_PROGRESS && !resting(batch)) {
+                while (next == null && all.hasNext() && running(batch) && !resting(batch)) {
                     BatchLine candidate = all.next();
                     if (!journal.done(candidate.index())) {
                         next = candidate;
@@ -148,8 +148,7 @@ public final class BatchLines implements AggregationStrategy {
      */
     public boolean mayRun(Exchange exchange) {
         Batch batch = batch(exchange);
-        expireIfLate(batch);
-        return batch.status() == BatchStatus.IN_PROGRESS && !resting(batch);
+        return running(batch) && !resting(batch);
     }
 
     /**
@@ -221,27 +220,27 @@ public final class BatchLines implements AggregationStrategy {
     /** Whether another round is due: the batch still runs and some line has no result yet. */
     public boolean moreToRun(Exchange exchange) {
         Batch batch = batch(exchange);
-        expireIfLate(batch);
-        return batch.status() == BatchStatus.IN_PROGRESS && batches.journal(batch).results().size() < batch.total();
+        return running(batch) && batches.journal(batch).results().size() < batch.total();
     }
 
     /**
      * The batch's end: the output file (2xx answers) and the error file (the rest), each only when it has a line, and
-     * the last status — completed, or cancelled / expired with the results it had by then.
+     * the last status — completed, or cancelled / expired with the results it had by then — named with them in one
+     * saved step: a batch seen over has its files.
      */
     public void finish(Exchange exchange) {
         Batch batch = batch(exchange);
-        if (batch.status() == BatchStatus.FAILED || batch.status() == BatchStatus.COMPLETED
-                || batch.status() == BatchStatus.CANCELLED) {
+        if (batch.status().terminal()) {
             // failed validation, or over before a restart (an inbox file whose move the stop interrupted)
             batches.closeJournal(batch);
             return;
         }
-        if (batch.status() == BatchStatus.IN_PROGRESS) {
+        boolean late = batch.status() == BatchStatus.IN_PROGRESS && !running(batch);
+        if (batch.status() == BatchStatus.IN_PROGRESS && !late) {
             batch.moveTo(BatchStatus.FINALIZING, clock.instant());
             batches.save(batch);
         }
-        if (batch.status() == BatchStatus.EXPIRED) {
+        if (late) {
             // as OpenAI does: each line that did not run gets an error line
             BatchJournal journal = batches.journal(batch);
             for (BatchLine line : lines.getOrDefault(batch.id(), List.of())) {
@@ -254,13 +253,7 @@ public final class BatchLines implements AggregationStrategy {
         List<BatchResult> results = results(batch);
         String output = file(batch, results.stream().filter(BatchResult::ok).toList(), "output");
         String errors = file(batch, results.stream().filter(r -> !r.ok()).toList(), "error");
-        batch.files(output, errors);
-        BatchStatus last = switch (batch.status()) {
-            case CANCELLING -> BatchStatus.CANCELLED;
-            case FINALIZING -> BatchStatus.COMPLETED;
-            default -> batch.status();
-        };
-        batch.moveTo(last, clock.instant());
+        batch.end(clock.instant(), output, errors);
         batches.save(batch);
         batches.closeJournal(batch);
         lines.remove(batch.id());
@@ -367,12 +360,12 @@ public final class BatchLines implements AggregationStrategy {
         return false;
     }
 
-    /** Past its 24 h window, a running batch expires: its lines without a result will not run. */
-    private void expireIfLate(Batch batch) {
-        if (batch.status() == BatchStatus.IN_PROGRESS && !clock.instant().isBefore(batch.expiresAt())
-                && batch.moveTo(BatchStatus.EXPIRED, clock.instant())) {
-            batches.save(batch);
-        }
+    /**
+     * Whether its lines still run: in progress, and within its 24 h window (past it, {@link #finish} expires it, its
+     * lines without a result get error lines).
+     */
+    private boolean running(Batch batch) {
+        return batch.status() == BatchStatus.IN_PROGRESS && clock.instant().isBefore(batch.expiresAt());
     }
 
     private Batch batch(Exchange exchange) {

@@ -52,13 +52,36 @@ class BatchTest {
     }
 
     @Test
+    void should_end_with_its_files_expired_while_in_progress_completed_once_finalizing_cancelled_once_cancelling() {
+        Batch late = batch();
+        late.moveTo(BatchStatus.IN_PROGRESS, T0);
+        assertThat(late.end(T0.plusSeconds(9), null, "file-err")).isEqualTo(BatchStatus.EXPIRED);
+        assertThat(late.toJson(JSON).get("error_file_id").asText()).isEqualTo("file-err");
+        assertThat(late.toJson(JSON).get("expired_at").asLong()).isEqualTo(T0.getEpochSecond() + 9);
+
+        Batch finalizing = batch();
+        finalizing.moveTo(BatchStatus.IN_PROGRESS, T0);
+        finalizing.moveTo(BatchStatus.FINALIZING, T0);
+        assertThat(finalizing.end(T0, "file-out", null)).isEqualTo(BatchStatus.COMPLETED);
+        assertThat(finalizing.toJson(JSON).get("output_file_id").asText()).isEqualTo("file-out");
+
+        Batch cancelling = batch();
+        cancelling.moveTo(BatchStatus.CANCELLING, T0);
+        assertThat(cancelling.end(T0, "file-out", null)).isEqualTo(BatchStatus.CANCELLED);
+
+        // one already over keeps its status and files
+        assertThat(cancelling.end(T0, null, "file-other")).isEqualTo(BatchStatus.CANCELLED);
+        assertThat(cancelling.toJson(JSON).get("output_file_id").asText()).isEqualTo("file-out");
+        assertThat(cancelling.toJson(JSON).get("error_file_id").isNull()).isTrue();
+    }
+
+    @Test
     void should_read_back_what_it_stored() {
         Batch batch = batch();
         batch.lines(2);
         batch.moveTo(BatchStatus.IN_PROGRESS, T0.plusSeconds(1));
         batch.moveTo(BatchStatus.FINALIZING, T0.plusSeconds(2));
-        batch.files("file-out", null);
-        batch.moveTo(BatchStatus.COMPLETED, T0.plusSeconds(3));
+        batch.end(T0.plusSeconds(3), "file-out", null);
         Batch read = Batch.fromStored(batch.toStored(JSON));
         assertThat(read.owner()).isEqualTo("team-a");
         assertThat(read.toJson(JSON)).isEqualTo(batch.toJson(JSON));

@@ -24,6 +24,8 @@ import static org.awaitility.Awaitility.await;
 class BatchExpiryTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Enough lines that writing their error lines, each forced to the disk, takes a while to watch. */
+    private static final int LINES = 100;
     private OpenAIClient client;
 
     @Override
@@ -53,7 +55,7 @@ class BatchExpiryTest extends GatewayTestSupport {
     @Test
     void should_expire_after_its_window_with_an_error_line_for_each_line_not_run() throws Exception {
         client = OpenAIOkHttpClient.builder().baseUrl(url("/v1")).apiKey("client-token").maxRetries(0).build();
-        String jsonl = String.join("\n", IntStream.range(0, 5).mapToObj(i -> BatchApiSdkTest.chatLine("e-" + i)).toList());
+        String jsonl = String.join("\n", IntStream.range(0, LINES).mapToObj(i -> BatchApiSdkTest.chatLine("e-" + i)).toList());
         String fileId = client.files().create(FileCreateParams.builder().file(jsonl.getBytes(StandardCharsets.UTF_8))
                 .purpose(FilePurpose.BATCH).build()).id();
         String id = client.batches().create(BatchCreateParams.builder().inputFileId(fileId)
@@ -62,18 +64,19 @@ class BatchExpiryTest extends GatewayTestSupport {
         await().atMost(Duration.ofSeconds(10)).until(() -> upstream.totalHits() == 1);
 
         clock.advance(Duration.ofHours(24));
-        // the status turns expired before the error lines are written and forced to the disk (BatchLines.expireIfLate):
-        // counts and files are final once the error file is named
-        Batch expired = await().atMost(Duration.ofSeconds(10)).until(() -> client.batches().retrieve(id),
-                b -> Batch.Status.EXPIRED.equals(b.status()) && b.errorFileId().isPresent());
+        // the first answer that is no longer in progress is expired with its error file named and readable
+        Batch expired = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> client.batches().retrieve(id), b -> !Batch.Status.IN_PROGRESS.equals(b.status()));
+        assertThat(expired.status()).isEqualTo(Batch.Status.EXPIRED);
+        assertThat(expired.errorFileId()).isPresent();
         assertThat(expired.expiredAt()).isPresent();
         assertThat(expired.requestCounts().orElseThrow().completed()).isEqualTo(1);
-        assertThat(expired.requestCounts().orElseThrow().failed()).isEqualTo(4);
+        assertThat(expired.requestCounts().orElseThrow().failed()).isEqualTo(LINES - 1);
         List<String> errors;
         try (HttpResponse content = client.files().content(expired.errorFileId().orElseThrow())) {
             errors = new String(content.body().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
         }
-        assertThat(errors).hasSize(4);
+        assertThat(errors).hasSize(LINES - 1);
         for (String line : errors) {
             JsonNode record = JSON.readTree(line);
             assertThat(record.at("/error/code").asText()).isEqualTo("batch_expired");
