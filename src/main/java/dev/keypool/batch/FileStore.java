@@ -2,6 +2,7 @@ package dev.keypool.batch;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -72,37 +73,22 @@ public final class FileStore {
         ObjectNode object = object(filename, purpose, content.length, retention);
         long bytes = content.length + (long) meta(owner, object).length;
         storage.add(owner, bytes);
-        return write(owner, object, content, bytes);
+        return write(owner, object, ByteBuffer.wrap(content), bytes);
     }
 
     /**
-     * Stores a client's upload, to expire {@code expiresAfter} after now (null: after the retention).
+     * Stores a client's upload, the bytes left in {@code content} (a slice of a mapped upload is written from the
+     * mapping, never read into the heap), to expire {@code expiresAfter} after now (null: after the retention).
      *
      * @throws StorageLimitException when it would take {@code owner} past its storage; nothing is written then
      */
-    public StoredFile upload(String filename, String purpose, String owner, byte[] content, Duration expiresAfter) {
-        ObjectNode object = object(filename, purpose, content.length, expiresAfter == null ? retention : expiresAfter);
-        long bytes = content.length + (long) meta(owner, object).length;
+    public StoredFile upload(String filename, String purpose, String owner, ByteBuffer content, Duration expiresAfter) {
+        ObjectNode object = object(filename, purpose, content.remaining(), expiresAfter == null ? retention : expiresAfter);
+        long bytes = content.remaining() + (long) meta(owner, object).length;
         if (!storage.reserve(owner, bytes)) {
             throw new StorageLimitException(StorageLimitException.Limit.STORED_BYTES, storage.maxBytes());
         }
         return write(owner, object, content, bytes);
-    }
-
-    /**
-     * Stores {@code length} bytes of the file {@code source} from {@code start} as a client's upload, copied from file
-     * to file (an upload written to disk as it arrived is never read into the heap); otherwise as the other upload.
-     *
-     * @throws StorageLimitException when it would take {@code owner} past its storage; nothing is written then
-     */
-    public StoredFile upload(String filename, String purpose, String owner, Path source, long start, long length,
-                             Duration expiresAfter) {
-        ObjectNode object = object(filename, purpose, length, expiresAfter == null ? retention : expiresAfter);
-        long bytes = length + (long) meta(owner, object).length;
-        if (!storage.reserve(owner, bytes)) {
-            throw new StorageLimitException(StorageLimitException.Limit.STORED_BYTES, storage.maxBytes());
-        }
-        return write(owner, object, target -> StateFiles.copy(source, start, length, target), bytes);
     }
 
     private ObjectNode object(String filename, String purpose, long size, Duration expiresAfter) {
@@ -131,22 +117,12 @@ public final class FileStore {
         }
     }
 
-    /** How a file's content reaches its place: whole from the heap, or copied from a file on disk. */
-    @FunctionalInterface
-    private interface Content {
-        void writeTo(Path target) throws IOException;
-    }
-
-    private StoredFile write(String owner, ObjectNode object, byte[] content, long bytes) {
-        return write(owner, object, target -> StateFiles.replace(target, content), bytes);
-    }
-
-    private StoredFile write(String owner, ObjectNode object, Content content, long bytes) {
+    private StoredFile write(String owner, ObjectNode object, ByteBuffer content, long bytes) {
         String id = object.get("id").asText();
         StoredFile file = new StoredFile(id, owner, object);
         try {
             // the content first: a file object is there only with its content
-            content.writeTo(contentFile(id));
+            StateFiles.replace(contentFile(id), content);
             StateFiles.replace(metaFile(id), meta(owner, object));
         } catch (IOException e) {
             storage.add(owner, -bytes);

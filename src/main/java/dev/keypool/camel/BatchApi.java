@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,37 +59,35 @@ public final class BatchApi {
         this.retention = retention;
     }
 
-    /** POST /v1/files: a multipart upload with {@code purpose=batch} and a JSONL {@code file} part. */
+    /**
+     * POST /v1/files: a multipart upload with {@code purpose=batch} and a JSONL {@code file} part. Over HTTP/1.1 the
+     * edge ({@link RequestEdge}) has written the body to disk as it arrived: it is read through a mapping and its file
+     * part stored from there, never whole in the heap. An HTTP/2 request, whose body the edge leaves to platform-http,
+     * is read here into the heap (at most batch.max-file-bytes); from the bytes on, both are handled alike.
+     */
     public void upload(Exchange exchange) {
         String contentType = exchange.getMessage().getHeader(Exchange.CONTENT_TYPE, String.class);
         Path spooled = RequestBodies.spooled(exchange);
-        String owner = owner(exchange);
-        FileStore.StoredFile stored;
-        try {
-            if (spooled != null) {
-                // written to disk as it arrived: read through a mapping and copied file to file, never whole in the heap
-                try (FileChannel channel = FileChannel.open(spooled, StandardOpenOption.READ)) {
-                    if (channel.size() > maxFileBytes) {
-                        throw GatewayError.tooLarge(channel.size(), maxFileBytes);
-                    }
-                    MultipartForm form = batchForm(channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size()), contentType);
-                    MultipartForm.FileRange file = filePart(form);
-                    stored = files.upload(fileName(file), "batch", owner, spooled, file.start(), file.end() - file.start(),
-                            expiresAfter(form));
-                } catch (IOException e) {
-                    throw new UncheckedIOException("upload could not be read back", e);
-                }
-            } else {
-                byte[] raw = RequestBodies.read(exchange, maxFileBytes);
-                MultipartForm form = batchForm(ByteBuffer.wrap(raw), contentType);
-                MultipartForm.FileRange file = filePart(form);
-                stored = files.upload(fileName(file), "batch", owner, Arrays.copyOfRange(raw, file.start(), file.end()),
-                        expiresAfter(form));
-            }
+        try (FileChannel channel = spooled == null ? null : FileChannel.open(spooled, StandardOpenOption.READ)) {
+            ByteBuffer body = channel == null ? ByteBuffer.wrap(RequestBodies.read(exchange, maxFileBytes)) : mapped(channel);
+            MultipartForm form = batchForm(body, contentType);
+            MultipartForm.FileRange file = filePart(form);
+            FileStore.StoredFile stored = files.upload(fileName(file), "batch", owner(exchange),
+                    body.slice(file.start(), file.end() - file.start()), expiresAfter(form));
+            answer(exchange, 200, stored.object());
         } catch (StorageLimitException refused) {
             throw refused(refused);
+        } catch (IOException e) {
+            throw new UncheckedIOException("upload could not be read back", e);
         }
-        answer(exchange, 200, stored.object());
+    }
+
+    /** A spooled upload, mapped; 413 past batch.max-file-bytes. */
+    private ByteBuffer mapped(FileChannel channel) throws IOException {
+        if (channel.size() > maxFileBytes) {
+            throw GatewayError.tooLarge(channel.size(), maxFileBytes);
+        }
+        return channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
     }
 
     /** The form of an upload with {@code purpose=batch}; 400 for any other. */

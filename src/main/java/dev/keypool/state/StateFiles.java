@@ -47,17 +47,17 @@ public final class StateFiles {
     }
 
     /**
-     * Replaces {@code target} with {@code length} bytes of {@code source} from {@code start}, copied file to file (never
-     * through the heap), durably as {@link #replace(Path, byte[])} does.
+     * Replaces {@code target} with the bytes left in {@code content} (a slice of a mapped file is written from the
+     * mapping, never through the heap), durably as {@link #replace(Path, byte[])} does.
      */
-    public static void copy(Path source, long start, long length, Path target) throws IOException {
+    public static void replace(Path target, ByteBuffer content) throws IOException {
         write(target, FORCE, temp -> {
-            try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ);
-                 FileChannel out = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-                for (long done = 0; done < length; ) {
-                    done += in.transferTo(start + done, length - done, out);
+            try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+                ByteBuffer buffer = content.duplicate();
+                while (buffer.hasRemaining()) {
+                    channel.write(buffer);
                 }
-                FORCE.force(out, temp);
+                FORCE.force(channel, temp);
             }
         });
     }
