@@ -14,7 +14,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.state.StateFiles;
@@ -46,11 +45,8 @@ public final class BatchStore implements AutoCloseable {
     }
 
     private void load() {
-        if (!Files.isDirectory(dir)) {
-            return;
-        }
-        try (Stream<Path> files = Files.list(dir)) {
-            files.filter(f -> f.getFileName().toString().endsWith(".batch.json")).forEach(f -> {
+        for (Path f : StateFiles.readBack(dir)) {
+            if (f.getFileName().toString().endsWith(".batch.json")) {
                 try {
                     Batch batch = Batch.fromStored(mapper.readTree(f.toFile()));
                     batches.put(batch.id(), batch);
@@ -60,9 +56,7 @@ public final class BatchStore implements AutoCloseable {
                 } catch (IOException | RuntimeException unreadable) {
                     LOG.warn("Batch file {} cannot be read and is skipped: {}", f, StateFiles.firstLine(unreadable));
                 }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read batches in " + dir, e);
+            }
         }
     }
 

@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -196,15 +195,7 @@ public final class FileStore {
     }
 
     private void load() {
-        if (!Files.isDirectory(dir)) {
-            return;
-        }
-        List<Path> listed;
-        try (Stream<Path> all = Files.list(dir)) {
-            listed = all.toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read files in " + dir, e);
-        }
+        List<Path> listed = StateFiles.readBack(dir);
         for (Path f : listed) {
             String name = f.getFileName().toString();
             if (name.endsWith(".json") && !name.startsWith(".")) {
@@ -226,8 +217,6 @@ public final class FileStore {
                 } catch (IOException | RuntimeException unreadable) {
                     LOG.warn("File object {} cannot be read and is skipped: {}", f, StateFiles.firstLine(unreadable));
                 }
-            } else if (name.endsWith(".tmp")) {
-                deleteLeftOver(f);
             }
         }
         for (Path f : listed) {
@@ -235,16 +224,8 @@ public final class FileStore {
             // content whose file object never came: what a crash left half-way
             if (name.endsWith(".jsonl") && !files.containsKey(name.substring(0, name.length() - ".jsonl".length()))
                     && !Files.exists(dir.resolve(name.substring(0, name.length() - 1)))) {
-                deleteLeftOver(f);
+                StateFiles.deleteLeftOver(f);
             }
-        }
-    }
-
-    private static void deleteLeftOver(Path f) {
-        try {
-            Files.deleteIfExists(f);
-        } catch (IOException e) {
-            LOG.warn("State file {} left over and not deleted: {}", f, e.toString());
         }
     }
 }

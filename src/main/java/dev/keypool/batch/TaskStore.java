@@ -15,7 +15,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -264,15 +263,7 @@ public final class TaskStore {
     }
 
     private void load() {
-        if (!Files.isDirectory(dir)) {
-            return;
-        }
-        List<Path> files;
-        try (Stream<Path> listed = Files.list(dir)) {
-            files = listed.toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read tasks in " + dir, e);
-        }
+        List<Path> files = StateFiles.readBack(dir);
         for (Path f : files) {
             String name = f.getFileName().toString();
             if (name.endsWith(".json") && !name.startsWith(".")) {
@@ -281,14 +272,9 @@ public final class TaskStore {
         }
         for (Path f : files) {
             String name = f.getFileName().toString();
-            boolean orphan = name.endsWith(".request") && !tasksNotDone(name.substring(0, name.length() - ".request".length()));
-            // a request whose task file never came or is done, or a temporary file: what a crash left half-way
-            if (orphan || name.endsWith(".tmp")) {
-                try {
-                    Files.deleteIfExists(f);
-                } catch (IOException e) {
-                    LOG.warn("Task file {} left over and not deleted: {}", f, e.toString());
-                }
+            // a request whose task file never came or is done: what a crash left half-way
+            if (name.endsWith(".request") && !tasksNotDone(name.substring(0, name.length() - ".request".length()))) {
+                StateFiles.deleteLeftOver(f);
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.keypool.state;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -8,6 +9,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one way a state file under {@code state.dir} is written (quota counts, admin changes, tasks, batches, files):
@@ -25,6 +32,9 @@ public final class StateFiles {
     }
 
     private static final Sync FORCE = (channel, path) -> channel.force(true);
+    private static final Logger LOG = LoggerFactory.getLogger(StateFiles.class);
+    /** How a temporary file of {@link #write} ends; nothing else in a state directory does. */
+    private static final String TEMP_SUFFIX = ".tmp";
 
     private StateFiles() {
     }
@@ -72,7 +82,7 @@ public final class StateFiles {
         Path dir = target.toAbsolutePath().getParent();
         Files.createDirectories(dir);
         // unique per write: two writers of the same file each rename their own, whole
-        Path temp = Files.createTempFile(dir, "." + target.getFileName() + ".", ".tmp");
+        Path temp = Files.createTempFile(dir, "." + target.getFileName() + ".", TEMP_SUFFIX);
         try {
             content.write(temp);
             try {
@@ -93,6 +103,38 @@ public final class StateFiles {
             syncDirectory(dir.toAbsolutePath(), FORCE);
         } catch (IOException e) {
             // the file itself was written; only a power loss could still lose the name
+        }
+    }
+
+    /**
+     * The files of a store's directory as it reads them back at startup, none when the directory does not exist yet.
+     * The temporary files of writes that a crash cut short are deleted, not listed: their targets are whole.
+     */
+    public static List<Path> readBack(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        List<Path> files = new ArrayList<>();
+        try (Stream<Path> listed = Files.list(dir)) {
+            for (Path file : (Iterable<Path>) listed::iterator) {
+                if (file.getFileName().toString().endsWith(TEMP_SUFFIX)) {
+                    deleteLeftOver(file);
+                } else {
+                    files.add(file);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the state files in " + dir, e);
+        }
+        return files;
+    }
+
+    /** Deletes a file that a crash left half-way; one that cannot be deleted is left, with a WARN, and read past. */
+    public static void deleteLeftOver(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            LOG.warn("State file {} left over and not deleted: {}", file, e.toString());
         }
     }
 
