@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * The first look at a request with a body, on the event loop, before platform-http reads it: what Envoy and nginx
  * do at their edge. From the headers alone: 401 when tenants are configured and it carries no tenant's token, 413 when
  * its Content-Length is over its path's limit ({@link BodyLimits}), 503 {@code overloaded} when its bytes would pass
- * the budget of bodies held at once ({@link BodyBudget}), 400 for an upload whose multipart boundary is longer than
+ * the budget of bodies held at once in the heap ({@link BodyBudget}; an upload spooled to disk takes none), 400 for an upload whose multipart boundary is longer than
  * RFC 2046 allows. Then its body is read under the path's limit (a chunked one
  * counted as it arrives and cut there, by Vert.x's own body handler) or, for an upload, written to disk as it arrives
  * ({@link SpooledUploads}); a body not all there within {@code keypool.request-read-timeout-ms} gets 408 and its
@@ -125,8 +125,11 @@ final class RequestEdge {
             refuse(context, GatewayError.tooLarge(declared, limit));
             return;
         }
-        long reserved = declared > 0 ? declared : limit;
-        if (!budget.tryTake(reserved)) {
+        // an upload over HTTP/1.1 goes to disk as it arrives and from there to the provider: it holds no more of the heap
+        // than its connection's buffers, and takes nothing from the budget
+        boolean spooled = limits.isUpload(path) && request.version() != HttpVersion.HTTP_2;
+        long reserved = spooled ? 0 : declared > 0 ? declared : limit;
+        if (reserved > 0 && !budget.tryTake(reserved)) {
             refuse(context, GatewayError.bodiesOverloaded(budget.max()));
             return;
         }
@@ -157,7 +160,7 @@ final class RequestEdge {
                 });
             }
         });
-        if (limits.isUpload(path)) {
+        if (spooled) {
             uploads.spool(context, limit, e -> refuse(context, e));
         } else {
             bodyHandlers.computeIfAbsent(limit, l -> BodyHandler.create(false).setBodyLimit(l)).handle(context);
