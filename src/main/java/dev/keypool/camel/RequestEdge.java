@@ -87,11 +87,13 @@ final class RequestEdge {
         LOG.info("At most {} bytes of request bodies held at once (keypool.max-body-bytes-in-flight), then 503 overloaded",
                 budget);
         long onDisk = bytes(properties, "keypool.max-upload-bytes-on-disk");
+        LOG.info("At most {} bytes of uploads on disk at once (keypool.max-upload-bytes-on-disk), then 503 overloaded", onDisk);
         SpooledUploads uploads = new SpooledUploads(Path.of(setting(properties, "state.dir")).resolve("uploads"));
         context.getRegistry().bind(RequestBodies.SPOOLED_UPLOADS, uploads);
         return new RequestEdge(context.getRegistry().lookupByNameAndType("vertx", Vertx.class), limits,
-                new BodyBudget(budget), new BodyBudget(onDisk), context.getRegistry().lookupByNameAndType("tenantGate", TenantGate.class),
-                uploads, bytes(properties, "keypool.request-read-timeout-ms"), responses);
+                new BodyBudget(budget), new BodyBudget(onDisk),
+                context.getRegistry().lookupByNameAndType("tenantGate", TenantGate.class), uploads,
+                bytes(properties, "keypool.request-read-timeout-ms"), responses);
     }
 
     private static long bytes(PropertiesComponent properties, String name) {
@@ -135,7 +137,8 @@ final class RequestEdge {
         long reserved = declared > 0 ? declared : limit;
         BodyBudget held = spooled ? onDisk : budget;
         if (!held.tryTake(reserved)) {
-            refuse(context, spooled ? GatewayError.uploadsOverloaded(onDisk.max()) : GatewayError.bodiesOverloaded(budget.max()));
+            refuse(context, spooled ? GatewayError.uploadsOverloaded(onDisk.max())
+                    : GatewayError.bodiesOverloaded(budget.max()));
             return;
         }
         if (request.version() == HttpVersion.HTTP_2) {

@@ -114,7 +114,8 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         }
 
         /**
-         * vertx-http's own, for the bodies KeyPool sends (bytes, or an upload's file), but its answer goes to {@code answers} directly.
+         * vertx-http's own, for the bodies KeyPool sends (bytes, or an upload's file), but its answer goes to
+         * {@code answers} directly.
          * vertx-http hands every answer to {@code vertx.executeBlocking}, the Vert.x worker pool, where platform-http
          * holds a worker for each request until its route is done: with platform threads, once as many requests as
          * workers were waiting for their provider, no answer could be handled again and the gateway never answered.
