@@ -13,6 +13,8 @@
 //   POST /v1/chat/completions, POST /v1/embeddings, POST /v1/responses (also without the /v1 prefix)
 //       -> after --latency-ms (a timer, never blocking), a small chat.completion JSON with `usage`,
 //          or, while failing, the configured status with an OpenAI-shaped error body.
+//   POST /v1/audio/transcriptions -> after the whole upload and --latency-ms, {"text": "<bytes> bytes, <sha256>"}
+//       (the body is counted and hashed as it arrives, never kept)
 // Control (what the benchmark calls; not counted as calls):
 //   POST /control/fail?status=500     every later call fails with that status (default 500)
 //   POST /control/heal                back to answering 200
@@ -274,6 +276,14 @@ const server = http.createServer({ keepAliveTimeout: 120000, requestTimeout: 0, 
     }
     if (req.method === 'POST' && (p === '/v1/embeddings' || p === '/embeddings')) {
       return provider(req, res, 'embeddings');
+    }
+    if (req.method === 'POST' && (p === '/v1/audio/transcriptions' || p === '/audio/transcriptions')) {
+      let bytes = 0;
+      const hash = require('crypto').createHash('sha256');
+      req.on('data', chunk => { bytes += chunk.length; hash.update(chunk); });
+      req.on('end', () => setTimeout(() => send(res, 200,
+        JSON.stringify({ text: bytes + ' bytes, ' + hash.digest('hex') })), latencyMs));
+      return;
     }
     req.resume();
     send(res, 404, JSON.stringify({ error: { message: 'not found: ' + req.method + ' ' + p, type: 'not_found' } }));

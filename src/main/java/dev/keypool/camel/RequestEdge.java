@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * The first look at a request with a body, on the event loop, before platform-http reads it: what Envoy and nginx
  * do at their edge. From the headers alone: 401 when tenants are configured and it carries no tenant's token, 413 when
  * its Content-Length is over its path's limit ({@link BodyLimits}), 503 {@code overloaded} when its bytes would pass
- * the budget of bodies held at once ({@link BodyBudget}), 400 for an upload whose multipart boundary is longer than
+ * the budget of bodies held at once in the heap ({@link BodyBudget}), or for an upload spooled to disk the budget of
+ * uploads on disk, 400 for an upload whose multipart boundary is longer than
  * RFC 2046 allows. Then its body is read under the path's limit (a chunked one
  * counted as it arrives and cut there, by Vert.x's own body handler) or, for an upload, written to disk as it arrives
  * ({@link SpooledUploads}); a body not all there within {@code keypool.request-read-timeout-ms} gets 408 and its
@@ -50,6 +51,7 @@ final class RequestEdge {
     private final Vertx vertx;
     private final BodyLimits limits;
     private final BodyBudget budget;
+    private final BodyBudget onDisk;
     private final TenantGate tenants;
     private final SpooledUploads uploads;
     private final long readTimeoutMs;
@@ -57,11 +59,12 @@ final class RequestEdge {
     /** One Vert.x body handler per limit, as platform-http would use one for all: no file uploads, the bytes kept. */
     private final Map<Long, BodyHandler> bodyHandlers = new HashMap<>();
 
-    RequestEdge(Vertx vertx, BodyLimits limits, BodyBudget budget, TenantGate tenants, SpooledUploads uploads,
-            long readTimeoutMs, GatewayResponses responses) {
+    RequestEdge(Vertx vertx, BodyLimits limits, BodyBudget budget, BodyBudget onDisk, TenantGate tenants,
+            SpooledUploads uploads, long readTimeoutMs, GatewayResponses responses) {
         this.vertx = vertx;
         this.limits = limits;
         this.budget = budget;
+        this.onDisk = onDisk;
         this.tenants = tenants;
         this.uploads = uploads;
         this.readTimeoutMs = readTimeoutMs;
@@ -83,11 +86,14 @@ final class RequestEdge {
                 .map(Long::parseLong).orElseGet(() -> BodyBudget.sizedFromHeap(Runtime.getRuntime().maxMemory()));
         LOG.info("At most {} bytes of request bodies held at once (keypool.max-body-bytes-in-flight), then 503 overloaded",
                 budget);
+        long onDisk = bytes(properties, "keypool.max-upload-bytes-on-disk");
+        LOG.info("At most {} bytes of uploads on disk at once (keypool.max-upload-bytes-on-disk), then 503 overloaded", onDisk);
         SpooledUploads uploads = new SpooledUploads(Path.of(setting(properties, "state.dir")).resolve("uploads"));
         context.getRegistry().bind(RequestBodies.SPOOLED_UPLOADS, uploads);
         return new RequestEdge(context.getRegistry().lookupByNameAndType("vertx", Vertx.class), limits,
-                new BodyBudget(budget), context.getRegistry().lookupByNameAndType("tenantGate", TenantGate.class),
-                uploads, bytes(properties, "keypool.request-read-timeout-ms"), responses);
+                new BodyBudget(budget), new BodyBudget(onDisk),
+                context.getRegistry().lookupByNameAndType("tenantGate", TenantGate.class), uploads,
+                bytes(properties, "keypool.request-read-timeout-ms"), responses);
     }
 
     private static long bytes(PropertiesComponent properties, String name) {
@@ -125,16 +131,21 @@ final class RequestEdge {
             refuse(context, GatewayError.tooLarge(declared, limit));
             return;
         }
+        // an upload over HTTP/1.1 goes to disk as it arrives and from there to the provider: it holds no more of the heap
+        // than its connection's buffers, so it is counted against the disk's budget instead of the heap's
+        boolean spooled = limits.isUpload(path) && request.version() != HttpVersion.HTTP_2;
         long reserved = declared > 0 ? declared : limit;
-        if (!budget.tryTake(reserved)) {
-            refuse(context, GatewayError.bodiesOverloaded(budget.max()));
+        BodyBudget held = spooled ? onDisk : budget;
+        if (!held.tryTake(reserved)) {
+            refuse(context, spooled ? GatewayError.uploadsOverloaded(onDisk.max())
+                    : GatewayError.bodiesOverloaded(budget.max()));
             return;
         }
         if (request.version() == HttpVersion.HTTP_2) {
             // platform-http resumes a request before its body handler reads it, which an HTTP/2 request refuses once
             // read: it reads this one itself, under camel.server.max-body-size (and Netty holds an HTTP/2 body to its
             // declared length)
-            context.addEndHandler(v -> budget.giveBack(reserved));
+            context.addEndHandler(v -> held.giveBack(reserved));
             context.next();
             return;
         }
@@ -146,7 +157,7 @@ final class RequestEdge {
         context.put(BODY_PENDING, timer);
         context.addEndHandler(v -> {
             vertx.cancelTimer(timer);
-            budget.giveBack(reserved);
+            held.giveBack(reserved);
             if (context.get(BODY_PENDING) != null && !request.isEnded()) {
                 // answered before its body was all there (413 from the body handler, which drops the rest): a client
                 // that goes on sending is cut off after a while
@@ -157,7 +168,7 @@ final class RequestEdge {
                 });
             }
         });
-        if (limits.isUpload(path)) {
+        if (spooled) {
             uploads.spool(context, limit, e -> refuse(context, e));
         } else {
             bodyHandlers.computeIfAbsent(limit, l -> BodyHandler.create(false).setBodyLimit(l)).handle(context);

@@ -1,6 +1,11 @@
 package dev.keypool.camel;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
@@ -17,6 +22,7 @@ import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.MultipartBody;
 import dev.keypool.gateway.MultipartForm;
+import dev.keypool.gateway.SpooledMultipartBody;
 import dev.keypool.gateway.UpstreamBody;
 import dev.keypool.gateway.UpstreamPayload;
 import dev.keypool.quota.TokenEstimate;
@@ -106,22 +112,45 @@ public final class RequestPlanner {
     }
 
     /**
-     * A multipart upload with a {@code model} form field (audio transcriptions and translations): read whole from
-     * the client (the entry route leaves it unread: platform-http would keep only the parsed form), checked, and
-     * sent on byte for byte.
+     * A multipart upload with a {@code model} form field (audio transcriptions and translations), checked and sent on
+     * byte for byte (the entry route leaves it unread: platform-http would keep only the parsed form). Over HTTP/1.1 it
+     * is on disk already ({@link RequestEdge}) and is sent from there; a request that came another way (HTTP/2, the
+     * keypool component) is read whole.
      */
     public void readMultipart(Exchange exchange) {
         String endpoint = exchange.getProperty(Exchanges.ENDPOINT, String.class);
         Api api = api(exchange);
         String contentType = exchange.getMessage().getHeader(Exchange.CONTENT_TYPE, String.class);
-        byte[] raw = RequestBodies.read(exchange, maxUploadBytes);
-        MultipartForm form = MultipartForm.of(raw, contentType).orElseThrow(() -> GatewayError.badRequest(
-                "invalid_content_type", "Expected a multipart/form-data body with a boundary"));
-        MultipartForm.Field model = form.field("model").filter(m -> !m.value().isBlank()).orElseThrow(() ->
-                GatewayError.badRequest("missing_model", "'model' is required as a form field"));
+        UpstreamPayload body;
+        MultipartForm.Field model;
+        Path spooled = RequestBodies.spooled(exchange);
+        if (spooled != null) {
+            // written to disk as it arrived: looked at through a mapping, sent from the file, never whole in the heap
+            try (FileChannel file = FileChannel.open(spooled, StandardOpenOption.READ)) {
+                long size = file.size();
+                if (size > maxUploadBytes) {
+                    throw GatewayError.tooLarge(size, maxUploadBytes);
+                }
+                model = model(file.map(FileChannel.MapMode.READ_ONLY, 0, size), contentType);
+                body = new SpooledMultipartBody(spooled, size, contentType, model);
+            } catch (IOException e) {
+                throw new UncheckedIOException("upload could not be read back", e);
+            }
+        } else {
+            byte[] raw = RequestBodies.read(exchange, maxUploadBytes);
+            model = model(ByteBuffer.wrap(raw), contentType);
+            body = new MultipartBody(MultipartForm.of(raw, contentType).orElseThrow(), raw, contentType, model);
+        }
         // an upload's cost is not counted in tokens: a key's token limits see none of it
-        read(exchange, new ClientRequest(endpoint, api, model.value(), new MultipartBody(form, raw, contentType, model),
-                false, () -> NO_TOKENS));
+        read(exchange, new ClientRequest(endpoint, api, model.value(), body, false, () -> NO_TOKENS));
+    }
+
+    /** The {@code model} field of a multipart form; 400 for a body that is not one, or has none. */
+    private static MultipartForm.Field model(ByteBuffer body, String contentType) {
+        MultipartForm form = MultipartForm.of(body, contentType).orElseThrow(() -> GatewayError.badRequest(
+                "invalid_content_type", "Expected a multipart/form-data body with a boundary"));
+        return form.field("model").filter(m -> !m.value().isBlank()).orElseThrow(() ->
+                GatewayError.badRequest("missing_model", "'model' is required as a form field"));
     }
 
     private static void read(Exchange exchange, ClientRequest request) {

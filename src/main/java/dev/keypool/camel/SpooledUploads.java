@@ -20,8 +20,9 @@ import io.vertx.ext.web.RoutingContext;
 
 /**
  * Upload bodies (batch files, audio) written to {@code state.dir/uploads} as they arrive, with back-pressure, so that
- * a large or slow upload holds a file instead of heap and no request thread until it is all there; the entry route
- * then reads it from the file ({@link RequestBodies}). Each file is deleted when its request is answered.
+ * a large or slow upload holds a file instead of heap and no request thread until it is all there; the routes then
+ * work from the file ({@link RequestBodies#spooled}): a batch file is stored from it, an audio upload sent to its
+ * provider from it. Each file is deleted when its request is answered.
  */
 final class SpooledUploads {
 

@@ -3,10 +3,13 @@ package dev.keypool.camel;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
+import dev.keypool.gateway.SplicedFile;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Handler;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.StreamResetException;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
@@ -90,6 +93,10 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             ((WebClientInternal) getWebClient()).addInterceptor(BoundedAnswers::closeOnOverflow);
         }
 
+        Vertx vertx() {
+            return getVertx();
+        }
+
         @Override
         public Producer createProducer() {
             return new UpstreamProducer(this, answers);
@@ -107,7 +114,8 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         }
 
         /**
-         * vertx-http's own, for the bodies KeyPool sends (bytes), but its answer goes to {@code answers} directly.
+         * vertx-http's own, for the bodies KeyPool sends (bytes, or an upload's file), but its answer goes to
+         * {@code answers} directly.
          * vertx-http hands every answer to {@code vertx.executeBlocking}, the Vert.x worker pool, where platform-http
          * holds a worker for each request until its route is done: with platform threads, once as many requests as
          * workers were waiting for their provider, no answer could be handled again and the gateway never answered.
@@ -135,6 +143,14 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                 Object body = exchange.getMessage().getBody();
                 if (body == null) {
                     request.send(answered);
+                } else if (body instanceof SplicedFile file) {
+                    // an upload on disk: read from the file as the provider takes it, with its exact length (not chunked)
+                    SplicedFileStream stream = SplicedFileStream.open(((UpstreamEndpoint) getEndpoint()).vertx(), file);
+                    request.putHeader(HttpHeaders.CONTENT_LENGTH.toString(), String.valueOf(file.length()));
+                    request.sendStream(stream, response -> {
+                        stream.close();
+                        answered.handle(response);
+                    });
                 } else {
                     request.sendBuffer(body instanceof byte[] bytes ? Buffer.buffer(bytes)
                             : exchange.getMessage().getMandatoryBody(Buffer.class), answered);

@@ -86,6 +86,12 @@ public final class GatewayError extends RuntimeException implements NeutralFailu
                 "The gateway is holding its maximum of " + maxBytes + " bytes of request bodies; retry shortly", 1L);
     }
 
+    /** Uploads being spooled or sent from disk already fill keypool.max-upload-bytes-on-disk. */
+    public static GatewayError uploadsOverloaded(long maxBytes) {
+        return new GatewayError(503, "service_unavailable_error", "overloaded",
+                "The gateway is holding its maximum of " + maxBytes + " bytes of uploads; retry shortly", 1L);
+    }
+
     /** The client did not send its whole body within keypool.request-read-timeout-ms. */
     public static GatewayError bodyTimeout(long timeoutMs) {
         return new GatewayError(408, "invalid_request_error", "request_timeout",

@@ -252,8 +252,11 @@ public final class GatewayRequest {
         whyNotServed.put(current.name(), why);
     }
 
-    /** The request body for the current channel: the client's bytes, or a copy with the model renamed. */
-    public byte[] upstreamBody() {
+    /**
+     * The request body for the current channel: the client's bytes, or a copy with the model renamed; for an upload on
+     * disk, the file to send ({@link SplicedFile}).
+     */
+    public Object upstreamBody() {
         return body.forModel(current.upstreamModel(model));
     }
 
