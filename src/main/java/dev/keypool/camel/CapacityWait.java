@@ -48,12 +48,12 @@ public final class CapacityWait {
         this.metrics = metrics;
     }
 
-    /** Last step of each round of the walk: sets kpWalk to whether the request walks its chain again. */
+    /** At the end of the chain, unless served: sets kpRoomCame to whether the request walks its chain again. */
     public void waitForRoom(Exchange exchange) throws InterruptedException {
         GatewayRequest request = Exchanges.request(exchange);
         // a walk after a wait has taken its room or not: the next in line may go
         queue.dispatched(request);
-        exchange.setProperty(Exchanges.WALK, false);
+        exchange.setProperty(Exchanges.ROOM_CAME, false);
         if (request.isServed() || !request.heldBackByQuota() || Exchanges.clientGone(exchange)) {
             return;
         }
@@ -83,7 +83,7 @@ public final class CapacityWait {
                 waited.toMillis(), outcome, queue.waiting());
         if (outcome == CapacityQueue.Outcome.ROOM) {
             request.walkAgain();
-            exchange.setProperty(Exchanges.WALK, true);
+            exchange.setProperty(Exchanges.ROOM_CAME, true);
         }
     }
 

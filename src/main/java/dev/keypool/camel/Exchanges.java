@@ -21,10 +21,18 @@ final class Exchanges {
      * {@code ${exchangeProperty.kpRequest.stream}} would call the getter by reflection on every request).
      */
     static final String STREAM = "kpStream";
-    /** Whether the fallback walk goes round its chain again, after waiting for quota room (CapacityWait). */
-    static final String WALK = "kpWalk";
+    /**
+     * Whether the last wait for quota room at the end of the chain found room ({@link CapacityWait}): false ends the
+     * fallback walk, true walks the chain again.
+     */
+    static final String ROOM_CAME = "kpRoomCame";
     /** The route of the channel the fallback walk goes to next ({@link ChannelRouter}); absent when the round is done. */
     static final String NEXT_CHANNEL = "kpNextChannel";
+    /**
+     * Why the fallback walk names no channel this round ({@link ChannelRouter}): {@link ChannelRouter#SERVED},
+     * {@link ChannelRouter#CLIENT_GONE} or {@link ChannelRouter#CHAIN_DONE}; absent while it names one.
+     */
+    static final String WALK_END = "kpWalkEnd";
     /** The {@link GatewayRequest} of this exchange. */
     static final String REQUEST = "kpRequest";
     /** The current channel's provider URL for this request, read by toD in upstream-attempt. */

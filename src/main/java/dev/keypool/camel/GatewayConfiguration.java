@@ -365,7 +365,8 @@ public class GatewayConfiguration implements CamelConfiguration {
     private static MicrometerRoutePolicyFactory routeTimers(CamelContext context) {
         MicrometerRoutePolicyConfiguration timers = new MicrometerRoutePolicyConfiguration();
         timers.setContextEnabled(false);
-        timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,upstream-*,capacity-tick,quota-state,"
+        timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,chat-core,messages-core,keypool-component-core,"
+                + "upstream-*,capacity-tick,quota-state,"
                 + "probe-*,fault-expiry,config-watch,batch-*,task-run,task-resume,task-expiry,async-submit");
         MicrometerRoutePolicyFactory factory = new MicrometerRoutePolicyFactory();
         factory.setCamelContext(context);

@@ -1,6 +1,7 @@
 package dev.keypool.camel;
 
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import io.vertx.ext.web.Router;
@@ -9,6 +10,8 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.Route;
 import org.apache.camel.StatefulService;
 import org.apache.camel.component.platform.http.PlatformHttpEndpoint;
+import org.apache.camel.spi.ResourceReload;
+import org.apache.camel.support.RouteWatcherReloadStrategy;
 
 /**
  * Holds back a request whose HTTP entry route is being replaced by a live route reload
@@ -18,9 +21,13 @@ import org.apache.camel.component.platform.http.PlatformHttpEndpoint;
  * 503, or a 404 once the route is off the router. Here it waits instead, routed again every {@value #REROUTE_MS} ms,
  * for up to {@value #WAIT_MS} ms; after that it goes on to whatever answers.
  *
+ * <p>While any file is being reloaded, every request to a route is held back the same way, its route's file or
+ * another: an entry made from a template (keypool-entry) is not replaced with the file of the routes it hands over to,
+ * and Camel stops a direct: route only once no exchange is in it, which a running entry would never let happen.
+ *
  * <p>The first route of platform-http's router, installed only when reload is on: the default request path is
- * untouched. Its check is one map lookup and the consumer's state. A consumer suspended after that check, while the
- * request was on its way to it, holds the request back the same way ({@link ReloadSafeHttpEngine}).
+ * untouched. Its check is one map lookup, a counter and the consumer's state. A consumer suspended after that check,
+ * while the request was on its way to it, holds the request back the same way ({@link ReloadSafeHttpEngine}).
  */
 final class ReloadGate {
 
@@ -31,10 +38,13 @@ final class ReloadGate {
     private final CamelContext camel;
     /** The path of each platform-http route at startup, and its route id (the same after a reload). */
     private final Map<String, String> routeIdByPath;
+    /** Files being reloaded now. */
+    private final AtomicInteger reloading;
 
-    private ReloadGate(CamelContext camel, Map<String, String> routeIdByPath) {
+    private ReloadGate(CamelContext camel, Map<String, String> routeIdByPath, AtomicInteger reloading) {
         this.camel = camel;
         this.routeIdByPath = routeIdByPath;
+        this.reloading = reloading;
     }
 
     static void install(CamelContext camel, Router router) {
@@ -42,13 +52,39 @@ final class ReloadGate {
                 .filter(route -> route.getEndpoint() instanceof PlatformHttpEndpoint)
                 .collect(Collectors.toUnmodifiableMap(route -> ((PlatformHttpEndpoint) route.getEndpoint()).getPath(),
                         Route::getRouteId, (a, b) -> a));
-        ReloadGate gate = new ReloadGate(camel, routes);
+        ReloadGate gate = new ReloadGate(camel, routes, reloading(camel));
         router.route().order(Integer.MIN_VALUE).handler(gate::handle);
+    }
+
+    /** The count of files Camel's route reload is applying now, one per CamelContext however many routers it has. */
+    private static AtomicInteger reloading(CamelContext camel) {
+        Reloading known = camel.getCamelContextExtension().getContextPlugin(Reloading.class);
+        if (known != null) {
+            return known.files();
+        }
+        Reloading reloading = new Reloading(new AtomicInteger());
+        camel.getCamelContextExtension().addContextPlugin(Reloading.class, reloading);
+        RouteWatcherReloadStrategy watcher = camel.hasService(RouteWatcherReloadStrategy.class);
+        ResourceReload reload = watcher == null ? null : watcher.getResourceReload();
+        if (reload != null) {
+            watcher.setResourceReload((name, resource) -> {
+                reloading.files().incrementAndGet();
+                try {
+                    reload.onReload(name, resource);
+                } finally {
+                    reloading.files().decrementAndGet();
+                }
+            });
+        }
+        return reloading.files();
+    }
+
+    private record Reloading(AtomicInteger files) {
     }
 
     private void handle(RoutingContext context) {
         String routeId = routeIdByPath.get(context.normalizedPath());
-        if (routeId == null || taking(routeId) || !holdBack(context)) {
+        if (routeId == null || reloading.get() == 0 && taking(routeId) || !holdBack(context)) {
             context.next();
         }
     }

@@ -11,10 +11,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reports a reloaded route template whose routes are made from Java at startup (one per channel, one per
- * passthrough path). Camel's route reload re-reads an edited file but re-creates only the routes listed in that
- * file, and lists none for these: the routes would go on running the old template without a word. So the reload is
- * said, and the edit applies at the next start.
+ * Reports a reloaded route template whose routes are made at startup: from Java (one per channel, one per passthrough
+ * path) or by templatedRoute in YAML (the entries, keypool-entry). Camel's route reload re-reads an edited file but
+ * re-creates only its routes, not its templatedRoutes (RouteBuilder.updateRoutesToCamelContext): the routes would go
+ * on running the old template without a word. So the reload is said, and the edit applies at the next start.
  */
 final class TemplateReloads {
 
@@ -38,7 +38,7 @@ final class TemplateReloads {
             @Override
             public void onAddRouteTemplateDefinition(RouteTemplateDefinition template) {
                 if (templateIds.contains(template.getId()) && context.isStarted()) {
-                    LOG.warn("Route template {} was reloaded, but its routes are made from it at startup: "
+                    LOG.warn("Route template {} was reloaded, but the routes made from it keep running the old one: "
                             + "restart KeyPool to apply the change", template.getId());
                 }
             }

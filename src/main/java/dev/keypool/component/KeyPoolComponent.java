@@ -152,7 +152,18 @@ public class KeyPoolComponent extends DefaultComponent {
     }
 
     private static boolean isHttpEntry(RouteDefinition route) {
-        return route.getInput() != null && route.getInput().getEndpointUri().startsWith("platform-http:");
+        return route.getInput() != null && fromUri(route).startsWith("platform-http:");
+    }
+
+    /** The consumer's URI; for an instance of a template whose from is one parameter ({@code {{from}}}), its value. */
+    private static String fromUri(RouteDefinition route) {
+        String uri = route.getInput().getEndpointUri();
+        Map<String, Object> parameters = route.getTemplateParameters();
+        if (parameters != null && uri.startsWith("{{") && uri.endsWith("}}")
+                && parameters.get(uri.substring(2, uri.length() - 2)) instanceof String value) {
+            return value;
+        }
+        return uri;
     }
 
     private static Set<String> routeIdsOf(Model model) {

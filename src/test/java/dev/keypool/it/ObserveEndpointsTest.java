@@ -48,6 +48,7 @@ class ObserveEndpointsTest extends GatewayTestSupport {
         // one timer per entry route and per channel; none for the routes every request crosses inside
         assertThat(metrics).contains("camel_route_policy_seconds_count{")
                 .doesNotContain("routeId=\"gateway-core\"")
+                .doesNotContain("routeId=\"chat-core\"")
                 .doesNotContain("routeId=\"upstream-call\"")
                 .doesNotContain("routeId=\"upstream-attempt\"")
                 .doesNotContain("kind=\"CamelContext\"");
