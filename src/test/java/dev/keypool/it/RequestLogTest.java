@@ -1,22 +1,14 @@
 package dev.keypool.it;
 
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.keypool.testing.RequestLogRows;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Every request leaves one row in the request log, in SQLite in state.dir by default: what was asked, where it was
@@ -90,29 +82,7 @@ class RequestLogTest extends GatewayTestSupport {
                 "fake answer");
     }
 
-    private Path database() {
-        return Path.of(context.getPropertiesComponent().resolveProperty("state.dir").orElseThrow()).resolve("keypool.db");
-    }
-
-    /** The log's rows in the order written, once there are {@code count} of them. */
     private List<Map<String, Object>> awaitRows(int count) {
-        return await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
-                .until(this::rows, rows -> rows.size() >= count);
-    }
-
-    private List<Map<String, Object>> rows() throws Exception {
-        List<Map<String, Object>> rows = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + database());
-             Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT * FROM request_log ORDER BY id")) {
-            while (r.next()) {
-                Map<String, Object> row = new LinkedHashMap<>();
-                for (int i = 1; i <= r.getMetaData().getColumnCount(); i++) {
-                    row.put(r.getMetaData().getColumnName(i), r.getObject(i));
-                }
-                rows.add(row);
-            }
-        }
-        return rows;
+        return RequestLogRows.sqlite(context.getPropertiesComponent().resolveProperty("state.dir").orElseThrow()).await(count);
     }
 }
