@@ -82,6 +82,36 @@ class RequestLogTest extends GatewayTestSupport {
                 "fake answer");
     }
 
+    @Test
+    void should_log_a_stream_with_its_time_to_first_byte() throws Exception {
+        HttpResponse<String> stream = post("/v1/chat/completions",
+                "{\"model\":\"glm-4-flash\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        assertThat(stream.statusCode()).isEqualTo(200);
+
+        Map<String, Object> row = awaitRows(1).get(0);
+
+        assertThat(row.get("request_id")).isEqualTo(stream.headers().firstValue("X-Request-Id").orElseThrow());
+        assertThat(row.get("status")).isEqualTo(200);
+        assertThat(((Number) row.get("ttfb_ms")).longValue()).isBetween(0L, ((Number) row.get("latency_ms")).longValue());
+        assertThat(((Number) row.get("completion_tokens")).longValue()).isPositive();
+    }
+
+    @Test
+    void should_log_an_async_task_as_one_row_of_its_own() throws Exception {
+        HttpResponse<String> accepted = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(url("/v1/chat/completions")))
+                .header("Content-Type", "application/json").header("X-KeyPool-Async", "true")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(chatBody("glm-4-flash"))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(accepted.statusCode()).isEqualTo(202);
+
+        List<Map<String, Object>> rows = awaitRows(1);
+
+        assertThat(rows).hasSize(1);
+        assertThat(rows.get(0).get("source")).isEqualTo("async");
+        assertThat(rows.get(0).get("status")).isEqualTo(200);
+        assertThat(rows.get(0).get("channel")).isEqualTo("zhipu");
+    }
+
     private List<Map<String, Object>> awaitRows(int count) {
         return RequestLogRows.sqlite(context.getPropertiesComponent().resolveProperty("state.dir").orElseThrow()).await(count);
     }
