@@ -2,7 +2,7 @@ package dev.keypool.camel;
 
 import java.nio.file.Path;
 import java.time.Clock;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 
 import dev.keypool.config.GatewayConfig;
 import dev.keypool.metrics.GatewayMetrics;
@@ -33,12 +33,15 @@ final class DatabaseBeans extends ServiceSupport {
         PropertiesComponent properties = context.getPropertiesComponent();
         int queueSize = Integer.parseInt(setting(properties, "keypool.request-log.queue-size"));
         int poolSize = Integer.parseInt(setting(properties, "keypool.database.pool-size"));
+        long start = System.nanoTime();
         Database database = Database.open(config.database().postgres(), stateDir, poolSize);
-        LOG.info("Database: {}{}; request log {}", database.kind(),
+        LOG.info("Database: {}{}, schema ready in {} ms; request log {}", database.kind(),
                 database.kind().equals("sqlite") ? " (" + stateDir.resolve(Database.SQLITE_FILE) + ")" : "",
+                (System.nanoTime() - start) / 1_000_000,
                 config.requestLog().enabled() ? "on, rows kept " + config.database().retention().toDays() + " days" : "off");
         context.getRegistry().bind("keypoolDataSource", database.dataSource());
-        ArrayBlockingQueue<Exchange> queue = new ArrayBlockingQueue<>(queueSize);
+        // as seda's own queue: the requests that offer and the route that takes hold separate locks
+        LinkedBlockingQueue<Exchange> queue = new LinkedBlockingQueue<>(queueSize);
         context.getRegistry().bind("requestLogQueue", queue);
         RequestLog requestLog = new RequestLog(config.requestLog().enabled(), queue, context, clock, metrics,
                 config.database().retention());
