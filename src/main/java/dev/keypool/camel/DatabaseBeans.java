@@ -4,9 +4,11 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.concurrent.LinkedBlockingQueue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.config.GatewayConfig;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.Database;
+import dev.keypool.store.RequestLogReader;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.PropertiesComponent;
@@ -46,6 +48,8 @@ final class DatabaseBeans extends ServiceSupport {
         RequestLog requestLog = new RequestLog(config.requestLog().enabled(), queue, context, clock, metrics,
                 config.database().retention());
         context.getRegistry().bind("requestLog", requestLog);
+        context.getRegistry().bind("adminRequests", new AdminRequests(new RequestLogReader(database.dataSource()),
+                new ObjectMapper()));
         try {
             context.addService(new DatabaseBeans(database), true, true);
         } catch (Exception e) {
