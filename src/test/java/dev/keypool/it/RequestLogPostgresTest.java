@@ -46,6 +46,8 @@ class RequestLogPostgresTest extends GatewayTestSupport {
                       - key: sk-zhipu-1
                 database:
                   url: PG_URL
+                admin:
+                  token: admin-secret
                 """.replace("PG_URL", postgres.url());
     }
 
@@ -66,6 +68,9 @@ class RequestLogPostgresTest extends GatewayTestSupport {
         assertThat(rows.get(1).get("status")).isEqualTo(404);
         assertThat(rows.get(1).get("error_code")).isEqualTo("model_not_found");
         assertThat(rows.get(1).get("fallback_level")).isNull();
+        // the admin API reads them back with the same SQL as on SQLite
+        assertThat(getWithToken("/admin/requests?status=404&limit=1", "admin-secret").body())
+                .contains(rows.get(1).get("request_id").toString(), "\"errorCode\":\"model_not_found\"");
     }
 
     @Test
