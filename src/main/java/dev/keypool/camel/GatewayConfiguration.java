@@ -223,7 +223,9 @@ public class GatewayConfiguration implements CamelConfiguration {
                 TimeUnit.SECONDS.toNanos(Long.parseLong(required(properties, "keypool.max-stream-seconds")))));
         registry.bind("capacityWait", new CapacityWait(capacityQueue, config.queue().maxWait(), clock, metrics));
         metrics.watch(all, capacityQueue);
-        GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics);
+        // the control plane's database, and the request log written into it by routes/request-log.camel.yaml
+        RequestLog requestLog = DatabaseBeans.bind(context, config, stateDir, clock, metrics);
+        GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics, requestLog);
         registry.bind("gatewayResponses", gatewayResponses);
         if (http) {
             boolean reload = properties.resolveProperty("camel.main.routes-reload-enabled").map(Boolean::parseBoolean).orElse(false);

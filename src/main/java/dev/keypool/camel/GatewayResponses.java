@@ -30,11 +30,13 @@ public final class GatewayResponses {
     private final ObjectMapper mapper;
     private final Clock clock;
     private final GatewayMetrics metrics;
+    private final RequestLog requestLog;
 
-    public GatewayResponses(ObjectMapper mapper, Clock clock, GatewayMetrics metrics) {
+    public GatewayResponses(ObjectMapper mapper, Clock clock, GatewayMetrics metrics, RequestLog requestLog) {
         this.mapper = mapper;
         this.clock = clock;
         this.metrics = metrics;
+        this.requestLog = requestLog;
     }
 
     public void finish(Exchange exchange) {
@@ -49,12 +51,15 @@ public final class GatewayResponses {
         // the provider's status (200, or a client error passed back) and content type; none of its other headers
         Integer status = message.getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
         String contentType = message.getHeader(Exchange.CONTENT_TYPE, String.class);
+        String requestId = RequestLog.id(exchange);
         Exchanges.answer(message, status == null ? 200 : status, contentType == null ? "application/json" : contentType,
                 message.getBody());
         request.responseHeaders().forEach(message::setHeader);
+        message.setHeader(RequestLog.HEADER, requestId);
         String outcome = request.isStreamBroken() ? GatewayMetrics.STREAM_BROKEN
                 : status != null && status >= 400 ? GatewayMetrics.CLIENT_ERROR : GatewayMetrics.SUCCESS;
         metrics.request(request.servedBy().name(), request.model(), request.tenant(), outcome);
+        requestLog.answered(exchange, request, status == null ? 200 : status);
         if (request.level() > 0) {
             String primary = request.primary().name();
             LOG.info("Request fell back {} -> {} (level {}): {}", primary, request.servedBy().name(), request.level(),
@@ -72,7 +77,9 @@ public final class GatewayResponses {
         GatewayError error = cause instanceof GatewayError ge ? ge : internal(cause);
         Message message = exchange.getMessage();
         Api api = Api.named(exchange.getProperty(Exchanges.API, "", String.class)).orElse(null);
+        String requestId = RequestLog.id(exchange);
         Exchanges.answer(message, error.status(), "application/json", errorBody(error, api));
+        message.setHeader(RequestLog.HEADER, requestId);
         if (error.retryAfterSeconds() != null) {
             message.setHeader("Retry-After", error.retryAfterSeconds());
         }
@@ -85,6 +92,7 @@ public final class GatewayResponses {
             metrics.request(request == null ? GatewayMetrics.NONE : request.primary().name(),
                     request == null ? GatewayMetrics.NONE : request.model(),
                     request != null ? request.tenant() : tenantOf(exchange), error.code());
+            requestLog.failed(exchange, request, error.status(), error.code());
         }
     }
 

@@ -97,6 +97,7 @@ public final class StreamRelay {
         Attempt attempt = request.attempt();
         attempt.firstByte();
         Relay relay = new Relay(request, client, upstream, deadline);
+        client.putHeader(RequestLog.HEADER, RequestLog.id(exchange));
         Ending ending;
         try {
             relay.head();

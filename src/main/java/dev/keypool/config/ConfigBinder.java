@@ -10,7 +10,7 @@ import java.util.stream.Collectors;
 /** The top level of {@code keypool.yaml}, and the checks that need the whole file: channel and tenant references. */
 final class ConfigBinder {
 
-    private static final Set<String> FIELDS = Set.of("channels", "tenants", "admin", "queue", "redis");
+    private static final Set<String> FIELDS = Set.of("channels", "tenants", "admin", "queue", "redis", "database", "requestLog");
 
     private final ChannelBinder channelBinder = new ChannelBinder();
     private final TenantBinder tenantBinder = new TenantBinder();
@@ -43,7 +43,36 @@ final class ConfigBinder {
                 tenants,
                 admin(root.field("admin")),
                 queue(root.field("queue")),
-                redis(root.field("redis")));
+                redis(root.field("redis")),
+                database(root.field("database")),
+                requestLog(root.field("requestLog")));
+    }
+
+    /** No {@code database} block: SQLite in state.dir; {@code url} names a PostgreSQL server instead. */
+    private static DatabaseConfig database(ConfigNode node) {
+        if (node.isAbsent() || !node.checkMapping(Set.of("url", "retention"))) {
+            return DatabaseConfig.DEFAULT;
+        }
+        Optional<String> url = Optional.empty();
+        if (!node.field("url").isAbsent()) {
+            // the URL may carry a password: no message may quote it
+            url = node.field("url").requiredSecret();
+            if (url.isPresent() && !DatabaseConfig.isPostgres(url.get())) {
+                node.field("url").problem("must be a PostgreSQL URL (postgresql://user:password@host:5432/db or "
+                        + "jdbc:postgresql://...); leave it out for SQLite in state.dir");
+                url = Optional.empty();
+            }
+        }
+        Duration retention = node.field("retention").positiveDuration().orElse(DatabaseConfig.DEFAULT.retention());
+        return new DatabaseConfig(url, retention);
+    }
+
+    /** No {@code requestLog} block: every request is logged. */
+    private static RequestLogConfig requestLog(ConfigNode node) {
+        if (node.isAbsent() || !node.checkMapping(Set.of("enabled"))) {
+            return RequestLogConfig.DEFAULT;
+        }
+        return new RequestLogConfig(node.field("enabled").bool().orElse(RequestLogConfig.DEFAULT.enabled()));
     }
 
     /** No {@code redis} block means every state stays in this instance; a block needs a {@code url}. */

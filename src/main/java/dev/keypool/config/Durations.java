@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** The duration notation of {@code keypool.yaml}: {@code 500ms}, {@code 60s}, {@code 5m}, {@code 1h}, or a bare number of seconds. */
+/** The duration notation of {@code keypool.yaml}: {@code 500ms}, {@code 60s}, {@code 5m}, {@code 1h}, {@code 30d}, or a bare number of seconds. */
 public final class Durations {
 
-    private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)?");
+    private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)?");
 
     private Durations() {
     }
@@ -25,6 +25,7 @@ public final class Durations {
                 case "ms" -> Duration.ofMillis(amount);
                 case "m" -> Duration.ofMinutes(amount);
                 case "h" -> Duration.ofHours(amount);
+                case "d" -> Duration.ofDays(amount);
                 default -> Duration.ofSeconds(amount);
             };
         } catch (ArithmeticException | NumberFormatException tooLarge) {

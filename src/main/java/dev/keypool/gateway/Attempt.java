@@ -50,6 +50,7 @@ public final class Attempt {
         Duration timeToFirstByte = elapsed();
         channel.pool().recordFirstByte(key, timeToFirstByte);
         channel.meters().firstByte(timeToFirstByte);
+        request.firstByte();
         request.served(channel, key);
     }
 
@@ -63,6 +64,7 @@ public final class Attempt {
             request.charge().ifPresent(charge -> charge.answered(request.keyScope().isOwn(key), promptTokens,
                     completionTokens, cost));
             channel.meters().answered(request.tenant(), promptTokens, completionTokens, cost);
+            request.answered(promptTokens, completionTokens, cost);
             channel.breaker().onKeySuccess(key.fingerprint());
             request.served(channel, key);
         }

@@ -65,6 +65,10 @@ public final class GatewayRequest {
     private boolean batch;
 
     private Instant waitDeadline;
+    private long promptTokens;
+    private long completionTokens;
+    private double costUsd;
+    private long firstByteNanos;
     private Channel servedBy;
     private ApiKey servedKey;
 
@@ -334,6 +338,37 @@ public final class GatewayRequest {
     /** Why the current channel failed its last attempt, e.g. "503" or "timeout"; null if none failed. */
     public String lastFailure() {
         return lastFailure;
+    }
+
+    /** The answer's tokens and cost, as the serving attempt recorded them on its key and channel. */
+    void answered(long prompt, long completion, double cost) {
+        promptTokens = prompt;
+        completionTokens = completion;
+        costUsd = cost;
+    }
+
+    /** A stream's first event reached the client. */
+    void firstByte() {
+        if (firstByteNanos == 0) {
+            firstByteNanos = System.nanoTime();
+        }
+    }
+
+    public long promptTokens() {
+        return promptTokens;
+    }
+
+    public long completionTokens() {
+        return completionTokens;
+    }
+
+    public double costUsd() {
+        return costUsd;
+    }
+
+    /** {@link System#nanoTime()} when a stream's first event reached the client; 0 when none did (or no stream). */
+    public long firstByteNanos() {
+        return firstByteNanos;
     }
 
     void served(Channel channel, ApiKey key) {

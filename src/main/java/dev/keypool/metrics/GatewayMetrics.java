@@ -120,6 +120,12 @@ public final class GatewayMetrics {
                 .tags("from", from, "to", to, "level", String.valueOf(level)).register(registry).increment();
     }
 
+    /** Request-log rows lost: its queue was full, or the database refused their batch (0 registers the counter). */
+    public void requestLogDropped(long rows) {
+        Counter.builder("keypool_request_log_dropped").description("Request-log rows lost: queue full or database down")
+                .register(registry).increment(rows);
+    }
+
     /** A request's wait in line for quota room, however it ended. */
     public void queueWaited(Duration waited) {
         queueWait.record(waited);

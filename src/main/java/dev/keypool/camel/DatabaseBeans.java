@@ -1,0 +1,70 @@
+package dev.keypool.camel;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.concurrent.LinkedBlockingQueue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.config.GatewayConfig;
+import dev.keypool.metrics.GatewayMetrics;
+import dev.keypool.store.Database;
+import dev.keypool.store.RequestLogReader;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.spi.PropertiesComponent;
+import org.apache.camel.support.service.ServiceSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control plane's database and the beans of routes/request-log.camel.yaml, bound by {@link GatewayConfiguration}:
+ * {@code keypoolDataSource} (camel-sql's), {@code requestLogQueue} (the bounded queue of the log's seda endpoint) and
+ * {@code requestLog}. The database closes when the context stops, after the routes that write to it.
+ */
+final class DatabaseBeans extends ServiceSupport {
+
+    private static final Logger LOG = LoggerFactory.getLogger(DatabaseBeans.class);
+
+    private final Database database;
+
+    private DatabaseBeans(Database database) {
+        this.database = database;
+    }
+
+    static RequestLog bind(CamelContext context, GatewayConfig config, Path stateDir, Clock clock, GatewayMetrics metrics) {
+        PropertiesComponent properties = context.getPropertiesComponent();
+        int queueSize = Integer.parseInt(setting(properties, "keypool.request-log.queue-size"));
+        int poolSize = Integer.parseInt(setting(properties, "keypool.database.pool-size"));
+        long start = System.nanoTime();
+        Database database = Database.open(config.database().postgres(), stateDir, poolSize);
+        LOG.info("Database: {}{}, schema ready in {} ms; request log {}", database.kind(),
+                database.kind().equals("sqlite") ? " (" + stateDir.resolve(Database.SQLITE_FILE) + ")" : "",
+                (System.nanoTime() - start) / 1_000_000,
+                config.requestLog().enabled() ? "on, rows kept " + config.database().retention().toDays() + " days" : "off");
+        context.getRegistry().bind("keypoolDataSource", database.dataSource());
+        // as seda's own queue: the requests that offer and the route that takes hold separate locks
+        LinkedBlockingQueue<Exchange> queue = new LinkedBlockingQueue<>(queueSize);
+        context.getRegistry().bind("requestLogQueue", queue);
+        RequestLog requestLog = new RequestLog(config.requestLog().enabled(), queue, context, clock, metrics,
+                config.database().retention());
+        context.getRegistry().bind("requestLog", requestLog);
+        context.getRegistry().bind("adminRequests", new AdminRequests(new RequestLogReader(database.dataSource()),
+                new ObjectMapper()));
+        try {
+            context.addService(new DatabaseBeans(database), true, true);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot manage the database", e);
+        }
+        return requestLog;
+    }
+
+    @Override
+    protected void doStop() {
+        database.close();
+    }
+
+    private static String setting(PropertiesComponent properties, String name) {
+        return properties.resolveProperty(name).orElseThrow(() -> new IllegalStateException(
+                "Setting " + name + " is missing: start KeyPool with its application.properties"));
+    }
+}

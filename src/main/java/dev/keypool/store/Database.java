@@ -1,0 +1,113 @@
+package dev.keypool.store;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import dev.keypool.config.DatabaseConfig;
+import com.zaxxer.hikari.HikariConfig;
+import dev.keypool.config.DatabaseConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import org.flywaydb.core.Flyway;
+
+/**
+ * The control plane's store: SQLite in {@code state.dir} (a file an operator can open with {@code sqlite3}), or the
+ * PostgreSQL server several instances share. Its schema is Flyway's migrations, one folder per database
+ * ({@code db/migration/sqlite}, {@code db/migration/postgresql}), so that what differs between the two stays there
+ * and the SQL the rest of KeyPool runs is the same for both.
+ */
+public final class Database implements AutoCloseable {
+
+    /** The SQLite file in state.dir when no PostgreSQL URL is configured. */
+    public static final String SQLITE_FILE = "keypool.db";
+
+    private final HikariDataSource dataSource;
+    private final String kind;
+
+    private Database(HikariDataSource dataSource, String kind) {
+        this.dataSource = dataSource;
+        this.kind = kind;
+    }
+
+    /**
+     * Opens the store and brings its schema up to date.
+     *
+     * @param postgres the PostgreSQL server, or empty for SQLite in {@code stateDir}
+     * @param poolSize connections to PostgreSQL (SQLite takes one writer at a time whatever the pool)
+     */
+    public static Database open(Optional<DatabaseConfig.Postgres> postgres, Path stateDir, int poolSize) {
+        HikariConfig hikari = new HikariConfig();
+        hikari.setPoolName("keypool-db");
+        String kind;
+        if (postgres.isPresent()) {
+            kind = "postgresql";
+            hikari.setJdbcUrl(postgres.get().jdbcUrl());
+            hikari.setUsername(postgres.get().user());
+            hikari.setPassword(postgres.get().password());
+            hikari.setMaximumPoolSize(poolSize);
+        } else {
+            kind = "sqlite";
+            try {
+                Files.createDirectories(stateDir);
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("cannot create state.dir " + stateDir, e);
+            }
+            // WAL: readers (sqlite3, the admin queries) do not block the writer; busy_timeout: a writer waits for the
+            // lock instead of failing at once
+            hikari.setJdbcUrl("jdbc:sqlite:" + stateDir.resolve(SQLITE_FILE).toAbsolutePath()
+                    + "?journal_mode=WAL&synchronous=NORMAL&busy_timeout=5000");
+            hikari.setMaximumPoolSize(Math.min(poolSize, 4));
+        }
+        // a database that is down must not hold the gateway's start: the pool connects when first asked
+        hikari.setInitializationFailTimeout(-1);
+        hikari.setConnectionTimeout(5000);
+        HikariDataSource dataSource = new HikariDataSource(hikari);
+        try {
+            Flyway.configure()
+                    .dataSource(dataSource)
+                    .locations("classpath:db/migration/" + kind)
+                    .load()
+                    .migrate();
+        } catch (RuntimeException e) {
+            dataSource.close();
+            throw new IllegalStateException("Cannot prepare the " + kind + " database: " + safeMessage(e), e);
+        }
+        return new Database(dataSource, kind);
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** {@code sqlite} or {@code postgresql}, for logs. */
+    public String kind() {
+        return kind;
+    }
+
+    /** Whether the database answers now. */
+    public boolean reachable() {
+        try (Connection connection = dataSource.getConnection()) {
+            return connection.isValid(2);
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        dataSource.close();
+    }
+
+    /** The exception's class only: a driver's message may quote the URL, with its password. */
+    private static String safeMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName();
+    }
+}

@@ -1,0 +1,48 @@
+package dev.keypool.store;
+
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * One row of the request log: what a client request asked, where it was served and what it cost. Made once per
+ * request when its answer is known; holds no prompt or answer text, and of the key only its fingerprint.
+ *
+ * @param source       {@code api}, {@code batch} (a batch line) or {@code async} (an async task)
+ * @param model        the model asked for; {@code servedModel} the provider's name for it on the serving channel
+ * @param pool         {@code own} (a key of the request's tenant) or {@code shared}; null when no key served
+ * @param fallbackLevel 0 = primary channel, n = n-th fallback; null when no channel served
+ * @param errorCode    the gateway's error code ({@code quota_exhausted}, …), null when answered by the provider
+ * @param ttfbMs       time to the first byte of a stream, null for other answers
+ */
+public record RequestLogRow(Instant time, String requestId, String source, String tenant, String api, String model,
+                            String servedModel, String channel, String keyFingerprint, String pool, int attempts,
+                            Integer fallbackLevel, int status, String errorCode, long promptTokens,
+                            long completionTokens, long cachedTokens, double costUsd, long latencyMs, Long ttfbMs) {
+
+    /** The row by column name, as the batched INSERT of routes/request-log.camel.yaml reads it. */
+    public Map<String, Object> parameters() {
+        Map<String, Object> p = new HashMap<>(32);
+        p.put("ts", time.toEpochMilli());
+        p.put("request_id", requestId);
+        p.put("source", source);
+        p.put("tenant", tenant);
+        p.put("api", api);
+        p.put("model", model);
+        p.put("served_model", servedModel);
+        p.put("channel", channel);
+        p.put("key_fingerprint", keyFingerprint);
+        p.put("pool", pool);
+        p.put("attempts", attempts);
+        p.put("fallback_level", fallbackLevel);
+        p.put("status", status);
+        p.put("error_code", errorCode);
+        p.put("prompt_tokens", promptTokens);
+        p.put("completion_tokens", completionTokens);
+        p.put("cached_tokens", cachedTokens);
+        p.put("cost_usd", costUsd);
+        p.put("latency_ms", latencyMs);
+        p.put("ttfb_ms", ttfbMs);
+        return p;
+    }
+}

@@ -1,0 +1,56 @@
+package dev.keypool.store;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The default store: SQLite in state.dir, its schema made by the migrations once and found again at the next start. */
+class DatabaseTest {
+
+    @TempDir
+    Path stateDir;
+
+    @Test
+    void should_create_the_schema_in_state_dir_and_keep_it_across_starts() throws Exception {
+        Path dir = stateDir.resolve("not-yet-there");
+        try (Database database = Database.open(Optional.empty(), dir, 4)) {
+            assertThat(database.kind()).isEqualTo("sqlite");
+            execute(database, "INSERT INTO request_log (ts, request_id, source, tenant, attempts, status, prompt_tokens, "
+                    + "completion_tokens, cached_tokens, cost_usd, latency_ms) VALUES (1, 'r1', 'api', 'none', 1, 200, 0, 0, 0, 0, 5)");
+        }
+        assertThat(Files.exists(dir.resolve(Database.SQLITE_FILE))).isTrue();
+
+        try (Database again = Database.open(Optional.empty(), dir, 4)) {
+            assertThat(count(again, "SELECT count(*) FROM request_log")).isEqualTo(1);
+            assertThat(count(again, "SELECT count(*) FROM flyway_schema_history WHERE success = 1")).isEqualTo(1);
+            // WAL: an operator's sqlite3 reads while the gateway writes
+            try (Connection c = again.dataSource().getConnection(); Statement s = c.createStatement();
+                 ResultSet r = s.executeQuery("PRAGMA journal_mode")) {
+                r.next();
+                assertThat(r.getString(1)).isEqualToIgnoringCase("wal");
+            }
+        }
+    }
+
+    private static void execute(Database database, String sql) throws Exception {
+        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static long count(Database database, String sql) throws Exception {
+        try (Connection c = database.dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery(sql)) {
+            r.next();
+            return r.getLong(1);
+        }
+    }
+}
