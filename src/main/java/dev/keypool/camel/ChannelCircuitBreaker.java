@@ -2,7 +2,7 @@ package dev.keypool.camel;
 
 import java.util.List;
 
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import dev.keypool.breaker.ChannelBreaker;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.AsyncProcessor;
 import org.apache.camel.Exchange;
@@ -22,25 +22,27 @@ import org.apache.camel.support.service.ServiceHelper;
 
 /**
  * A channel route's {@code circuitBreaker} step (made by {@link ChannelBreakerFactory}): the same contract as
- * camel-resilience4j's processor, but its body runs asynchronously. Camel's runs the body and waits for it, so a
- * request would hold its thread for the whole provider call even though the call itself holds none.
+ * camel-resilience4j's processor, but its body runs asynchronously and the channel's {@link ChannelBreaker} is the
+ * breaker. Camel's runs the body and waits for it, so a request would hold its thread for the whole provider call
+ * even though the call itself holds none.
  *
- * <p>What it keeps of Camel's: the resilience4j instance gates the call ({@code tryAcquirePermission}) and hears
- * its outcome with its duration; the body runs on a copy of the exchange, whose results are copied back only on
- * success; a rejected or failed call runs onFallback with the failure as {@code CamelExceptionCaught} (none when
- * rejected) and the {@code CamelCircuitBreaker*} properties set as Camel sets them. The fallback runs to its end
- * before the step ends, as in Camel's.
+ * <p>What it keeps of Camel's: the breaker admits the call or not (the one admission check of a visit); the body runs
+ * on a copy of the exchange, whose results are copied back only on success; a rejected or failed call runs onFallback
+ * with the failure as {@code CamelExceptionCaught} (none when rejected) and the {@code CamelCircuitBreaker*}
+ * properties set as Camel sets them. The fallback runs to its end before the step ends, as in Camel's. Unlike Camel's
+ * it reports no outcome: what a visit's end means for the channel is the route's to say (its steps know a client
+ * that left from a provider that failed), and they tell the breaker once.
  */
 final class ChannelCircuitBreaker extends AsyncProcessorSupport implements Navigate<Processor>, IdAware, RouteIdAware {
 
-    private final CircuitBreaker circuitBreaker;
+    private final ChannelBreaker breaker;
     private final AsyncProcessor body;
     private final Processor fallback;
     private String id;
     private String routeId;
 
-    ChannelCircuitBreaker(CircuitBreaker circuitBreaker, Processor body, Processor fallback) {
-        this.circuitBreaker = circuitBreaker;
+    ChannelCircuitBreaker(ChannelBreaker breaker, Processor body, Processor fallback) {
+        this.breaker = breaker;
         this.body = AsyncProcessorConverterHelper.convert(body);
         this.fallback = fallback;
     }
@@ -49,22 +51,21 @@ final class ChannelCircuitBreaker extends AsyncProcessorSupport implements Navig
     public boolean process(Exchange exchange, AsyncCallback callback) {
         // as in a doTry block: failures go to onFallback, not to the route's error handler
         exchange.setProperty(ExchangePropertyKey.TRY_ROUTE_BLOCK, true);
-        if (!circuitBreaker.tryAcquirePermission()) {
+        if (!breaker.admits()) {
             runFallback(exchange);
             callback.done(true);
             return true;
         }
-        long start = circuitBreaker.getCurrentTimestamp();
         Exchange copy = ExchangeHelper.createCorrelatedCopy(exchange, false);
         UnitOfWork copyUow = unitOfWork(exchange, copy);
         try {
             return body.process(copy, doneSync -> {
-                complete(exchange, copy, copyUow, start);
+                complete(exchange, copy, copyUow);
                 callback.done(doneSync);
             });
         } catch (Throwable e) {
             copy.setException(e);
-            complete(exchange, copy, copyUow, start);
+            complete(exchange, copy, copyUow);
             callback.done(true);
             return true;
         }
@@ -84,19 +85,16 @@ final class ChannelCircuitBreaker extends AsyncProcessorSupport implements Navig
         return uow;
     }
 
-    private void complete(Exchange exchange, Exchange copy, UnitOfWork uow, long start) {
+    private void complete(Exchange exchange, Exchange copy, UnitOfWork uow) {
         Throwable failure = copy.getException();
         UnitOfWorkHelper.doneUow(uow, copy);
-        long duration = circuitBreaker.getCurrentTimestamp() - start;
         if (failure == null) {
-            circuitBreaker.onSuccess(duration, circuitBreaker.getTimestampUnit());
             ExchangeHelper.copyResults(exchange, copy);
             exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_SUCCESSFUL_EXECUTION, true);
             exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_FROM_FALLBACK, false);
-            exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_STATE, circuitBreaker.getState().name());
+            exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_STATE, breaker.state().name());
             exchange.removeProperty(ExchangePropertyKey.TRY_ROUTE_BLOCK);
         } else {
-            circuitBreaker.onError(duration, circuitBreaker.getTimestampUnit(), failure);
             exchange.setException(failure);
             runFallback(exchange);
         }
@@ -104,7 +102,7 @@ final class ChannelCircuitBreaker extends AsyncProcessorSupport implements Navig
 
     /** onFallback, for a call the breaker rejected (no exception on the exchange) or one that failed. */
     private void runFallback(Exchange exchange) {
-        exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_STATE, circuitBreaker.getState().name());
+        exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_STATE, breaker.state().name());
         exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_SUCCESSFUL_EXECUTION, false);
         exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_FROM_FALLBACK, true);
         exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_SHORT_CIRCUITED, true);
@@ -176,6 +174,6 @@ final class ChannelCircuitBreaker extends AsyncProcessorSupport implements Navig
 
     @Override
     public String toString() {
-        return "ChannelCircuitBreaker[" + circuitBreaker.getName() + "]";
+        return "ChannelCircuitBreaker[" + breaker.channel() + "]";
     }
 }
