@@ -314,6 +314,7 @@ public final class ChannelBreaker {
                         transition(BreakerState.HALF_OPEN, line, false);
                     }
                     period = decision.period();
+                    probesOut = 0;   // a new trial starts with no probe out, as after a transition
                 }
                 case CLOSED -> {
                     if (state != BreakerState.CLOSED) {
