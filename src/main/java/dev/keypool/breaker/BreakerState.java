@@ -1,6 +1,6 @@
 package dev.keypool.breaker;
 
-/** The state of a channel's breaker as KeyPool decides it (the resilience4j instance only mirrors it). */
+/** The state of a channel's breaker, as {@link ChannelBreaker} decides it. */
 public enum BreakerState {
     CLOSED,
     OPEN,

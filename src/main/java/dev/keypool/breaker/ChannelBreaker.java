@@ -15,13 +15,13 @@ import java.util.function.BooleanSupplier;
 
 import dev.keypool.events.StateListener;
 import dev.keypool.window.SlidingWindow;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 /**
- * The breaker of one channel (design §3), and the only authority on its state. resilience4j cannot express our
- * rules (an ACTIVE-key gate before HALF_OPEN, "k of n" probes with early reopen, several OR-ed triggers), so this
- * class decides every transition from the outcomes it is told and drives the r4j instance the Camel EIP
- * consults to match.
+ * The breaker of one channel (design §3), and the only authority on its state: it decides every transition from the
+ * outcomes it is told, and it alone admits a visit ({@link #admits()}, asked once per visit by the channel route's
+ * circuitBreaker step). resilience4j cannot express our rules (an ACTIVE-key gate before HALF_OPEN, "k of n" probes
+ * with early reopen, several OR-ed triggers), and the one thing it could still do here, counting half-open permits,
+ * is a counter under the lock this class holds anyway (docs/decisions.md, "One breaker authority per channel").
  *
  * <p>With other gateway instances ({@link BreakerPeers}, design §11) each decision made here is announced to them, the
  * decisions they announce are taken over by {@link #follow} without being announced again, and a half-open period's
@@ -48,7 +48,6 @@ public final class ChannelBreaker {
     private final BooleanSupplier hasActiveKey;
     private final Clock clock;
     private final TripDetector detector;
-    private final Resilience4jGate gate;
     private final BreakerLog log;
     private final StateListener listener;
     private final BreakerPeers peers;
@@ -61,6 +60,7 @@ public final class ChannelBreaker {
     private boolean forcedOpen;             // operator's OPEN holds until the operator closes it
     private String trippedBy;
     private HalfOpenTrial trial;            // set while HALF_OPEN
+    private int probesOut;                  // probes admitted this half-open period whose outcome is not known yet
     private long version;                   // of the last decision, see BreakerSnapshot
     private long period;                    // the half-open period the probes count against, while HALF_OPEN
     private Instant changedAt;              // of the last decision
@@ -82,16 +82,10 @@ public final class ChannelBreaker {
         this.hasActiveKey = Objects.requireNonNull(hasActiveKey, "hasActiveKey");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.detector = new TripDetector(settings, clock);
-        this.gate = new Resilience4jGate(channel + "-breaker", settings.halfOpenRequests(), clock);
         this.log = new BreakerLog(channel);
         this.listener = Objects.requireNonNull(listener, "listener");
         this.peers = Objects.requireNonNull(peers, "peers");
         this.changedAt = clock.instant();
-    }
-
-    /** The r4j instance to bind for the channel's circuitBreaker EIP; it follows the state decided here. */
-    public CircuitBreaker circuitBreaker() {
-        return gate.circuitBreaker();
     }
 
     public String channel() {
@@ -124,9 +118,11 @@ public final class ChannelBreaker {
     }
 
     /**
-     * Whether a request may visit the channel now: not when OPEN; when HALF_OPEN only as one of the probes of the
-     * period, which the instances sharing this breaker take from one budget (a request that gets none finds the
-     * channel as good as OPEN, as one does locally when all probes are out).
+     * Whether a request may visit the channel now: not when OPEN; when HALF_OPEN only as one of the
+     * {@code halfOpenRequests} probes of the period (results and probes still out together), which the instances
+     * sharing this breaker take from one budget too (a request that gets none finds the channel as good as OPEN).
+     * An admitted visit ends with one of {@link #onSuccess}, {@link #onFailure}, {@link #onPoolExhausted} or
+     * {@link #onNoOutcome}, which gives its probe back.
      */
     public boolean admits() {
         BreakerState now = state();
@@ -135,9 +131,30 @@ public final class ChannelBreaker {
         }
         long probing;
         synchronized (this) {
+            if (state != BreakerState.HALF_OPEN) {
+                return state == BreakerState.CLOSED;
+            }
+            if (trial.probes() + probesOut >= settings.halfOpenRequests()) {
+                return false;
+            }
+            probesOut++;
             probing = period;
         }
-        return peers.takeProbe(channel, probing, settings.halfOpenRequests());
+        if (peers.takeProbe(channel, probing, settings.halfOpenRequests())) {
+            return true;
+        }
+        synchronized (this) {
+            returnProbe(probing);
+        }
+        return false;
+    }
+
+    /**
+     * The admitted visit ended with nothing to say about the channel (its client left, its tenant's limits refused
+     * it, the gateway's own quota held it back): a probe it held goes to another request.
+     */
+    public synchronized void onNoOutcome() {
+        returnProbe(period);
     }
 
     /** The visit was served (client errors passed back count too). */
@@ -146,7 +163,10 @@ public final class ChannelBreaker {
         synchronized (this) {
             switch (state) {
                 case CLOSED -> detector.visit(false, upstreamLatency.toMillis()).ifPresent(this::trip);
-                case HALF_OPEN -> probeSucceeded(tally);
+                case HALF_OPEN -> {
+                    returnProbe(period);
+                    probeSucceeded(tally);
+                }
                 case OPEN -> { } // a straggler admitted before the trip: the breaker already judged the channel
             }
         }
@@ -159,7 +179,10 @@ public final class ChannelBreaker {
         synchronized (this) {
             switch (state) {
                 case CLOSED -> detector.visit(true, upstreamLatency.toMillis()).ifPresent(this::trip);
-                case HALF_OPEN -> probeFailed(tally);
+                case HALF_OPEN -> {
+                    returnProbe(period);
+                    probeFailed(tally);
+                }
                 case OPEN -> { }
             }
         }
@@ -172,7 +195,10 @@ public final class ChannelBreaker {
         synchronized (this) {
             switch (state) {
                 case CLOSED -> detector.poolExhausted().ifPresent(this::trip);
-                case HALF_OPEN -> probeFailed(tally);
+                case HALF_OPEN -> {
+                    returnProbe(period);
+                    probeFailed(tally);
+                }
                 case OPEN -> { }
             }
         }
@@ -288,6 +314,7 @@ public final class ChannelBreaker {
                         transition(BreakerState.HALF_OPEN, line, false);
                     }
                     period = decision.period();
+                    probesOut = 0;   // a new trial starts with no probe out, as after a transition
                 }
                 case CLOSED -> {
                     if (state != BreakerState.CLOSED) {
@@ -325,6 +352,13 @@ public final class ChannelBreaker {
                 nextAttemptAt = clock.instant().plus(settings.reopenDelay());
                 log.noActiveKey(settings.reopenDelay());
             }
+        }
+    }
+
+    /** A probe of half-open period {@code of} is no longer out; one of an earlier period was forgotten when it ended. */
+    private void returnProbe(long of) {
+        if (state == BreakerState.HALF_OPEN && of == period && probesOut > 0) {
+            probesOut--;
         }
     }
 
@@ -397,7 +431,7 @@ public final class ChannelBreaker {
 
     /**
      * The one place the state changes, as resilience4j's CircuitBreakerStateMachine does it: checked against the
-     * allowed moves, mirrored on the r4j gate, logged once, and queued to be published once the lock is released.
+     * allowed moves, logged once, and queued to be published once the lock is released.
      * A decision made here (not taken over from another instance, not a timed HALF_OPEN) gets a new version and is
      * queued to be announced to the peers too. Entering HALF_OPEN starts the probe period of the current version.
      */
@@ -417,7 +451,7 @@ public final class ChannelBreaker {
             changedAt = now;
         }
         period = target == BreakerState.HALF_OPEN ? version : 0;
-        gate.moveTo(target);
+        probesOut = 0;
         log.transition(target, line);
         unpublished.add(new Transition(new BreakerStateChange(now, channel, from, target, line),
                 decidedHere ? snapshot() : null));

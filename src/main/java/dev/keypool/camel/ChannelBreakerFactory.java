@@ -1,55 +1,48 @@
 package dev.keypool.camel;
 
-import java.util.List;
-
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import dev.keypool.breaker.ChannelBreaker;
 import org.apache.camel.NamedNode;
 import org.apache.camel.Processor;
 import org.apache.camel.Route;
 import org.apache.camel.model.CircuitBreakerDefinition;
-import org.apache.camel.model.Resilience4jConfigurationDefinition;
 import org.apache.camel.processor.DefaultProcessorFactory;
 import org.apache.camel.reifier.ProcessorReifier;
+import org.apache.camel.support.CamelContextHelper;
 
 /**
- * Makes the {@code circuitBreaker} steps that name a resilience4j instance and have an onFallback
- * ({@code resilience4jConfiguration.circuitBreaker}, as the channel routes do) into a {@link ChannelCircuitBreaker};
- * every other step as Camel does. A step that asks for what only camel-resilience4j's processor does (a time
- * limit, a bulkhead, exceptions to record or ignore, no fallback) keeps Camel's.
+ * Makes the {@code circuitBreaker} steps whose {@code configuration} names a {@link ChannelBreaker} in the registry
+ * (as the channel routes' {@code breaker-<channel>} does) into a {@link ChannelCircuitBreaker}; every other step as
+ * Camel does. The model/runtime split of camel-resilience4j's {@code ResilienceReifier} and processor, for the
+ * breaker KeyPool decides with.
  */
 public final class ChannelBreakerFactory extends DefaultProcessorFactory {
 
     @Override
     public Processor createProcessor(Route route, NamedNode definition) throws Exception {
-        if (definition instanceof CircuitBreakerDefinition breaker && asynchronous(breaker)) {
-            return new Reifier(route, breaker).createProcessor();
+        if (definition instanceof CircuitBreakerDefinition step && step.getConfiguration() != null
+                && step.getOnFallback() != null && !step.getOnFallback().getOutputs().isEmpty()) {
+            String name = CamelContextHelper.parseText(route.getCamelContext(), step.getConfiguration());
+            ChannelBreaker breaker = route.getCamelContext().getRegistry().lookupByNameAndType(name, ChannelBreaker.class);
+            if (breaker != null) {
+                return new Reifier(route, step, breaker).createProcessor();
+            }
         }
         return super.createProcessor(route, definition);
     }
 
-    private static boolean asynchronous(CircuitBreakerDefinition breaker) {
-        Resilience4jConfigurationDefinition r4j = breaker.getResilience4jConfiguration();
-        return r4j != null && breaker.getConfiguration() == null && r4j.getCircuitBreaker() != null && r4j.getConfig() == null
-                && breaker.getOnFallback() != null && !breaker.getOnFallback().getOutputs().isEmpty()
-                && !"true".equals(r4j.getTimeoutEnabled()) && !"true".equals(r4j.getBulkheadEnabled())
-                && isEmpty(r4j.getRecordExceptions()) && isEmpty(r4j.getIgnoreExceptions());
-    }
-
-    private static boolean isEmpty(List<String> list) {
-        return list == null || list.isEmpty();
-    }
-
     private static final class Reifier extends ProcessorReifier<CircuitBreakerDefinition> {
-        Reifier(Route route, CircuitBreakerDefinition definition) {
+        private final ChannelBreaker breaker;
+
+        Reifier(Route route, CircuitBreakerDefinition definition, ChannelBreaker breaker) {
             super(route, definition);
+            this.breaker = breaker;
         }
 
         @Override
         public Processor createProcessor() throws Exception {
             Processor body = createChildProcessor(true);
             Processor fallback = createOutputsProcessor(definition.getOnFallback().getOutputs());
-            String name = parseString(definition.getResilience4jConfiguration().getCircuitBreaker());
-            return new ChannelCircuitBreaker(mandatoryLookup(name, CircuitBreaker.class), body, fallback);
+            return new ChannelCircuitBreaker(breaker, body, fallback);
         }
     }
 }

@@ -11,12 +11,15 @@ import dev.keypool.tenant.TenantAdmission;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePropertyKey;
 
-/** The steps of a channel route around its circuitBreaker: prepare the visit, and tell the breaker how it went. */
+/**
+ * The steps of a channel route inside its circuitBreaker: prepare the visit, and tell the breaker how it went, once
+ * per visit the breaker admitted.
+ */
 public final class ChannelOutcomes {
 
     /**
-     * Before the breaker, because properties set inside it would be lost when it fails (it runs its body on a
-     * copy of the exchange): where and how long upstream-attempt calls the provider of this channel.
+     * First step inside the breaker, once it admitted the visit: where and how long upstream-attempt calls the
+     * provider of this channel (set on the breaker's copy of the exchange, which is all that needs them).
      */
     public void enter(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
@@ -26,8 +29,8 @@ public final class ChannelOutcomes {
         exchange.setProperty(Exchanges.CONNECT_TIMEOUT_MS, channel.config().connectTimeout().toMillis());
         TenantAdmission pending = KeySelector.pendingAdmission(request);
         if (pending != null && channel.breaker().state() != BreakerState.CLOSED) {
-            // decided here, not with the key: a request its tenant refuses must not take one of a half-open
-            // breaker's few probe places
+            // decided here, not with the key: a request its tenant refuses gives back the half-open breaker's probe
+            // place it holds at once (failed), before it could count as a probe
             TenantGate.decideAlone(pending);
         }
     }
@@ -51,21 +54,27 @@ public final class ChannelOutcomes {
         Channel channel = request.current();
         Throwable cause = exchange.getProperty(ExchangePropertyKey.EXCEPTION_CAUGHT, Throwable.class);
         if (cause instanceof GatewayError refusal) {
-            // the tenant's limits refused the request with its first key (KeySelector.select): nothing against the
-            // channel, and no other channel either; the request ends with the refusal
+            // the tenant's limits refused the request (here or with its first key, KeySelector.select): nothing
+            // against the channel, and no other channel either; the request ends with the refusal
+            channel.breaker().onNoOutcome();
             throw refusal;
         } else if (Exchanges.clientGone(exchange)) {
+            if (cause != null) {
+                channel.breaker().onNoOutcome();   // admitted (a rejected visit has no failure): its probe goes back
+            }
             request.skipCurrent("client gone");   // nothing against the channel: the client ended it
         } else if (cause == null) {
             // rejected by the breaker itself: OPEN, or HALF_OPEN with all its probes in flight
             request.skipCurrent(GatewayRequest.OPEN);
         } else if (cause instanceof ChannelAtQuotaException) {
             // held back by the gateway's own accounting: nothing wrong with the channel
+            channel.breaker().onNoOutcome();
             request.skipCurrent(GatewayRequest.AT_QUOTA);
         } else if ((cause instanceof NoUsableKeyException || request.exhaustedPool())
                 && channel.pool().hasUsableKeyOutside(request.keyScope())) {
             // the keys this tenant may use are cooling or disabled, other keys of the channel are fine: the tenant's
             // share is used up, which is a quota matter (wait or 429 quota_exhausted), not the channel's breaker's
+            channel.breaker().onNoOutcome();
             request.skipCurrent(GatewayRequest.AT_QUOTA);
         } else if (cause instanceof NoUsableKeyException || request.exhaustedPool()) {
             channel.breaker().onPoolExhausted();

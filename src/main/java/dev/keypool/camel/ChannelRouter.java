@@ -5,8 +5,9 @@ import dev.keypool.gateway.GatewayRequest;
 import org.apache.camel.Exchange;
 
 /**
- * The fallback walk's next step (route fallback-walk): the primary channel, then its fallback list, skipping
- * channels whose breaker does not admit the request; or why there is none, which the walk's loop ends on.
+ * The fallback walk's next step (route fallback-walk): the primary channel, then its fallback list; or why there is
+ * none, which the walk's loop ends on. Each channel's route decides with its breaker whether the request visits the
+ * provider (its circuitBreaker step); a channel that turns it away sends it back here for the next.
  */
 public final class ChannelRouter {
 
@@ -35,14 +36,7 @@ public final class ChannelRouter {
     }
 
     private static String nextRoute(GatewayRequest request) {
-        for (Channel channel = request.advance(); channel != null; channel = request.advance()) {
-            // OPEN, or HALF_OPEN with the probes of the period all out (on any instance sharing the breaker)
-            if (!channel.breaker().admits()) {
-                request.skipCurrent(GatewayRequest.OPEN);
-                continue;
-            }
-            return "direct:channel-" + channel.name();
-        }
-        return null;
+        Channel channel = request.advance();
+        return channel == null ? null : "direct:channel-" + channel.name();
     }
 }

@@ -143,7 +143,7 @@ public final class ConfigReloader {
         ChannelAssembly.Reload done = assembly.reload(channels, next.channels());
         for (String added : done.added()) {
             Channel channel = channels.get(added).orElseThrow();
-            context.getRegistry().bind("breaker-" + added, channel.breaker().circuitBreaker());
+            context.getRegistry().bind("breaker-" + added, channel.breaker());
             if (context.getRoute("channel-" + added) == null) {
                 addChannelRoute(added);
             }

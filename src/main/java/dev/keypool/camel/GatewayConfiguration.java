@@ -153,8 +153,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         List<Channel> channels = new ArrayList<>();
         for (ChannelConfig c : config.channels()) {
             Channel channel = assembly.build(c);
-            // the channel route's circuitBreaker EIP uses this instance (resilience4jConfiguration.circuitBreaker)
-            registry.bind("breaker-" + c.name(), channel.breaker().circuitBreaker());
+            // the channel route's circuitBreaker step decides with this breaker (its configuration: breaker-<channel>)
+            registry.bind("breaker-" + c.name(), channel.breaker());
             channels.add(channel);
             if (c.baseUrl().contains("/demo/v1")) {
                 LOG.info("Channel [{}] calls the built-in demo upstream SIMULATOR (canned answers, not a real LLM)", c.name());

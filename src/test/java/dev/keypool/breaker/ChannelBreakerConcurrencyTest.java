@@ -12,7 +12,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.keypool.testing.MutableClock;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -64,7 +63,6 @@ class ChannelBreakerConcurrencyTest {
         });
 
         assertThat(logs.lines()).containsExactly("INFO Channel [zhipu] recovery timeout elapsed, HALF_OPEN (needs 2/3)");
-        assertThat(breaker.circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.HALF_OPEN);
     }
 
     @Test

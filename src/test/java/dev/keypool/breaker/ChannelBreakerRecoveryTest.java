@@ -1,21 +1,18 @@
 package dev.keypool.breaker;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.keypool.events.StateListener;
 import dev.keypool.testing.MutableClock;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * OPEN -> HALF_OPEN -> CLOSED or OPEN again, driven the way the Camel EIP drives it: the r4j gate is asked for a
- * permit, a success reaches the breaker before r4j records it, a failure after.
+ * OPEN -> HALF_OPEN -> CLOSED or OPEN again, driven the way the channel route drives it: the breaker is asked to
+ * admit a visit, then told its outcome once.
  */
 class ChannelBreakerRecoveryTest {
 
@@ -24,7 +21,6 @@ class ChannelBreakerRecoveryTest {
     private final MutableClock clock = new MutableClock();
     private final AtomicBoolean activeKey = new AtomicBoolean(true);
     private final ChannelBreaker breaker = new ChannelBreaker("zhipu", Settings.spec().build(), activeKey::get, clock, StateListener.NONE);
-    private final CircuitBreaker cb = breaker.circuitBreaker();
 
     @Test
     void should_stay_open_before_the_recovery_timeout() {
@@ -34,7 +30,7 @@ class ChannelBreakerRecoveryTest {
 
         assertThat(breaker.state()).isEqualTo(BreakerState.OPEN);
         assertThat(breaker.nextAttemptAt()).contains(tripTime.plusSeconds(30));
-        assertThat(cb.tryAcquirePermission()).isFalse();
+        assertThat(breaker.admits()).isFalse();
     }
 
     @Test
@@ -44,7 +40,6 @@ class ChannelBreakerRecoveryTest {
 
         assertThat(breaker.state()).isEqualTo(BreakerState.HALF_OPEN);
         assertThat(breaker.nextAttemptAt()).isEmpty();
-        assertThat(cb.getState()).isEqualTo(CircuitBreaker.State.HALF_OPEN);
     }
 
     @Test
@@ -55,7 +50,7 @@ class ChannelBreakerRecoveryTest {
 
         assertThat(breaker.state()).isEqualTo(BreakerState.OPEN);
         assertThat(breaker.nextAttemptAt()).contains(clock.instant().plusSeconds(60));
-        assertThat(cb.tryAcquirePermission()).isFalse();
+        assertThat(breaker.admits()).isFalse();
 
         activeKey.set(true);
         clock.advance(Duration.ofSeconds(59));
@@ -66,16 +61,16 @@ class ChannelBreakerRecoveryTest {
     }
 
     @Test
-    void should_gate_with_r4j_exactly_half_open_requests_probes() {
+    void should_admit_exactly_half_open_requests_probes() {
         trip();
-        assertThat(cb.tryAcquirePermission()).isFalse(); // OPEN
+        assertThat(breaker.admits()).isFalse(); // OPEN
         clock.advance(Duration.ofSeconds(30));
         breaker.state();
 
-        assertThat(cb.tryAcquirePermission()).isTrue();
-        assertThat(cb.tryAcquirePermission()).isTrue();
-        assertThat(cb.tryAcquirePermission()).isTrue();
-        assertThat(cb.tryAcquirePermission()).isFalse();
+        assertThat(breaker.admits()).isTrue();
+        assertThat(breaker.admits()).isTrue();
+        assertThat(breaker.admits()).isTrue();
+        assertThat(breaker.admits()).isFalse();
     }
 
     @Test
@@ -87,8 +82,7 @@ class ChannelBreakerRecoveryTest {
         probe(true);
 
         assertThat(breaker.state()).isEqualTo(BreakerState.CLOSED);
-        assertThat(cb.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
-        assertThat(cb.tryAcquirePermission()).isTrue();
+        assertThat(breaker.admits()).isTrue();
         assertThat(breaker.figures().trippedBy()).isNull();
     }
 
@@ -101,7 +95,6 @@ class ChannelBreakerRecoveryTest {
         probe(true);
 
         assertThat(breaker.state()).isEqualTo(BreakerState.CLOSED);
-        assertThat(cb.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
     }
 
     @Test
@@ -115,8 +108,7 @@ class ChannelBreakerRecoveryTest {
 
         assertThat(breaker.state()).isEqualTo(BreakerState.OPEN);
         assertThat(breaker.nextAttemptAt()).contains(clock.instant().plusSeconds(60));
-        assertThat(cb.getState()).isEqualTo(CircuitBreaker.State.OPEN);
-        assertThat(cb.tryAcquirePermission()).isFalse();
+        assertThat(breaker.admits()).isFalse();
     }
 
     @Test
@@ -127,9 +119,8 @@ class ChannelBreakerRecoveryTest {
         probe(false);
 
         assertThat(breaker.state()).isEqualTo(BreakerState.OPEN);
-        assertThat(cb.getState()).isEqualTo(CircuitBreaker.State.OPEN);
-        // the third permit was never used, and r4j had not judged yet: the reopen is our own decision
-        assertThat(cb.tryAcquirePermission()).isFalse();
+        // the third probe was never needed: two failures of three leave no way to two successes
+        assertThat(breaker.admits()).isFalse();
     }
 
     @Test
@@ -185,16 +176,14 @@ class ChannelBreakerRecoveryTest {
     @Test
     void should_count_a_late_result_of_the_third_probe_in_the_closed_window() {
         halfOpen();
-        assertThat(cb.tryAcquirePermission()).isTrue(); // third probe admitted, still running
+        assertThat(breaker.admits()).isTrue(); // third probe admitted, still running
         probe(true);
         probe(true);
 
-        cb.onError(100, TimeUnit.MILLISECONDS, new IOException("503"));
         breaker.onFailure(LATENCY);
 
         assertThat(breaker.state()).isEqualTo(BreakerState.CLOSED);
         assertThat(breaker.figures().callsInWindow()).isEqualTo(1);
-        assertThat(cb.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
     }
 
     @Test
@@ -220,8 +209,8 @@ class ChannelBreakerRecoveryTest {
         single.onPoolExhausted();
         clock.advance(Duration.ofSeconds(30));
         assertThat(single.state()).isEqualTo(BreakerState.HALF_OPEN);
-        assertThat(single.circuitBreaker().tryAcquirePermission()).isTrue();
-        assertThat(single.circuitBreaker().tryAcquirePermission()).isFalse();
+        assertThat(single.admits()).isTrue();
+        assertThat(single.admits()).isFalse();
 
         single.onFailure(LATENCY);
 
@@ -234,14 +223,14 @@ class ChannelBreakerRecoveryTest {
         assertThat(breaker.state()).isEqualTo(BreakerState.OPEN);
         assertThat(breaker.nextAttemptAt()).isEmpty();
         assertThat(breaker.figures().trippedBy()).isEqualTo("operator: maintenance");
-        assertThat(cb.tryAcquirePermission()).isFalse();
+        assertThat(breaker.admits()).isFalse();
 
         clock.advance(Duration.ofHours(5));
         assertThat(breaker.state()).isEqualTo(BreakerState.OPEN);
 
         breaker.forceClosed();
         assertThat(breaker.state()).isEqualTo(BreakerState.CLOSED);
-        assertThat(cb.tryAcquirePermission()).isTrue();
+        assertThat(breaker.admits()).isTrue();
     }
 
     @Test
@@ -252,18 +241,33 @@ class ChannelBreakerRecoveryTest {
         breaker.forceClosed();
 
         assertThat(breaker.state()).isEqualTo(BreakerState.CLOSED);
-        assertThat(cb.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
     }
 
     @Test
-    void should_put_r4j_back_in_step_on_the_next_transition_when_it_moved_on_its_own() {
-        trip();
-        cb.transitionToClosedState(); // someone else touched the shared instance
-        clock.advance(Duration.ofSeconds(30));
+    void should_give_the_probe_of_a_visit_without_an_outcome_to_another_request() {
+        halfOpen();
+        assertThat(breaker.admits()).isTrue();
+        assertThat(breaker.admits()).isTrue();
+        assertThat(breaker.admits()).isTrue();
+        assertThat(breaker.admits()).as("all three probes out").isFalse();
 
-        assertThat(breaker.state()).isEqualTo(BreakerState.HALF_OPEN);
+        breaker.onNoOutcome(); // e.g. its client left
 
-        assertThat(cb.getState()).isEqualTo(CircuitBreaker.State.HALF_OPEN);
+        assertThat(breaker.admits()).isTrue();
+        assertThat(breaker.admits()).isFalse();
+        assertThat(breaker.figures().halfOpenProbes()).isZero();
+    }
+
+    @Test
+    void should_count_results_and_probes_out_together_against_half_open_requests() {
+        halfOpen();
+        probe(true);
+        assertThat(breaker.admits()).isTrue();
+        assertThat(breaker.admits()).isTrue();
+
+        assertThat(breaker.admits()).as("one result and two probes out").isFalse();
+        breaker.onSuccess(LATENCY);
+        assertThat(breaker.state()).isEqualTo(BreakerState.CLOSED);
     }
 
     private Instant trip() {
@@ -281,14 +285,12 @@ class ChannelBreakerRecoveryTest {
         assertThat(breaker.state()).isEqualTo(BreakerState.HALF_OPEN);
     }
 
-    /** One probe request through the EIP: permit, then the outcome in the order the Camel layer reports it. */
+    /** One probe request through the channel route: admitted, then its outcome. */
     private void probe(boolean success) {
-        assertThat(cb.tryAcquirePermission()).isTrue();
+        assertThat(breaker.admits()).isTrue();
         if (success) {
             breaker.onSuccess(LATENCY);
-            cb.onSuccess(LATENCY.toMillis(), TimeUnit.MILLISECONDS);
         } else {
-            cb.onError(LATENCY.toMillis(), TimeUnit.MILLISECONDS, new IOException("upstream 503"));
             breaker.onFailure(LATENCY);
         }
     }

@@ -1,12 +1,15 @@
 package dev.keypool.camel;
 
+import java.time.Clock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import dev.keypool.breaker.BreakerSettings;
+import dev.keypool.breaker.ChannelBreaker;
+import dev.keypool.events.StateListener;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.AsyncProcessor;
 import org.apache.camel.CamelContext;
@@ -30,12 +33,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The channel routes' circuitBreaker step as {@link ChannelBreakerFactory} makes it: a body that completes later,
- * on another thread (as a provider call through vertx-http does), does not hold the caller; the resilience4j
- * instance gates the call and hears its outcome; onFallback runs as with camel-resilience4j's processor.
+ * on another thread (as a provider call through vertx-http does), does not hold the caller; the channel's breaker
+ * admits the call or not, and hears of its outcome from the route's steps only; onFallback runs as with
+ * camel-resilience4j's processor.
  */
 class ChannelCircuitBreakerTest {
 
-    private final CircuitBreaker breaker = CircuitBreaker.ofDefaults("breaker-test");
+    private final ChannelBreaker breaker = new ChannelBreaker("test", BreakerSettings.defaults(), () -> true,
+            Clock.systemUTC(), StateListener.NONE);
     /** The body's calls in flight: each completes when the test says so, on the answering thread. */
     private final LinkedBlockingQueue<PendingCall> calls = new LinkedBlockingQueue<>();
     private final ExecutorService answering = Executors.newSingleThreadExecutor();
@@ -53,16 +58,15 @@ class ChannelCircuitBreakerTest {
         // a lambda, not a RouteBuilder subclass: Camel Main in the other tests scans this package for those
         RouteBuilder.addRoutes(context, routes -> {
             routes.from("direct:channel").routeId("channel")
-                    .circuitBreaker().resilience4jConfiguration().circuitBreaker("breaker-test").end()
+                    .circuitBreaker().configuration("breaker-test")
                         .setProperty("insideBreaker", constant("set"))
                         .process("provider")
                     .onFallback()
                         .setBody(simple("fallback after ${exchangeProperty.CamelExceptionCaught}"))
                     .end();
-            // asks for a time limit: only camel-resilience4j's processor does that
+            // a resilience4j breaker of its own, as any Camel application writes it
             routes.from("direct:timed").routeId("timed")
-                    .circuitBreaker().resilience4jConfiguration().circuitBreaker("breaker-test")
-                        .timeoutEnabled(true).timeoutDuration(1000).end()
+                    .circuitBreaker().resilience4jConfiguration().timeoutEnabled(true).timeoutDuration(1000).end()
                         .setBody(constant("timed"))
                     .onFallback()
                         .setBody(constant("fallback"))
@@ -93,12 +97,12 @@ class ChannelCircuitBreakerTest {
         assertThat(exchange.getMessage().getBody(String.class)).isEqualTo("the provider's answer");
         assertThat(exchange.getProperty("insideBreaker")).as("results of a success are kept").isEqualTo("set");
         assertThat(exchange.getProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_SUCCESSFUL_EXECUTION, Boolean.class)).isTrue();
-        assertThat(breaker.getMetrics().getNumberOfSuccessfulCalls()).isEqualTo(1);
+        assertThat(breaker.figures().callsInWindow()).as("outcomes are the route's to report").isZero();
         assertThat(exchange.getException()).isNull();
     }
 
     @Test
-    void should_run_the_fallback_with_the_failure_and_tell_the_breaker_when_the_call_fails() throws Exception {
+    void should_run_the_fallback_with_the_failure_when_the_call_fails() throws Exception {
         Exchange exchange = new DefaultExchange(context);
         CompletableFuture<Boolean> done = new CompletableFuture<>();
 
@@ -111,12 +115,12 @@ class ChannelCircuitBreakerTest {
         assertThat(exchange.getProperty("insideBreaker")).as("what the failed body set is not kept").isNull();
         assertThat(exchange.getProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_FROM_FALLBACK, Boolean.class)).isTrue();
         assertThat(exchange.getException()).as("handled by the fallback").isNull();
-        assertThat(breaker.getMetrics().getNumberOfFailedCalls()).isEqualTo(1);
+        assertThat(breaker.figures().callsInWindow()).as("outcomes are the route's to report").isZero();
     }
 
     @Test
     void should_not_call_the_body_when_the_breaker_refuses_and_run_the_fallback_without_a_failure() throws Exception {
-        breaker.transitionToOpenState();
+        breaker.forceOpen("test");
         Exchange exchange = new DefaultExchange(context);
 
         CompletableFuture<Boolean> done = new CompletableFuture<>();
@@ -127,11 +131,10 @@ class ChannelCircuitBreakerTest {
         assertThat(calls).isEmpty();
         assertThat(exchange.getMessage().getBody(String.class)).isEqualTo("fallback after ");
         assertThat(exchange.getProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_SHORT_CIRCUITED, Boolean.class)).isTrue();
-        assertThat(breaker.getMetrics().getNumberOfNotPermittedCalls()).isEqualTo(1);
     }
 
     @Test
-    void should_leave_a_circuit_breaker_that_asks_for_a_time_limit_to_camel_resilience4j() {
+    void should_leave_a_circuit_breaker_that_names_no_channel_breaker_to_camel_resilience4j() {
         assertThat(breakerStep("timed")).isInstanceOf(ResilienceProcessor.class);
         assertThat(breakerStep("channel")).isInstanceOf(ChannelCircuitBreaker.class);
     }

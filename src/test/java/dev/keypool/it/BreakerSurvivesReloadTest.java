@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import dev.keypool.breaker.BreakerState;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import dev.keypool.breaker.ChannelBreaker;
 import org.apache.logging.log4j.Level;
 import org.apache.camel.builder.TemplatedRouteBuilder;
 import org.apache.camel.support.RouteWatcherReloadStrategy;
@@ -75,7 +75,7 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
 
     @Test
     void should_keep_an_open_breaker_open_when_camel_reloads_another_routes_file() throws Exception {
-        CircuitBreaker bound = openMainBreaker();
+        ChannelBreaker bound = openMainBreaker();
 
         // a visible change to the core every entry hands over to: proves the reload really replaced it
         reload("gateway.camel.yaml", "id: gateway-core\n");
@@ -86,7 +86,7 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
         assertServedByBackupOnly(r);
 
         channel("main").breaker().forceClosed();
-        assertThat(bound.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+        assertThat(bound.state()).isEqualTo(BreakerState.CLOSED);
         HttpResponse<String> after = chat("m");
         assertThat(after.statusCode()).isEqualTo(200);
         assertThat(after.headers().firstValue("X-KeyPool-Channel")).contains("main");
@@ -100,7 +100,7 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
      */
     @Test
     void should_report_that_an_edited_channel_template_applies_at_the_next_start() throws Exception {
-        CircuitBreaker bound = openMainBreaker();
+        ChannelBreaker bound = openMainBreaker();
 
         reload("channel.camel.yaml", "uri: \"direct:channel-{{channel}}\"\n");
 
@@ -126,7 +126,7 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
      */
     @Test
     void should_keep_an_open_breaker_open_when_the_channel_route_is_made_anew() throws Exception {
-        CircuitBreaker bound = openMainBreaker();
+        ChannelBreaker bound = openMainBreaker();
 
         context.getRouteController().stopRoute("channel-main");
         context.removeRoute("channel-main");
@@ -155,19 +155,19 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
         assertThat(markerLoggedBy("chat-completions")).as("the entries still run the template they were made from").isFalse();
     }
 
-    private CircuitBreaker openMainBreaker() throws Exception {
+    private ChannelBreaker openMainBreaker() throws Exception {
         // the channel route has run once, so its circuitBreaker EIP has picked up the bound instance
         assertThat(chat("m").headers().firstValue("X-KeyPool-Channel")).contains("main");
         upstream.clear();
         channel("main").breaker().forceOpen("before reload");
-        CircuitBreaker bound = context.getRegistry().lookupByNameAndType("breaker-main", CircuitBreaker.class);
-        assertThat(bound.getState()).isEqualTo(CircuitBreaker.State.OPEN);
+        ChannelBreaker bound = context.getRegistry().lookupByNameAndType("breaker-main", ChannelBreaker.class);
+        assertThat(bound.state()).isEqualTo(BreakerState.OPEN);
         return bound;
     }
 
-    private void assertOpenAndBound(CircuitBreaker bound) {
-        assertThat(context.getRegistry().lookupByNameAndType("breaker-main", CircuitBreaker.class)).isSameAs(bound);
-        assertThat(bound.getState()).isEqualTo(CircuitBreaker.State.OPEN);
+    private void assertOpenAndBound(ChannelBreaker bound) {
+        assertThat(context.getRegistry().lookupByNameAndType("breaker-main", ChannelBreaker.class)).isSameAs(bound);
+        assertThat(bound.state()).isEqualTo(BreakerState.OPEN);
         assertThat(channel("main").breaker().state()).isEqualTo(BreakerState.OPEN);
         assertThat(context.getRoute("channel-main")).isNotNull();
     }

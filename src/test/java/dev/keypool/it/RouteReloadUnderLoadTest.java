@@ -21,10 +21,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import dev.keypool.breaker.BreakerState;
+import dev.keypool.breaker.ChannelBreaker;
 import dev.keypool.gateway.Channels;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyState;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.apache.camel.Consumer;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.support.RouteWatcherReloadStrategy;
@@ -94,7 +94,7 @@ class RouteReloadUnderLoadTest extends GatewayTestSupport {
         upstream.answer("sk-main-429", 429, "3600", null).delayAll(20);
         Channels channels = context.getRegistry().lookupByNameAndType("channels", Channels.class);
         ApiKey rateLimited = channel("main").pool().keys().get(0);
-        CircuitBreaker spareBreaker = context.getRegistry().lookupByNameAndType("breaker-spare", CircuitBreaker.class);
+        ChannelBreaker spareBreaker = context.getRegistry().lookupByNameAndType("breaker-spare", ChannelBreaker.class);
         channel("spare").breaker().forceOpen("held open across the reload");
 
         ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
@@ -143,9 +143,9 @@ class RouteReloadUnderLoadTest extends GatewayTestSupport {
         long quotaUsed = channel("main").pool().keys().stream().skip(1)
                 .mapToLong(k -> channel("main").pool().quotaOf(k).use().get(0).used()).sum();
         assertThat(quotaUsed).as("requests in the keys' rpm windows").isEqualTo(answers.size());
-        assertThat(context.getRegistry().lookupByNameAndType("breaker-spare", CircuitBreaker.class)).isSameAs(spareBreaker);
+        assertThat(context.getRegistry().lookupByNameAndType("breaker-spare", ChannelBreaker.class)).isSameAs(spareBreaker);
         assertThat(channel("spare").breaker().state()).isEqualTo(BreakerState.OPEN);
-        assertThat(spareBreaker.getState()).isEqualTo(CircuitBreaker.State.OPEN);
+        assertThat(spareBreaker.state()).isEqualTo(BreakerState.OPEN);
     }
 
     @Test

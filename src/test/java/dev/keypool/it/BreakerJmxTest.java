@@ -1,0 +1,78 @@
+package dev.keypool.it;
+
+import java.lang.management.ManagementFactory;
+import java.net.http.HttpResponse;
+import java.util.Set;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A channel's breaker over JMX, as Camel's own processors are: its step's MBean shows the state and figures, and an
+ * operator forcing it OPEN sends the channel's requests to the fallback until forcing it CLOSED.
+ */
+class BreakerJmxTest extends GatewayTestSupport {
+
+    private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+
+    BreakerJmxTest() {
+        // Camel's test support turns JMX off unless asked
+        testConfiguration().withEnableJMX();
+    }
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: alpha
+                    baseUrl: UPSTREAM
+                    models: [gpt-test]
+                    keys:
+                      - key: sk-alpha-1
+                    fallback: [beta]
+                    breaker:
+                      halfOpenRequests: 2
+                      halfOpenSuccess: 2
+                  - name: beta
+                    baseUrl: UPSTREAM
+                    models: [gpt-beta]
+                    keys:
+                      - key: sk-beta-1
+                """;
+    }
+
+    @Test
+    void should_show_the_breaker_and_force_it_open_and_closed_over_jmx() throws Exception {
+        ObjectName alpha = breakerMBean("alpha");
+        assertThat(server.getAttribute(alpha, "CircuitBreakerState")).isEqualTo("CLOSED");
+        assertThat(server.getAttribute(alpha, "HalfOpenRequests")).isEqualTo(2);
+        assertThat(chat("gpt-test").headers().firstValue("X-KeyPool-Channel")).contains("alpha");
+        assertThat(server.getAttribute(alpha, "CallsInWindow")).isEqualTo(1L);
+
+        server.invoke(alpha, "forceOpen", new Object[] {"provider maintenance"}, new String[] {String.class.getName()});
+
+        assertThat(server.getAttribute(alpha, "CircuitBreakerState")).isEqualTo("OPEN");
+        assertThat(server.getAttribute(alpha, "TrippedBy")).isEqualTo("operator: provider maintenance");
+        HttpResponse<String> walked = chat("gpt-test");
+        assertThat(walked.statusCode()).isEqualTo(200);
+        assertThat(walked.headers().firstValue("X-KeyPool-Channel")).contains("beta");
+        assertThat(upstream.hits("sk-alpha-1")).isEqualTo(1);
+
+        server.invoke(alpha, "forceClosed", new Object[0], new String[0]);
+
+        assertThat(server.getAttribute(alpha, "CircuitBreakerState")).isEqualTo("CLOSED");
+        assertThat(chat("gpt-test").headers().firstValue("X-KeyPool-Channel")).contains("alpha");
+        assertThat(upstream.hits("sk-alpha-1")).isEqualTo(2);
+    }
+
+    private ObjectName breakerMBean(String channel) throws Exception {
+        Set<ObjectName> found = server.queryNames(
+                new ObjectName("org.apache.camel:type=processors,name=\"" + channel + "-breaker\",*"), null);
+        assertThat(found).as("the breaker step's MBean of channel " + channel).hasSize(1);
+        return found.iterator().next();
+    }
+}
