@@ -83,6 +83,7 @@ final class RequestEdge {
                 .map(Long::parseLong).orElseGet(() -> BodyBudget.sizedFromHeap(Runtime.getRuntime().maxMemory()));
         LOG.info("At most {} bytes of request bodies held at once (keypool.max-body-bytes-in-flight), then 503 overloaded",
                 budget);
+        RequestHeadTimeout.install(context, bytes(properties, "keypool.request-header-timeout-ms"));
         SpooledUploads uploads = new SpooledUploads(Path.of(setting(properties, "state.dir")).resolve("uploads"));
         context.getRegistry().bind(RequestBodies.SPOOLED_UPLOADS, uploads);
         return new RequestEdge(context.getRegistry().lookupByNameAndType("vertx", Vertx.class), limits,
