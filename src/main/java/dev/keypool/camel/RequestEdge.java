@@ -114,8 +114,7 @@ final class RequestEdge {
         }
         String path = context.normalizedPath();
         long limit = limits.limitFor(path);
-        if (path.startsWith("/v1/") && tenants.tenants().enforced() && tenants.tenantOf(
-                request.getHeader(HttpHeaders.AUTHORIZATION), request.getHeader("x-api-key")).isEmpty()) {
+        if (path.startsWith("/v1/") && tenants.tenants().enforced() && !tenants.authenticateAtEdge(context)) {
             refuse(context, GatewayError.invalidApiKey());
             return;
         }
