@@ -88,6 +88,7 @@ final class RequestEdge {
                 budget);
         long onDisk = bytes(properties, "keypool.max-upload-bytes-on-disk");
         LOG.info("At most {} bytes of uploads on disk at once (keypool.max-upload-bytes-on-disk), then 503 overloaded", onDisk);
+        RequestHeadTimeout.install(context, bytes(properties, "keypool.request-header-timeout-ms"));
         SpooledUploads uploads = new SpooledUploads(Path.of(setting(properties, "state.dir")).resolve("uploads"));
         context.getRegistry().bind(RequestBodies.SPOOLED_UPLOADS, uploads);
         return new RequestEdge(context.getRegistry().lookupByNameAndType("vertx", Vertx.class), limits,
@@ -119,8 +120,7 @@ final class RequestEdge {
         }
         String path = context.normalizedPath();
         long limit = limits.limitFor(path);
-        if (path.startsWith("/v1/") && tenants.tenants().enforced() && tenants.tenantOf(
-                request.getHeader(HttpHeaders.AUTHORIZATION), request.getHeader("x-api-key")).isEmpty()) {
+        if (path.startsWith("/v1/") && tenants.tenants().enforced() && !tenants.authenticateAtEdge(context)) {
             refuse(context, GatewayError.invalidApiKey());
             return;
         }

@@ -1,7 +1,9 @@
 package dev.keypool.camel;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.keypool.auth.Bearer;
 import dev.keypool.auth.ProviderAuth;
@@ -12,7 +14,10 @@ import dev.keypool.tenant.TenantAdmission;
 import dev.keypool.tenant.TenantCharge;
 import dev.keypool.tenant.TenantLimits;
 import dev.keypool.tenant.Tenants;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.ext.web.RoutingContext;
 import org.apache.camel.Exchange;
+import org.apache.camel.component.platform.http.vertx.HttpMessage;
 import org.apache.camel.support.SynchronizationAdapter;
 
 /**
@@ -22,9 +27,30 @@ import org.apache.camel.support.SynchronizationAdapter;
 public final class TenantGate {
 
     private final Tenants tenants;
+    /**
+     * The tenant {@link RequestEdge} found on a request's headers, until the request is answered: the route takes it
+     * from here rather than hash the token a second time.
+     */
+    private final Map<HttpServerRequest, Tenant> foundAtEdge = new ConcurrentHashMap<>();
 
     public TenantGate(Tenants tenants) {
         this.tenants = tenants;
+    }
+
+    /**
+     * Whether the request of this HTTP exchange carries a tenant's token, for {@link RequestEdge}; the tenant is kept
+     * for {@link #authenticate} until the request is answered.
+     */
+    boolean authenticateAtEdge(RoutingContext context) {
+        HttpServerRequest request = context.request();
+        Tenant tenant = tenantOf(request.getHeader(Bearer.HEADER), request.getHeader(ProviderAuth.X_API_KEY.headerName()))
+                .orElse(null);
+        if (tenant == null) {
+            return false;
+        }
+        foundAtEdge.put(request, tenant);
+        context.addEndHandler(v -> foundAtEdge.remove(request));
+        return true;
     }
 
     /**
@@ -41,10 +67,25 @@ public final class TenantGate {
             exchange.setProperty(Exchanges.TENANT, tenants.named(named).orElseThrow(GatewayError::invalidApiKey));
             return;
         }
-        Tenant tenant = tenantOf(exchange.getMessage().getHeader(Bearer.HEADER, String.class),
-                exchange.getMessage().getHeader(ProviderAuth.X_API_KEY.headerName(), String.class))
-                .orElseThrow(GatewayError::invalidApiKey);
+        Tenant tenant = foundAtEdge(exchange);
+        if (tenant == null) {
+            tenant = tenantOf(exchange.getMessage().getHeader(Bearer.HEADER, String.class),
+                    exchange.getMessage().getHeader(ProviderAuth.X_API_KEY.headerName(), String.class))
+                    .orElseThrow(GatewayError::invalidApiKey);
+        }
         exchange.setProperty(Exchanges.TENANT, tenant);
+    }
+
+    /**
+     * The tenant the edge found on this exchange's HTTP request, if a reload has not removed or changed it since (then
+     * the token is looked up again); null for a request that came another way (keypool component, Kamelets).
+     */
+    private Tenant foundAtEdge(Exchange exchange) {
+        if (!(exchange.getMessage() instanceof HttpMessage http)) {
+            return null;
+        }
+        Tenant tenant = foundAtEdge.get(http.getRequest());
+        return tenant != null && tenants.isCurrent(tenant) ? tenant : null;
     }
 
     /** The tenant whose token a request carries in its {@code Authorization} or {@code x-api-key} header. */

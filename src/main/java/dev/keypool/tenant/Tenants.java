@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 
 import dev.keypool.auth.Sha256;
@@ -17,6 +18,8 @@ import dev.keypool.auth.Sha256;
 public final class Tenants {
 
     private volatile List<Tenant> all;
+    /** Tokens hashed by {@link #authenticate}, one per request that presents one (tests read it). */
+    private final LongAdder tokensHashed = new LongAdder();
 
     public Tenants(List<Tenant> tenants) {
         this.all = List.copyOf(tenants);
@@ -49,6 +52,7 @@ public final class Tenants {
             return Optional.empty();
         }
         byte[] presented = Sha256.of(token);
+        tokensHashed.increment();
         Tenant found = null;
         for (Tenant tenant : all) {
             if (tenant.hasTokenHash(presented) && found == null) {
@@ -56,6 +60,25 @@ public final class Tenants {
             }
         }
         return Optional.ofNullable(found);
+    }
+
+    /**
+     * Whether this tenant, found by {@link #authenticate} a moment ago, is still one of the tenants: a reload since
+     * then that removed it or changed its definition (its token, perhaps) replaced it by no tenant or another object.
+     * Compares references, no token.
+     */
+    public boolean isCurrent(Tenant tenant) {
+        for (Tenant current : all) {
+            if (current == tenant) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How many tokens {@link #authenticate} has hashed. */
+    public long tokensHashed() {
+        return tokensHashed.sum();
     }
 
     /**

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The packaged Kamelets are shaped as camel-kamelets ships its own: named as their file, an action, every parameter a
  * JSON schema property with title, description and type, the required ones among them, and every parameter used by
- * the template.
+ * the template; the keypool component's tenant options are there.
  */
 class KameletDefinitionsTest {
 
@@ -41,11 +41,11 @@ class KameletDefinitionsTest {
         JsonNode properties = definition.path("properties");
         List<String> names = new ArrayList<>();
         properties.fieldNames().forEachRemaining(names::add);
-        assertThat(names).contains("model", "tenant");
+        assertThat(names).contains("model", "tenant", "allowTenantHeader");
         for (String property : names) {
             assertThat(properties.path(property).path("title").asText()).as(property).isNotBlank();
             assertThat(properties.path(property).path("description").asText()).as(property).isNotBlank();
-            assertThat(properties.path(property).path("type").asText()).as(property).isEqualTo("string");
+            assertThat(properties.path(property).path("type").asText()).as(property).isIn("string", "boolean");
         }
         definition.path("required").forEach(required -> assertThat(names).contains(required.asText()));
 
