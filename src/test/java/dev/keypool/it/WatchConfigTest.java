@@ -41,7 +41,9 @@ class WatchConfigTest extends GatewayTestSupport {
 
         await().atMost(Duration.ofSeconds(5)).until(() -> channel("alpha").pool().keys().size() == 2);
         assertThat(channel("alpha").pool().keys()).extracting(ApiKey::fingerprint).contains(Fingerprint.of("sk-alpha-2"));
-        assertThat(logs.messages(Level.INFO)).anySatisfy(line -> assertThat(line).contains("reloaded (file change)"));
+        // the new channels are in place a moment before the reload's line is written
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(logs.messages(Level.INFO))
+                .anySatisfy(line -> assertThat(line).contains("reloaded (file change)")));
 
         Files.writeString(file, YAML.formatted("      - key: sk-alpha-2\n        weight: -1").replace("UPSTREAM", upstream.baseUrl()));
 
