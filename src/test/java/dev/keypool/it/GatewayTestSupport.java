@@ -2,7 +2,6 @@ package dev.keypool.it;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -20,6 +19,7 @@ import dev.keypool.camel.KeyPoolApplication;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.testing.FakeUpstream;
+import dev.keypool.testing.FreePorts;
 import dev.keypool.testing.LogCapture;
 import dev.keypool.testing.MutableClock;
 import org.apache.camel.CamelContext;
@@ -177,10 +177,6 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
     }
 
     static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return FreePorts.next();
     }
 }

@@ -1,13 +1,13 @@
 package dev.keypool.shared;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import dev.keypool.config.RedisConfig;
+import dev.keypool.testing.FreePorts;
 import dev.keypool.testing.LogCapture;
 import dev.keypool.testing.RedisServer;
 import org.apache.logging.log4j.Level;
@@ -106,9 +106,7 @@ class RedisTlsTest {
         return new RedisLink(new RedisConfig(url, "test", Duration.ofMillis(3000)));
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
+    private static int freePort() {
+        return FreePorts.next();
     }
 }

@@ -2,7 +2,6 @@ package dev.keypool.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
@@ -51,10 +50,6 @@ public final class ListeningSockets {
     }
 
     public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return FreePorts.next();
     }
 }

@@ -3,7 +3,6 @@ package dev.keypool.testing;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -173,10 +172,6 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return FreePorts.next();
     }
 }
