@@ -82,10 +82,7 @@ class BatchCapacityRestTest extends GatewayTestSupport {
 
     /** How many of this tenant's requests the gateway held back for its keys' capacity, from /observe/metrics. */
     private double refused(String tenant) throws Exception {
-        return get("/observe/metrics").body().lines()
-                .filter(line -> line.startsWith("keypool_requests_total{") && line.contains("tenant=\"" + tenant + "\"")
-                        && line.contains("outcome=\"quota_exhausted\""))
-                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+        return requestsCounted("tenant=\"" + tenant + "\"", "outcome=\"quota_exhausted\"");
     }
 
     private HttpResponse<String> send(HttpRequest.Builder request, String token) throws Exception {

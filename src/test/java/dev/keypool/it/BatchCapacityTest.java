@@ -62,10 +62,7 @@ class BatchCapacityTest extends GatewayTestSupport {
 
     /** How many of team-a's requests the gateway held back for its keys' capacity, from /observe/metrics. */
     private double heldBack() throws Exception {
-        return get("/observe/metrics").body().lines()
-                .filter(line -> line.startsWith("keypool_requests_total{") && line.contains("tenant=\"team-a\"")
-                        && line.contains("outcome=\"quota_exhausted\""))
-                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+        return requestsCounted("tenant=\"team-a\"", "outcome=\"quota_exhausted\"");
     }
 
     /** A batch of {@code lines} chat lines created with team-a's token; its id. */

@@ -95,10 +95,7 @@ class BatchFairnessTest extends GatewayTestSupport {
 
     /** How many of this tenant's requests were refused for its limits, from /observe/metrics. */
     private double refused(String tenant) throws Exception {
-        return get("/observe/metrics").body().lines()
-                .filter(line -> line.startsWith("keypool_requests_total{") && line.contains("tenant=\"" + tenant + "\"")
-                        && line.contains("outcome=\"tenant_rate_limited\""))
-                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
+        return requestsCounted("tenant=\"" + tenant + "\"", "outcome=\"tenant_rate_limited\"");
     }
 
     private HttpResponse<String> send(HttpRequest.Builder request, String token) throws Exception {

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Properties;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -117,6 +118,17 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
     protected HttpResponse<String> get(String path) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30)).GET().build();
         return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /**
+     * The requests counted in {@code keypool_requests_total} whose labels include all of {@code labels} (each as
+     * {@code name="value"}), summed over the other labels, from /observe/metrics.
+     */
+    protected double requestsCounted(String... labels) throws Exception {
+        return get("/observe/metrics").body().lines()
+                .filter(line -> line.startsWith("keypool_requests_total{")
+                        && Arrays.stream(labels).allMatch(line::contains))
+                .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1))).sum();
     }
 
     protected HttpResponse<String> getWithToken(String path, String token) throws Exception {
