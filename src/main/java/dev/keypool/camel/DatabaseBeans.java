@@ -35,8 +35,9 @@ final class DatabaseBeans extends ServiceSupport {
         PropertiesComponent properties = context.getPropertiesComponent();
         int queueSize = Integer.parseInt(setting(properties, "keypool.request-log.queue-size"));
         int poolSize = Integer.parseInt(setting(properties, "keypool.database.pool-size"));
+        long lockWaitMs = Long.parseLong(setting(properties, "keypool.database.lock-wait-ms"));
         long start = System.nanoTime();
-        Database database = Database.open(config.database().postgres(), stateDir, poolSize);
+        Database database = Database.open(config.database().postgres(), stateDir, poolSize, lockWaitMs);
         LOG.info("Database: {}{}, schema ready in {} ms; request log {}", database.kind(),
                 database.kind().equals("sqlite") ? " (" + stateDir.resolve(Database.SQLITE_FILE) + ")" : "",
                 (System.nanoTime() - start) / 1_000_000,

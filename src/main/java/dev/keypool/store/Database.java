@@ -38,8 +38,9 @@ public final class Database implements AutoCloseable {
      *
      * @param postgres the PostgreSQL server, or empty for SQLite in {@code stateDir}
      * @param poolSize connections to PostgreSQL (SQLite takes one writer at a time whatever the pool)
+     * @param lockWaitMs how long a SQLite write waits for a lock another process holds before it fails
      */
-    public static Database open(Optional<DatabaseConfig.Postgres> postgres, Path stateDir, int poolSize) {
+    public static Database open(Optional<DatabaseConfig.Postgres> postgres, Path stateDir, int poolSize, long lockWaitMs) {
         HikariConfig hikari = new HikariConfig();
         hikari.setPoolName("keypool-db");
         String kind;
@@ -59,7 +60,7 @@ public final class Database implements AutoCloseable {
             // WAL: readers (sqlite3, the admin queries) do not block the writer; busy_timeout: a writer waits for the
             // lock instead of failing at once
             hikari.setJdbcUrl("jdbc:sqlite:" + stateDir.resolve(SQLITE_FILE).toAbsolutePath()
-                    + "?journal_mode=WAL&synchronous=NORMAL&busy_timeout=5000");
+                    + "?journal_mode=WAL&synchronous=NORMAL&busy_timeout=" + lockWaitMs);
             hikari.setMaximumPoolSize(Math.min(poolSize, 4));
         }
         // a database that is down must not hold the gateway's start: the pool connects when first asked

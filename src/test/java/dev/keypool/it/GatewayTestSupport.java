@@ -80,6 +80,9 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
             p.put("camel.server.port", String.valueOf(port));
             p.put("camel.management.port", String.valueOf(port));
             p.put("keypool.retry-backoff-ms", "1");
+            // request-log rows written within 50 ms: a test reading them back, and a stopping gateway, need not wait
+            // for the 1 s batch
+            p.put("keypool.request-log.batch-ms", "50");
             // each test its own quota state: none left over from another test or run
             p.put("state.dir", Files.createTempDirectory("keypool-state-").toString());
             // and its own batch inbox, not the repository's batch/inbox

@@ -4,6 +4,7 @@ import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Properties;
 
 import dev.keypool.testing.RequestLogRows;
 import org.junit.jupiter.api.Test;
@@ -17,6 +18,14 @@ import static org.awaitility.Awaitility.await;
  * once it takes rows again the log goes on.
  */
 class RequestLogDatabaseDownTest extends GatewayTestSupport {
+
+    @Override
+    protected Properties overrideProperties() {
+        Properties p = super.overrideProperties();
+        // each refused batch waits this long for the lock (5 s in application.properties)
+        p.put("keypool.database.lock-wait-ms", "500");
+        return p;
+    }
 
     @Override
     protected String keypoolYaml() {
@@ -41,7 +50,7 @@ class RequestLogDatabaseDownTest extends GatewayTestSupport {
                 long start = System.nanoTime();
                 HttpResponse<String> answer = chat("glm-4-flash");
                 assertThat(answer.statusCode()).isEqualTo(200);
-                // the writer waits up to 5 s for the lock (busy_timeout), then gives the batch up: no request waits with it
+                // the writer waits for the lock (busy_timeout), then gives the batch up: no request waits with it
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
             }
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
