@@ -7,6 +7,7 @@ import java.time.Duration;
 
 import dev.keypool.testing.FakeUpstream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A client's anthropic-beta flags reach a channel's provider only where that channel's anthropicBeta lists them (or
  * lists *); a channel that lists none gets no anthropic-beta header at all.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AnthropicBetaTest extends GatewayTestSupport {
 
     private static final String CLIENT_FLAGS = "prompt-caching-2024-07-31, files-api-2025-04-14,output-128k-2025-02-19";

@@ -5,10 +5,12 @@ import java.net.http.HttpResponse;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every error the gateway produces itself is OpenAI-shaped JSON, and the gateway keeps serving after it. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class GatewayErrorsTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -28,12 +28,23 @@ import org.apache.camel.spi.Registry;
 import org.apache.camel.support.DefaultRegistry;
 import org.apache.camel.test.main.junit5.CamelMainTestSupport;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
  * Boots the real KeyPool Main (YAML routes from routes/, application.properties from the repo root) on a free
  * port, with a keypool.yaml written by the test, a fake upstream on loopback and a clock the test moves.
  * Lives outside dev.keypool.camel: {@code new Main(KeyPoolApplication.class)} scans that package, test classes
  * included, and would try to start test route builders as routes of the gateway.
+ * <p>
+ * A gateway boots and stops per test method by default. A class annotated
+ * {@code @TestInstance(TestInstance.Lifecycle.PER_CLASS)} shares one gateway (and one fake upstream) among its tests,
+ * which saves a boot per test: only for tests that need no fresh gateway, that is, that assert nothing a previous test
+ * of the class changes (key and breaker states, counters, the clock). Before each of them the fake upstream forgets
+ * what it was told and received, and the captured log is emptied.
  */
 public abstract class GatewayTestSupport extends CamelMainTestSupport {
 
@@ -95,10 +106,34 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
         }
     }
 
+    /** Closes the fakes of a class that shares one gateway, once its tests are done. */
+    @RegisterExtension
+    final AfterAllCallback closeSharedFakes = context -> {
+        if (sharesGateway()) {
+            upstream.close();
+            logs.close();
+        }
+    };
+
+    @BeforeEach
+    void forgetPreviousTest() {
+        if (sharesGateway()) {
+            upstream.restore();
+            logs.clear();
+        }
+    }
+
     @AfterEach
     void closeFakes() {
-        upstream.close();
-        logs.close();
+        if (!sharesGateway()) {
+            upstream.close();
+            logs.close();
+        }
+    }
+
+    private boolean sharesGateway() {
+        return AnnotationSupport.findAnnotation(getClass(), TestInstance.class)
+                .map(t -> t.value() == TestInstance.Lifecycle.PER_CLASS).orElse(false);
     }
 
     protected Channel channel(String name) {

@@ -9,10 +9,12 @@ import java.util.List;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every answer the gateway makes is JSON in OpenAI's error shape, never an HTML page or an empty body. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class JsonAnswersTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();

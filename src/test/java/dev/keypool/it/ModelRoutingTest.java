@@ -5,10 +5,12 @@ import java.net.http.HttpResponse;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Model routing of design §2: first serving channel, modelMap renames, channel/model pins, /v1/models, embeddings. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ModelRoutingTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -3,10 +3,12 @@ package dev.keypool.it;
 import java.net.http.HttpResponse;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** /observe/health and /observe/metrics answer on the gateway's own port. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ObserveEndpointsTest extends GatewayTestSupport {
 
     @Override

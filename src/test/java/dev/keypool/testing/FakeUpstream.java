@@ -268,6 +268,24 @@ public final class FakeUpstream implements AutoCloseable {
         received.clear();
     }
 
+    /** As new: every key answers 200 at once, default streams, nothing held, nothing counted or kept. */
+    public synchronized void restore() {
+        behaviours.clear();
+        abusive.clear();
+        rpmLimits.clear();
+        refusedByLimit.set(0);
+        defaultDelayMs = 0;
+        keepRequests = true;
+        streamEvents = 5;
+        streamIntervalMs = 20;
+        streamsCancelled.set(0);
+        streamsCompleted.set(0);
+        if (holding) {
+            releaseAnswers();
+        }
+        clear();
+    }
+
     /**
      * Enforces {@code rpm} requests per exact sliding 60 s on {@code key}, on {@code clock}, as a real provider
      * would: a call past it is answered 429 (counted by {@link #refusedByLimit()}).
