@@ -1,22 +1,18 @@
 package dev.keypool.it;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 
-import dev.keypool.camel.KeyPoolApplication;
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.quota.KeyQuota;
 import dev.keypool.quota.QuotaStateFile;
 import dev.keypool.testing.FakeUpstream;
+import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.LogCapture;
 import dev.keypool.testing.MutableClock;
-import org.apache.camel.main.Main;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -31,21 +27,20 @@ import static org.awaitility.Awaitility.await;
  */
 class QuotaRestartTest {
 
+    private static final String NAME = "gateway";
+
     @TempDir
     Path dir;
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T10:00:00Z"));   // 18:00 in Shanghai
     private final FakeUpstream upstream = new FakeUpstream();
     private final LogCapture logs = LogCapture.attach();
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
-    private Main main;
-    private int port;
+    private GatewayInstance gateway;
 
     @AfterEach
     void stop() {
-        if (main != null) {
-            main.stop();
+        if (gateway != null) {
+            gateway.close();
         }
         upstream.close();
         logs.close();
@@ -71,7 +66,7 @@ class QuotaRestartTest {
             assertThat(chat()).isEqualTo(200);
         }
         assertThat(chat()).isEqualTo(429);
-        main.stop();
+        gateway.close();
 
         // midnight in Shanghai, still 30 November in UTC
         clock.set(Instant.parse("2026-11-30T16:00:01Z"));
@@ -89,8 +84,8 @@ class QuotaRestartTest {
         chat();
         chat();
 
-        // the quota-state timer route, every 5 s: no stop needed
-        QuotaStateFile file = new QuotaStateFile(dir.resolve("state"));
+        // the quota-state timer route (every 5 s, here 100 ms): no stop needed
+        QuotaStateFile file = new QuotaStateFile(gateway.stateDir());
         await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(file.read())
                 .hasEntrySatisfying("daily/" + Fingerprint.of("sk-daily-secret-1"),
                         counts -> assertThat(counts.get(KeyQuota.Window.RPD).amount()).isEqualTo(2)));
@@ -100,16 +95,16 @@ class QuotaRestartTest {
     void should_name_keys_by_fingerprint_only_in_the_state_file() throws Exception {
         start();
         chat();
-        main.stop();
+        gateway.close();
 
-        String saved = Files.readString(dir.resolve("state").resolve(QuotaStateFile.NAME));
+        String saved = Files.readString(gateway.stateDir().resolve(QuotaStateFile.NAME));
         assertThat(saved).contains("daily/").contains("\"rpd\"").doesNotContain("sk-daily").doesNotContain("secret");
     }
 
     @Test
     void should_start_despite_a_corrupt_state_file() throws Exception {
-        Files.createDirectories(dir.resolve("state"));
-        Files.writeString(dir.resolve("state").resolve(QuotaStateFile.NAME), "{not json");
+        Path state = Files.createDirectories(dir.resolve(NAME).resolve("state"));
+        Files.writeString(state.resolve(QuotaStateFile.NAME), "{not json");
 
         start();
 
@@ -119,13 +114,13 @@ class QuotaRestartTest {
     }
 
     private void restart() throws Exception {
-        main.stop();
+        gateway.close();
         start();
     }
 
+    /** A gateway on the same home as the previous one: the same state.dir. */
     private void start() throws Exception {
-        Path config = dir.resolve("keypool.yaml");
-        Files.writeString(config, """
+        gateway = GatewayInstance.start(dir, NAME, """
                 channels:
                   - name: daily
                     baseUrl: %s
@@ -135,22 +130,10 @@ class QuotaRestartTest {
                     keys:
                       - key: sk-daily-secret-1
                         rpd: 4
-                """.formatted(upstream.baseUrl()));
-        port = GatewayTestSupport.freePort();
-        main = new Main(KeyPoolApplication.class);
-        main.bind("clock", clock);
-        main.setPropertyPlaceholderLocations("file:application.properties");
-        main.addOverrideProperty("keypool.config", config.toString());
-        main.addOverrideProperty("camel.server.port", String.valueOf(port));
-        main.addOverrideProperty("camel.management.port", String.valueOf(port));
-        main.addOverrideProperty("state.dir", dir.resolve("state").toString());
-        main.start();
+                """.formatted(upstream.baseUrl()), clock, Map.of("keypool.quota-state.save-ms", "100"));
     }
 
-    private int chat() throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/chat/completions"))
-                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString(GatewayTestSupport.chatBody("gpt-daily"))).build();
-        return http.send(request, HttpResponse.BodyHandlers.ofString()).statusCode();
+    private int chat() {
+        return gateway.chat("gpt-daily", null).statusCode();
     }
 }

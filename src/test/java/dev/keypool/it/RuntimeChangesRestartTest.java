@@ -10,15 +10,13 @@ import java.time.Duration;
 
 import dev.keypool.admin.RuntimeChangesFile;
 import dev.keypool.breaker.BreakerState;
-import dev.keypool.camel.KeyPoolApplication;
 import dev.keypool.gateway.Channel;
-import dev.keypool.gateway.Channels;
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.KeyState;
 import dev.keypool.testing.FakeUpstream;
+import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.MutableClock;
-import org.apache.camel.main.Main;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,13 +36,12 @@ class RuntimeChangesRestartTest {
     private final FakeUpstream upstream = new FakeUpstream();
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
-    private Main main;
-    private int port;
+    private GatewayInstance gateway;
 
     @AfterEach
     void stop() {
-        if (main != null) {
-            main.stop();
+        if (gateway != null) {
+            gateway.close();
         }
         upstream.close();
     }
@@ -57,10 +54,10 @@ class RuntimeChangesRestartTest {
         admin("PATCH", "/admin/keys/" + Fingerprint.of("sk-keep-3"), "{\"weight\":4,\"rpm\":50}");
         admin("POST", "/admin/channels/keep/breaker", "{\"state\":\"OPEN\",\"reason\":\"provider incident\"}");
 
-        main.stop();
+        gateway.close();
         start();
 
-        Channel channel = main.getCamelContext().getRegistry().lookupByNameAndType("channels", Channels.class).get("keep").orElseThrow();
+        Channel channel = gateway.channel("keep");
         KeyPool pool = channel.pool();
         assertThat(pool.stateOf(pool.find(Fingerprint.of("sk-keep-1")).orElseThrow())).isEqualTo(KeyState.DISABLED);
         assertThat(pool.find(Fingerprint.of("sk-keep-2")).orElseThrow().draining()).isTrue();
@@ -69,30 +66,30 @@ class RuntimeChangesRestartTest {
                 .singleElement().satisfies(use -> assertThat(use.limit()).isEqualTo(50));
         assertThat(channel.breaker().state()).isEqualTo(BreakerState.OPEN);
         assertThat(channel.breaker().forcedOpen()).isTrue();
-        String saved = Files.readString(dir.resolve("state").resolve(RuntimeChangesFile.NAME));
+        String saved = Files.readString(gateway.stateDir().resolve(RuntimeChangesFile.NAME));
         assertThat(saved).contains("keep/" + Fingerprint.of("sk-keep-1")).doesNotContain("sk-keep");
 
         // enabling and closing is remembered too
         admin("POST", "/admin/keys/" + Fingerprint.of("sk-keep-1") + "/enable", null);
         admin("POST", "/admin/channels/keep/breaker", "{\"state\":\"CLOSED\"}");
-        main.stop();
+        gateway.close();
         start();
-        channel = main.getCamelContext().getRegistry().lookupByNameAndType("channels", Channels.class).get("keep").orElseThrow();
+        channel = gateway.channel("keep");
         assertThat(channel.pool().stateOf(channel.pool().find(Fingerprint.of("sk-keep-1")).orElseThrow())).isEqualTo(KeyState.ACTIVE);
         assertThat(channel.breaker().state()).isEqualTo(BreakerState.CLOSED);
     }
 
     private void admin(String method, String path, String body) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(gateway.baseUrl() + path))
                 .header("Authorization", "Bearer admin-secret-token").header("Content-Type", "application/json")
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
                 .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     }
 
-    private void start() throws Exception {
-        Path config = dir.resolve("keypool.yaml");
-        Files.writeString(config, """
+    /** A gateway on the same home as the previous one: the same keypool.yaml and state.dir. */
+    private void start() {
+        gateway = GatewayInstance.start(dir, "gateway", """
                 channels:
                   - name: keep
                     baseUrl: %s
@@ -103,15 +100,6 @@ class RuntimeChangesRestartTest {
                       - key: sk-keep-3
                 admin:
                   token: admin-secret-token
-                """.formatted(upstream.baseUrl()));
-        port = GatewayTestSupport.freePort();
-        main = new Main(KeyPoolApplication.class);
-        main.bind("clock", clock);
-        main.setPropertyPlaceholderLocations("file:application.properties");
-        main.addOverrideProperty("keypool.config", config.toString());
-        main.addOverrideProperty("camel.server.port", String.valueOf(port));
-        main.addOverrideProperty("camel.management.port", String.valueOf(port));
-        main.addOverrideProperty("state.dir", dir.resolve("state").toString());
-        main.start();
+                """.formatted(upstream.baseUrl()), clock);
     }
 }

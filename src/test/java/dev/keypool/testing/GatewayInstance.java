@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 
 import dev.keypool.camel.KeyPoolApplication;
 import dev.keypool.gateway.Channel;
@@ -27,10 +28,12 @@ public final class GatewayInstance implements AutoCloseable {
 
     private final Main main;
     private final int port;
+    private final Path home;
 
-    private GatewayInstance(Main main, int port) {
+    private GatewayInstance(Main main, int port, Path home) {
         this.main = main;
         this.port = port;
+        this.home = home;
     }
 
     /**
@@ -39,6 +42,16 @@ public final class GatewayInstance implements AutoCloseable {
      * @param clock the instance's clock (the same object may be given to several instances)
      */
     public static GatewayInstance start(Path dir, String name, String keypoolYaml, Clock clock) {
+        return start(dir, name, keypoolYaml, clock, Map.of());
+    }
+
+    /**
+     * Starts a gateway as {@link #start(Path, String, String, Clock)} does, with these settings of
+     * application.properties overridden. A gateway started again with the same {@code dir} and {@code name} finds the
+     * state the previous one left, as after a restart.
+     */
+    public static GatewayInstance start(Path dir, String name, String keypoolYaml, Clock clock,
+            Map<String, String> settings) {
         try {
             Path home = Files.createDirectories(dir.resolve(name));
             Path config = home.resolve("keypool.yaml");
@@ -52,8 +65,9 @@ public final class GatewayInstance implements AutoCloseable {
             main.addOverrideProperty("camel.server.port", String.valueOf(port));
             main.addOverrideProperty("camel.management.port", String.valueOf(port));
             main.addOverrideProperty("state.dir", home.resolve("state").toString());
+            settings.forEach(main::addOverrideProperty);
             main.start();
-            return new GatewayInstance(main, port);
+            return new GatewayInstance(main, port, home);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (Exception e) {
@@ -63,6 +77,11 @@ public final class GatewayInstance implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** The instance's state.dir. */
+    public Path stateDir() {
+        return home.resolve("state");
     }
 
     public String baseUrl() {
