@@ -1,19 +1,15 @@
 package dev.keypool.it;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.breaker.ChannelBreaker;
+import dev.keypool.testing.RoutesOnDisk;
 import org.apache.logging.log4j.Level;
 import org.apache.camel.builder.TemplatedRouteBuilder;
 import org.apache.camel.support.RouteWatcherReloadStrategy;
@@ -32,7 +28,7 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
 
     private static final String MARKER = "reload-marker-7f3c";
 
-    private Path routes;
+    private final RoutesOnDisk routes = RoutesOnDisk.copyOfRoutes();
 
     @Override
     protected String keypoolYaml() {
@@ -54,23 +50,7 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
 
     @Override
     protected Properties overrideProperties() {
-        Properties p = super.overrideProperties();
-        try {
-            routes = Files.createTempDirectory("keypool-routes-");
-            routes.toFile().deleteOnExit();
-            try (Stream<Path> files = Files.list(Path.of("routes"))) {
-                for (Path file : files.filter(f -> f.toString().endsWith(".camel.yaml")).toList()) {
-                    Files.copy(file, routes.resolve(file.getFileName())).toFile().deleteOnExit();
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        p.put("camel.main.routes-include-pattern", "file:" + routes + "/*.camel.yaml");
-        p.put("camel.main.routes-reload-enabled", "true");
-        p.put("camel.main.routes-reload-directory", routes.toString());
-        p.put("camel.main.routes-reload-pattern", "*.camel.yaml");
-        return p;
+        return routes.watchedBy(super.overrideProperties());
     }
 
     @Test
@@ -191,8 +171,7 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
      * until Camel's reload strategy has applied it.
      */
     private void reload(String file, String anchor) throws IOException {
-        Path target = routes.resolve(file);
-        String yaml = Files.readString(target);
+        String yaml = routes.read(file);
         Matcher steps = Pattern.compile(Pattern.quote(anchor) + "(?:.*\\n)*?( *)steps:\\n").matcher(yaml);
         assertThat(steps.find()).as("a steps: list after '%s' in %s", anchor.strip(), file).isTrue();
         String edited = yaml.substring(0, steps.end()) + steps.group(1) + "  - log: \"" + MARKER + "\"\n"
@@ -202,9 +181,7 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
         assertThat(watcher).as("Camel Main's route reload is on").isNotNull();
         int reloads = watcher.getReloadCounter();
         int failures = watcher.getFailedCounter();
-        Path temp = routes.resolve(file + ".tmp");   // not *.camel.yaml: the watcher ignores it
-        Files.writeString(temp, edited);
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        routes.write(file, edited);
 
         await().atMost(Duration.ofSeconds(20))
                 .until(() -> watcher.getReloadCounter() + watcher.getFailedCounter() > reloads + failures);

@@ -1,13 +1,9 @@
 package dev.keypool.it;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,13 +14,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.breaker.ChannelBreaker;
 import dev.keypool.gateway.Channels;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyState;
+import dev.keypool.testing.RoutesOnDisk;
 import org.apache.camel.Consumer;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.support.RouteWatcherReloadStrategy;
@@ -45,7 +41,7 @@ class RouteReloadUnderLoadTest extends GatewayTestSupport {
 
     private static final int CONNECTIONS = 32;
 
-    private Path routes;
+    private final RoutesOnDisk routes = RoutesOnDisk.copyOfRoutes();
 
     @Override
     protected String keypoolYaml() {
@@ -70,23 +66,7 @@ class RouteReloadUnderLoadTest extends GatewayTestSupport {
 
     @Override
     protected Properties overrideProperties() {
-        Properties p = super.overrideProperties();
-        try {
-            routes = Files.createTempDirectory("keypool-routes-");
-            routes.toFile().deleteOnExit();
-            try (Stream<Path> files = Files.list(Path.of("routes"))) {
-                for (Path file : files.filter(f -> f.toString().endsWith(".camel.yaml")).toList()) {
-                    Files.copy(file, routes.resolve(file.getFileName())).toFile().deleteOnExit();
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        p.put("camel.main.routes-include-pattern", "file:" + routes + "/*.camel.yaml");
-        p.put("camel.main.routes-reload-enabled", "true");
-        p.put("camel.main.routes-reload-directory", routes.toString());
-        p.put("camel.main.routes-reload-pattern", "*.camel.yaml");
-        return p;
+        return routes.watchedBy(super.overrideProperties());
     }
 
     @Test
@@ -190,8 +170,7 @@ class RouteReloadUnderLoadTest extends GatewayTestSupport {
 
     /** The operator's edit, written in one atomic rename; returns when the file changed. */
     private long editGatewayRoute() throws IOException {
-        Path gateway = routes.resolve("gateway.camel.yaml");
-        String yaml = Files.readString(gateway);
+        String yaml = routes.read("gateway.camel.yaml");
         String finish = """
                         - bean:
                             ref: gatewayResponses
@@ -203,9 +182,7 @@ class RouteReloadUnderLoadTest extends GatewayTestSupport {
                             name: X-Reloaded
                             constant: "yes"
                 """);
-        Path temp = routes.resolve("gateway.camel.yaml.tmp");
-        Files.writeString(temp, edited);
-        Files.move(temp, gateway, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        routes.write("gateway.camel.yaml", edited);
         return System.currentTimeMillis();
     }
 }
