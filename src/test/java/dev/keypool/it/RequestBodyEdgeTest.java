@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Properties;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * it arrives, and past the budget of body bytes held at once a request gets 503 before its body is read. Each client
  * here sends its headers only and then waits: the gateway answers without waiting for the body.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RequestBodyEdgeTest extends GatewayTestSupport {
 
     private static final String TOKEN = "edge-token";

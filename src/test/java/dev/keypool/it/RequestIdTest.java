@@ -6,10 +6,12 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every answer names its request in X-Request-Id: the client's own id when it sent a sane one, else a new one. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RequestIdTest extends GatewayTestSupport {
 
     @Override
