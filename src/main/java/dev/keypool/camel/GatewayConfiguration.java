@@ -57,6 +57,7 @@ import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyFa
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
+import org.apache.camel.Ordered;
 import org.apache.camel.StartupListener;
 import org.apache.camel.component.platform.http.PlatformHttpConstants;
 import org.apache.camel.component.platform.http.spi.PlatformHttpEngine;
@@ -306,30 +307,46 @@ public class GatewayConfiguration implements CamelConfiguration {
     }
 
     /**
-     * Once the HTTP servers are up: bodies bounded before they are read ({@link RequestEdge}), OpenAI-shaped 404/405 for
-     * requests no route takes ({@link UnmatchedRequests}), and
-     * with live route reload on, requests held while their route is replaced ({@link ReloadGate}).
+     * Once the HTTP servers are up and before any route consumes: bodies bounded before they are read
+     * ({@link RequestEdge}) and OpenAI-shaped 404/405 for requests no route takes ({@link UnmatchedRequests}). The
+     * servers listen before the routes start, so a request may come as soon as its route does: installed any later,
+     * the first requests would be read whole, whatever their size. With live route reload on, once the routes are
+     * known, requests held while their route is replaced ({@link ReloadGate}).
      */
     private static void installRouterHandlers(CamelContext context, GatewayResponses gatewayResponses, boolean reload,
             RequestEdge edge) {
-        addStartupListener(context, new StartupListener() {
+        // ordered last, after Camel's own listener that starts the context's eager services, the HTTP servers among them
+        final class RouterHandlers implements StartupListener, Ordered {
+            @Override
+            public int getOrder() {
+                return Ordered.LOWEST;
+            }
+
+            @Override
+            public void onCamelContextStarting(CamelContext starting, boolean alreadyStarted) {
+                // the servers listen now; the routes' consumers have not started
+                // one router per HTTP server (the API's, and the management one when it has its own port)
+                for (VertxPlatformHttpRouter router : starting.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
+                    UnmatchedRequests.install(router, gatewayResponses);
+                    edge.install(router);
+                }
+            }
+
             @Override
             public void onCamelContextStarted(CamelContext started, boolean alreadyStarted) {
-                // platform-http's router is not there yet
+                // the routes start later: the handlers are installed before them, or after them for reload
             }
 
             @Override
             public void onCamelContextFullyStarted(CamelContext started, boolean alreadyStarted) {
-                // one router per HTTP server (the API's, and the management one when it has its own port)
-                for (VertxPlatformHttpRouter router : started.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
-                    UnmatchedRequests.install(router, gatewayResponses);
-                    edge.install(router);
-                    if (reload) {
+                if (reload) {
+                    for (VertxPlatformHttpRouter router : started.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
                         ReloadGate.install(started, router);
                     }
                 }
             }
-        });
+        }
+        addStartupListener(context, new RouterHandlers());
     }
 
     /**
