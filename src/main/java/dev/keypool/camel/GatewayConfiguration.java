@@ -92,13 +92,16 @@ import org.apache.camel.component.micrometer.routepolicy.MicrometerRoutePolicyFa
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
+import org.apache.camel.NamedNode;
 import org.apache.camel.StartupListener;
 import org.apache.camel.component.platform.http.PlatformHttpConstants;
 import org.apache.camel.component.platform.http.spi.PlatformHttpEngine;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.spi.ProcessorFactory;
 import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.spi.Registry;
+import org.apache.camel.spi.RoutePolicy;
 import org.apache.camel.support.service.ServiceSupport;
 import org.apache.camel.util.function.ThrowingRunnable;
 import org.slf4j.Logger;
@@ -394,18 +397,29 @@ public class GatewayConfiguration implements CamelConfiguration {
     }
 
     /**
+     * The route group ({@code group:} in routes/*.camel.yaml) of the routes that get no timer of their own: the hops
+     * every request crosses (gateway-core, fallback-walk, upstream-*, …) and the timers and lines of probes, batches
+     * and tasks.
+     */
+    static final String UNTIMED_GROUP = "internal";
+
+    /**
      * Timers for the routes a request enters by (chat-completions, embeddings, …) and for each channel route; not for
-     * the internal hops every request crosses (gateway-core, upstream-call, upstream-attempt), nor Camel's
-     * context-wide timer, which counts each of those hops as one more exchange. Camel's own route policy
-     * ({@code camel.metrics.enable-route-policy}, off in application.properties) times every route twice.
+     * the routes of the group {@value #UNTIMED_GROUP}, nor Camel's context-wide timer, which counts each hop as one more
+     * exchange. Camel's own route policy ({@code camel.metrics.enable-route-policy}, off in application.properties)
+     * times every route twice.
      */
     private static MicrometerRoutePolicyFactory routeTimers(CamelContext context) {
         MicrometerRoutePolicyConfiguration timers = new MicrometerRoutePolicyConfiguration();
         timers.setContextEnabled(false);
-        timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,chat-core,messages-core,keypool-component-core,"
-                + "upstream-*,capacity-tick,quota-state,"
-                + "probe-*,fault-expiry,config-watch,batch-*,task-run,task-resume,task-expiry,async-submit");
-        MicrometerRoutePolicyFactory factory = new MicrometerRoutePolicyFactory();
+        MicrometerRoutePolicyFactory factory = new MicrometerRoutePolicyFactory() {
+            @Override
+            public RoutePolicy createRoutePolicy(CamelContext camelContext, String routeId, NamedNode route) {
+                // Camel adds no policy for a route the factory answers null for
+                return route instanceof RouteDefinition definition && UNTIMED_GROUP.equals(definition.getGroup()) ? null
+                        : super.createRoutePolicy(camelContext, routeId, route);
+            }
+        };
         factory.setCamelContext(context);
         factory.setPolicyConfiguration(timers);
         return factory;
