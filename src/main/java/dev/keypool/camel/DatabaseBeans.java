@@ -35,18 +35,21 @@ final class DatabaseBeans extends ServiceSupport {
         PropertiesComponent properties = context.getPropertiesComponent();
         int queueSize = Integer.parseInt(setting(properties, "keypool.request-log.queue-size"));
         int poolSize = Integer.parseInt(setting(properties, "keypool.database.pool-size"));
+        int bodyMaxBytes = Integer.parseInt(setting(properties, "keypool.request-log.body-max-bytes"));
         long start = System.nanoTime();
         Database database = Database.open(config.database().postgres(), stateDir, poolSize);
         LOG.info("Database: {}{}, schema ready in {} ms; request log {}", database.kind(),
                 database.kind().equals("sqlite") ? " (" + stateDir.resolve(Database.SQLITE_FILE) + ")" : "",
                 (System.nanoTime() - start) / 1_000_000,
-                config.requestLog().enabled() ? "on, rows kept " + config.database().retention().toDays() + " days" : "off");
+                config.requestLog().enabled() ? "on, rows kept " + config.database().retention().toDays() + " days"
+                        + (config.requestLog().bodies() ? ", with request and answer bodies (up to " + bodyMaxBytes + " bytes each)" : "")
+                        : "off");
         context.getRegistry().bind("keypoolDataSource", database.dataSource());
         // as seda's own queue: the requests that offer and the route that takes hold separate locks
         LinkedBlockingQueue<Exchange> queue = new LinkedBlockingQueue<>(queueSize);
         context.getRegistry().bind("requestLogQueue", queue);
         RequestLog requestLog = new RequestLog(config.requestLog().enabled(), queue, context, clock, metrics,
-                config.database().retention());
+                config.database().retention(), config.requestLog().bodies(), bodyMaxBytes);
         context.getRegistry().bind("requestLog", requestLog);
         context.getRegistry().bind("adminRequests", new AdminRequests(new RequestLogReader(database.dataSource()),
                 new ObjectMapper()));
