@@ -9,6 +9,7 @@ import dev.keypool.config.GatewayConfig;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.Database;
 import dev.keypool.store.RequestLogReader;
+import dev.keypool.store.UsageReader;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.PropertiesComponent;
@@ -53,6 +54,8 @@ final class DatabaseBeans extends ServiceSupport {
         context.getRegistry().bind("requestLog", requestLog);
         context.getRegistry().bind("adminRequests", new AdminRequests(new RequestLogReader(database.dataSource()),
                 new ObjectMapper()));
+        context.getRegistry().bind("adminUsage", new AdminUsage(new UsageReader(database.dataSource()), new ObjectMapper(),
+                clock));
         try {
             context.addService(new DatabaseBeans(database), true, true);
         } catch (Exception e) {
