@@ -6,10 +6,13 @@ import java.util.concurrent.LinkedBlockingQueue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.config.GatewayConfig;
+import dev.keypool.gateway.Channels;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.Database;
 import dev.keypool.store.RequestLogReader;
 import dev.keypool.store.UsageReader;
+import dev.keypool.store.UsageTotals;
+import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.PropertiesComponent;
@@ -32,7 +35,9 @@ final class DatabaseBeans extends ServiceSupport {
         this.database = database;
     }
 
-    static RequestLog bind(CamelContext context, GatewayConfig config, Path stateDir, Clock clock, GatewayMetrics metrics) {
+    /** Also reads the spend of the log back into {@code channels}' and {@code tenants}' figures ({@link UsageReadBack}). */
+    static RequestLog bind(CamelContext context, GatewayConfig config, Path stateDir, Clock clock, GatewayMetrics metrics,
+                           Channels channels, Tenants tenants) {
         PropertiesComponent properties = context.getPropertiesComponent();
         int queueSize = Integer.parseInt(setting(properties, "keypool.request-log.queue-size"));
         int poolSize = Integer.parseInt(setting(properties, "keypool.database.pool-size"));
@@ -56,6 +61,7 @@ final class DatabaseBeans extends ServiceSupport {
                 new ObjectMapper()));
         context.getRegistry().bind("adminUsage", new AdminUsage(new UsageReader(database.dataSource()), new ObjectMapper(),
                 clock));
+        UsageReadBack.restore(new UsageTotals(database.dataSource()), channels, tenants, clock);
         try {
             context.addService(new DatabaseBeans(database), true, true);
         } catch (Exception e) {

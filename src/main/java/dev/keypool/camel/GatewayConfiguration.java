@@ -224,7 +224,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         registry.bind("capacityWait", new CapacityWait(capacityQueue, config.queue().maxWait(), clock, metrics));
         metrics.watch(all, capacityQueue);
         // the control plane's database, and the request log written into it by routes/request-log.camel.yaml
-        RequestLog requestLog = DatabaseBeans.bind(context, config, stateDir, clock, metrics);
+        RequestLog requestLog = DatabaseBeans.bind(context, config, stateDir, clock, metrics, all, tenants);
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics, requestLog);
         registry.bind("gatewayResponses", gatewayResponses);
         if (http) {
