@@ -6,11 +6,16 @@ import java.util.concurrent.LinkedBlockingQueue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.camel.admin.AdminRequests;
+import dev.keypool.camel.admin.AdminUsage;
 import dev.keypool.camel.pipeline.RequestLog;
 import dev.keypool.config.GatewayConfig;
+import dev.keypool.gateway.Channels;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.Database;
 import dev.keypool.store.RequestLogReader;
+import dev.keypool.store.UsageReader;
+import dev.keypool.store.UsageTotals;
+import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.PropertiesComponent;
@@ -33,26 +38,34 @@ final class DatabaseBeans extends ServiceSupport {
         this.database = database;
     }
 
-    static RequestLog bind(CamelContext context, GatewayConfig config, Path stateDir, Clock clock, GatewayMetrics metrics) {
+    /** Also reads the spend of the log back into {@code channels}' and {@code tenants}' figures ({@link UsageReadBack}). */
+    static RequestLog bind(CamelContext context, GatewayConfig config, Path stateDir, Clock clock, GatewayMetrics metrics,
+                           Channels channels, Tenants tenants) {
         PropertiesComponent properties = context.getPropertiesComponent();
         int queueSize = Integer.parseInt(setting(properties, "keypool.request-log.queue-size"));
         int poolSize = Integer.parseInt(setting(properties, "keypool.database.pool-size"));
         long lockWaitMs = Long.parseLong(setting(properties, "keypool.database.lock-wait-ms"));
+        int bodyMaxBytes = Integer.parseInt(setting(properties, "keypool.request-log.body-max-bytes"));
         long start = System.nanoTime();
         Database database = Database.open(config.database().postgres(), stateDir, poolSize, lockWaitMs);
         LOG.info("Database: {}{}, schema ready in {} ms; request log {}", database.kind(),
                 database.kind().equals("sqlite") ? " (" + stateDir.resolve(Database.SQLITE_FILE) + ")" : "",
                 (System.nanoTime() - start) / 1_000_000,
-                config.requestLog().enabled() ? "on, rows kept " + config.database().retention().toDays() + " days" : "off");
+                config.requestLog().enabled() ? "on, rows kept " + config.database().retention().toDays() + " days"
+                        + (config.requestLog().bodies() ? ", with request and answer bodies (up to " + bodyMaxBytes + " bytes each)" : "")
+                        : "off");
         context.getRegistry().bind("keypoolDataSource", database.dataSource());
         // as seda's own queue: the requests that offer and the route that takes hold separate locks
         LinkedBlockingQueue<Exchange> queue = new LinkedBlockingQueue<>(queueSize);
         context.getRegistry().bind("requestLogQueue", queue);
         RequestLog requestLog = new RequestLog(config.requestLog().enabled(), queue, context, clock, metrics,
-                config.database().retention());
+                config.database().retention(), config.requestLog().bodies(), bodyMaxBytes);
         context.getRegistry().bind("requestLog", requestLog);
         context.getRegistry().bind("adminRequests", new AdminRequests(new RequestLogReader(database.dataSource()),
                 new ObjectMapper()));
+        context.getRegistry().bind("adminUsage", new AdminUsage(new UsageReader(database.dataSource()), new ObjectMapper(),
+                clock));
+        UsageReadBack.restore(new UsageTotals(database.dataSource()), channels, tenants, clock);
         try {
             context.addService(new DatabaseBeans(database), true, true);
         } catch (Exception e) {

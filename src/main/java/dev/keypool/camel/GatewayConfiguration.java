@@ -66,7 +66,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         // batches, async tasks and the queue consumers (routes/batch.camel.yaml)
         BatchBeans.bind(context, tenants.tenants(), mapper, clock);
         // the control plane's database, and the request log written into it by routes/request-log.camel.yaml
-        RequestLog requestLog = DatabaseBeans.bind(context, config, channels.stateDir(), clock, metrics);
+        RequestLog requestLog = DatabaseBeans.bind(context, config, channels.stateDir(), clock, metrics, channels.all(),
+                tenants.tenants());
         PipelineBeans pipeline = PipelineBeans.bind(context, requestsHeld, channels.all(), tenants.tenants(), config.queue(),
                 requestLog, metrics, mapper, clock);
         if (http) {

@@ -33,7 +33,7 @@ final class ChannelBinder {
     private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
             "maxRetries", "cooldown", "disableAfter", "quotaZone", "pricing", "keys", "fallback", "breaker", "apis", "auth",
             "probe", "warmup", "anthropicBeta");
-    private static final Set<String> PRICE_FIELDS = Set.of("input", "output");
+    private static final Set<String> PRICE_FIELDS = Set.of("input", "output", "cacheRead", "cacheWrite");
     private static final Pattern BETA_FLAG = Pattern.compile("[A-Za-z0-9._-]+");
 
     private static final String DEFAULT_STRATEGY = RoundRobinStrategy.NAME;
@@ -105,7 +105,10 @@ final class ChannelBinder {
         });
     }
 
-    /** USD per million tokens by upstream model name: {@code glm-4-flash: {input: 0.10, output: 0.10}}, both required. */
+    /**
+     * USD per million tokens by upstream model name: {@code glm-4-flash: {input: 0.10, output: 0.10}}, both required;
+     * {@code cacheRead} and {@code cacheWrite} optional, for providers that bill prompt-cache tokens apart.
+     */
     private static Map<String, ModelPrice> pricing(ConfigNode node) {
         Map<String, ModelPrice> prices = new LinkedHashMap<>();
         node.entries().forEach((model, price) -> {
@@ -114,8 +117,10 @@ final class ChannelBinder {
             }
             Optional<Double> input = usdPerMillion(price.field("input"));
             Optional<Double> output = usdPerMillion(price.field("output"));
+            Optional<Double> cacheRead = optionalUsdPerMillion(price.field("cacheRead"));
+            Optional<Double> cacheWrite = optionalUsdPerMillion(price.field("cacheWrite"));
             if (input.isPresent() && output.isPresent()) {
-                prices.put(model, new ModelPrice(input.get(), output.get()));
+                prices.put(model, new ModelPrice(input.get(), output.get(), cacheRead.orElse(null), cacheWrite.orElse(null)));
             }
         });
         return prices;
@@ -124,6 +129,14 @@ final class ChannelBinder {
     private static Optional<Double> usdPerMillion(ConfigNode node) {
         if (node.isAbsent()) {
             node.problem("is required (USD per 1M tokens)");
+            return Optional.empty();
+        }
+        return optionalUsdPerMillion(node);
+    }
+
+    /** Absent: empty, without a problem. */
+    private static Optional<Double> optionalUsdPerMillion(ConfigNode node) {
+        if (node.isAbsent()) {
             return Optional.empty();
         }
         return node.decimal().filter(usd -> {

@@ -69,10 +69,11 @@ final class ConfigBinder {
 
     /** No {@code requestLog} block: every request is logged. */
     private static RequestLogConfig requestLog(ConfigNode node) {
-        if (node.isAbsent() || !node.checkMapping(Set.of("enabled"))) {
+        if (node.isAbsent() || !node.checkMapping(Set.of("enabled", "bodies"))) {
             return RequestLogConfig.DEFAULT;
         }
-        return new RequestLogConfig(node.field("enabled").bool().orElse(RequestLogConfig.DEFAULT.enabled()));
+        return new RequestLogConfig(node.field("enabled").bool().orElse(RequestLogConfig.DEFAULT.enabled()),
+                node.field("bodies").bool().orElse(RequestLogConfig.DEFAULT.bodies()));
     }
 
     /** No {@code redis} block means every state stays in this instance; a block needs a {@code url}. */

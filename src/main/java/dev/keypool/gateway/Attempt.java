@@ -56,15 +56,23 @@ public final class Attempt {
 
     /** A 2xx answer, or a stream that ended with [DONE]. */
     public void succeeded(long promptTokens, long completionTokens) {
+        succeeded(new TokenUsage(promptTokens, completionTokens));
+    }
+
+    /** A 2xx answer, or a stream that ended with [DONE], with the usage the provider reported (prompt cache included). */
+    public void succeeded(TokenUsage usage) {
+        long promptTokens = usage.prompt();
+        long completionTokens = usage.completion();
         long used = promptTokens + completionTokens;
         if (end(used > 0 ? OptionalLong.of(used) : NOT_REPORTED, false)) {
             channel.pool().recordSuccess(key, request.lastLatency(), promptTokens, completionTokens);
             double cost = channel.costs().record(key.fingerprint(), channel.upstreamModel(request.model()), promptTokens,
-                    completionTokens);
+                    completionTokens, usage.cachedTokens(), usage.cacheWriteTokens());
             request.charge().ifPresent(charge -> charge.answered(request.keyScope().isOwn(key), promptTokens,
                     completionTokens, cost));
             channel.meters().answered(request.tenant(), promptTokens, completionTokens, cost);
             request.answered(promptTokens, completionTokens, cost);
+            request.cached(usage.cachedTokens(), usage.cacheWriteTokens());
             channel.breaker().onKeySuccess(key.fingerprint());
             request.served(channel, key);
         }

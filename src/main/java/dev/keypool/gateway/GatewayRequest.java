@@ -68,6 +68,8 @@ public final class GatewayRequest {
     private long promptTokens;
     private long completionTokens;
     private double costUsd;
+    private long cachedTokens;
+    private long cacheWriteTokens;
     private long firstByteNanos;
     private Channel servedBy;
     private ApiKey servedKey;
@@ -345,6 +347,20 @@ public final class GatewayRequest {
         promptTokens = prompt;
         completionTokens = completion;
         costUsd = cost;
+    }
+
+    /** Of the answer's prompt tokens, those read from and written to the provider's prompt cache. */
+    void cached(long read, long written) {
+        cachedTokens = read;
+        cacheWriteTokens = written;
+    }
+
+    public long cachedTokens() {
+        return cachedTokens;
+    }
+
+    public long cacheWriteTokens() {
+        return cacheWriteTokens;
     }
 
     /** A stream's first event reached the client. */

@@ -8,7 +8,13 @@ import com.fasterxml.jackson.databind.JsonNode;
  * event ends the stream because the provider failed (Responses' {@code response.failed}, an {@code error} event).
  */
 public record StreamEvent(boolean done, boolean usageOnly, long promptTokens, long completionTokens, boolean hasUsage,
-                          boolean failed) {
+                          boolean failed, long cachedTokens, long cacheWriteTokens) {
+
+    /** An event without prompt-cache counts. */
+    public StreamEvent(boolean done, boolean usageOnly, long promptTokens, long completionTokens, boolean hasUsage,
+                       boolean failed) {
+        this(done, usageOnly, promptTokens, completionTokens, hasUsage, failed, 0, 0);
+    }
 
     static final StreamEvent OTHER = new StreamEvent(false, false, 0, 0, false, false);
 
@@ -24,6 +30,7 @@ public record StreamEvent(boolean done, boolean usageOnly, long promptTokens, lo
 
     static StreamEvent withUsage(boolean done, boolean usageOnly, JsonNode usage, boolean failed) {
         TokenUsage tokens = TokenUsage.of(usage);
-        return new StreamEvent(done, usageOnly, tokens.promptTokens(), tokens.completionTokens(), true, failed);
+        return new StreamEvent(done, usageOnly, tokens.promptTokens(), tokens.completionTokens(), true, failed,
+                tokens.cachedTokens(), tokens.cacheWriteTokens());
     }
 }

@@ -48,13 +48,41 @@ public final class CostLedger {
      * @return what the call cost, in USD (0 without a price)
      */
     public double record(String keyFingerprint, String upstreamModel, long promptTokens, long completionTokens) {
-        String model = upstreamModel == null || upstreamModel.isBlank() ? UNKNOWN_MODEL : upstreamModel;
+        return record(keyFingerprint, upstreamModel, promptTokens, completionTokens, 0, 0);
+    }
+
+    /**
+     * As {@link #record(String, String, long, long)}, with the prompt tokens read from ({@code cachedTokens}) and
+     * written to ({@code cacheWriteTokens}) the provider's prompt cache, priced by the model's cache rates.
+     */
+    public double record(String keyFingerprint, String upstreamModel, long promptTokens, long completionTokens,
+                         long cachedTokens, long cacheWriteTokens) {
+        String model = modelName(upstreamModel);
         ModelPrice price = pricing.get(model);
-        double cost = price == null ? 0 : price.costUsd(Math.max(0, promptTokens), Math.max(0, completionTokens));
-        tally(model).add(promptTokens, completionTokens, cost);
-        byKey.computeIfAbsent(keyFingerprint, k -> new DoubleAdder()).add(cost);
-        total.add(cost);
+        double cost = price == null ? 0 : price.costUsd(Math.max(0, promptTokens), Math.max(0, completionTokens),
+                cachedTokens, cacheWriteTokens);
+        add(keyFingerprint, model, promptTokens, completionTokens, cost);
         return cost;
+    }
+
+    /**
+     * Adds totals counted before this ledger existed (the request log read back at start), as they were priced then.
+     */
+    public void restore(String keyFingerprint, String upstreamModel, long promptTokens, long completionTokens,
+                        double costUsd) {
+        add(keyFingerprint, modelName(upstreamModel), promptTokens, completionTokens, costUsd);
+    }
+
+    private void add(String keyFingerprint, String model, long promptTokens, long completionTokens, double cost) {
+        tally(model).add(promptTokens, completionTokens, cost);
+        if (keyFingerprint != null) {
+            byKey.computeIfAbsent(keyFingerprint, k -> new DoubleAdder()).add(cost);
+        }
+        total.add(cost);
+    }
+
+    private static String modelName(String upstreamModel) {
+        return upstreamModel == null || upstreamModel.isBlank() ? UNKNOWN_MODEL : upstreamModel;
     }
 
     /** Everything this channel's calls cost, in USD. */

@@ -66,6 +66,16 @@ public final class SpendLimit {
         }
     }
 
+    /**
+     * What was spent this day and this month before these counts existed (the request log read back at start): a
+     * count already higher stays.
+     */
+    public synchronized void restore(double todayUsd, double thisMonthUsd) {
+        Instant now = clock.instant();
+        day.restore(now, day.periodStart(now), Math.round(todayUsd * MICROS));
+        month.restore(now, month.periodStart(now), Math.round(thisMonthUsd * MICROS));
+    }
+
     /** USD spent today, in the limit's zone. */
     public synchronized double spentToday() {
         return day.sum(clock.instant()) / MICROS;

@@ -209,6 +209,12 @@ public final class RedisTenantLimits implements TenantLimits {
         });
     }
 
+    /** Redis's counts stay the tenant's spend; the local fallback, used while Redis is away, starts from the log's. */
+    @Override
+    public void restoreSpent(double todayUsd, double thisMonthUsd) {
+        local.restoreSpent(todayUsd, thisMonthUsd);
+    }
+
     /** The shared limits now, taking nothing; this instance's local ones while Redis is away. */
     @Override
     public RateLimits rateLimits() {

@@ -31,6 +31,11 @@ public final class RequestLogReader {
     public record Row(long id, RequestLogRow row) {
     }
 
+    /** Every column but the bodies, which a page of a thousand rows should not drag along. */
+    private static final String COLUMNS = "id, ts, request_id, source, tenant, api, model, served_model, channel, "
+            + "key_fingerprint, pool, attempts, fallback_level, status, error_code, prompt_tokens, completion_tokens, "
+            + "cached_tokens, cache_write_tokens, cost_usd, latency_ms, ttfb_ms";
+
     private final DataSource dataSource;
 
     public RequestLogReader(DataSource dataSource) {
@@ -38,7 +43,7 @@ public final class RequestLogReader {
     }
 
     public Page page(Query query) throws SQLException {
-        StringBuilder sql = new StringBuilder("SELECT * FROM request_log WHERE 1 = 1");
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM request_log WHERE 1 = 1");
         List<Object> parameters = new ArrayList<>();
         where(sql, parameters, "tenant = ?", query.tenant());
         where(sql, parameters, "status = ?", query.status());
@@ -79,8 +84,8 @@ public final class RequestLogReader {
                 r.getString("tenant"), r.getString("api"), r.getString("model"), r.getString("served_model"),
                 r.getString("channel"), r.getString("key_fingerprint"), r.getString("pool"), r.getInt("attempts"),
                 integer(r, "fallback_level"), r.getInt("status"), r.getString("error_code"), r.getLong("prompt_tokens"),
-                r.getLong("completion_tokens"), r.getLong("cached_tokens"), r.getDouble("cost_usd"),
-                r.getLong("latency_ms"), longOrNull(r, "ttfb_ms"));
+                r.getLong("completion_tokens"), r.getLong("cached_tokens"), r.getLong("cache_write_tokens"),
+                r.getDouble("cost_usd"), r.getLong("latency_ms"), longOrNull(r, "ttfb_ms"), null, null);
     }
 
     private static Integer integer(ResultSet r, String column) throws SQLException {

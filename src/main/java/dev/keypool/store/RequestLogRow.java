@@ -6,19 +6,34 @@ import java.util.Map;
 
 /**
  * One row of the request log: what a client request asked, where it was served and what it cost. Made once per
- * request when its answer is known; holds no prompt or answer text, and of the key only its fingerprint.
+ * request when its answer is known; of the key only its fingerprint, and no prompt or answer text unless
+ * {@code requestLog.bodies} is on.
  *
  * @param source       {@code api}, {@code batch} (a batch line) or {@code async} (an async task)
  * @param model        the model asked for; {@code servedModel} the provider's name for it on the serving channel
  * @param pool         {@code own} (a key of the request's tenant) or {@code shared}; null when no key served
  * @param fallbackLevel 0 = primary channel, n = n-th fallback; null when no channel served
  * @param errorCode    the gateway's error code ({@code quota_exhausted}, …), null when answered by the provider
+ * @param cachedTokens prompt tokens read from the provider's prompt cache; {@code cacheWriteTokens} written to it
  * @param ttfbMs       time to the first byte of a stream, null for other answers
+ * @param requestBody  the client's request body, capped; null unless {@code requestLog.bodies} is on
+ * @param answerBody   the provider's answer (a stream's assembled text), capped; null unless {@code requestLog.bodies}
  */
 public record RequestLogRow(Instant time, String requestId, String source, String tenant, String api, String model,
                             String servedModel, String channel, String keyFingerprint, String pool, int attempts,
                             Integer fallbackLevel, int status, String errorCode, long promptTokens,
-                            long completionTokens, long cachedTokens, double costUsd, long latencyMs, Long ttfbMs) {
+                            long completionTokens, long cachedTokens, long cacheWriteTokens, double costUsd,
+                            long latencyMs, Long ttfbMs, String requestBody, String answerBody) {
+
+    /** A row without prompt-cache writes and without bodies. */
+    public RequestLogRow(Instant time, String requestId, String source, String tenant, String api, String model,
+                         String servedModel, String channel, String keyFingerprint, String pool, int attempts,
+                         Integer fallbackLevel, int status, String errorCode, long promptTokens,
+                         long completionTokens, long cachedTokens, double costUsd, long latencyMs, Long ttfbMs) {
+        this(time, requestId, source, tenant, api, model, servedModel, channel, keyFingerprint, pool, attempts,
+                fallbackLevel, status, errorCode, promptTokens, completionTokens, cachedTokens, 0, costUsd, latencyMs,
+                ttfbMs, null, null);
+    }
 
     /** The row by column name, as the batched INSERT of routes/request-log.camel.yaml reads it. */
     public Map<String, Object> parameters() {
@@ -40,9 +55,12 @@ public record RequestLogRow(Instant time, String requestId, String source, Strin
         p.put("prompt_tokens", promptTokens);
         p.put("completion_tokens", completionTokens);
         p.put("cached_tokens", cachedTokens);
+        p.put("cache_write_tokens", cacheWriteTokens);
         p.put("cost_usd", costUsd);
         p.put("latency_ms", latencyMs);
         p.put("ttfb_ms", ttfbMs);
+        p.put("request_body", requestBody);
+        p.put("answer_body", answerBody);
         return p;
     }
 }

@@ -97,6 +97,11 @@ public final class LocalTenantLimits implements TenantLimits {
     }
 
     @Override
+    public void restoreSpent(double todayUsd, double thisMonthUsd) {
+        budget.restore(todayUsd, thisMonthUsd);
+    }
+
+    @Override
     public RateLimits rateLimits() {
         Instant now = clock.instant();
         Long tpm = quota.limit(KeyQuota.Window.TPM);

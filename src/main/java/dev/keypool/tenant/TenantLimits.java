@@ -40,6 +40,13 @@ public interface TenantLimits {
     default void continueFrom(TenantLimits previous) {
     }
 
+    /**
+     * What the tenant spent this UTC day and month before these limits existed (read back from the request log at
+     * start), so that a restart does not give it its budget again. Limits without a budget of their own ignore it.
+     */
+    default void restoreSpent(double todayUsd, double thisMonthUsd) {
+    }
+
     /** The limits now, without taking anything. */
     RateLimits rateLimits();
 

@@ -26,6 +26,18 @@ class PricingValidationTest {
     }
 
     @Test
+    void should_bind_cache_read_and_write_prices_when_given() {
+        GatewayConfig config = parse(channelWith("""
+                pricing:
+                  claude-sonnet: {input: 3, output: 15, cacheRead: 0.30, cacheWrite: 3.75}
+                  gpt-4o: {input: 2.5, output: 10, cacheRead: 1.25}"""));
+
+        assertThat(config.channels().get(0).pricing())
+                .containsEntry("claude-sonnet", new ModelPrice(3, 15, 0.30, 3.75))
+                .containsEntry("gpt-4o", new ModelPrice(2.5, 10, 1.25, null));
+    }
+
+    @Test
     void should_have_no_prices_by_default() {
         assertThat(parse(channelWith("")).channels().get(0).pricing()).isEmpty();
     }
@@ -37,7 +49,9 @@ class PricingValidationTest {
             "pricing: {glm-4: {input: 0.1}}                    | channels[0].pricing.glm-4.output: is required (USD per 1M tokens)",
             "pricing: {glm-4: {input: -1, output: 1}}          | channels[0].pricing.glm-4.input: must be >= 0",
             "pricing: {glm-4: {input: cheap, output: 1}}       | channels[0].pricing.glm-4.input: must be a number",
-            "pricing: {glm-4: {input: 1, output: 1, cache: 1}} | channels[0].pricing.glm-4.cache: unknown field"})
+            "pricing: {glm-4: {input: 1, output: 1, cache: 1}} | channels[0].pricing.glm-4.cache: unknown field",
+            "pricing: {glm-4: {input: 1, output: 1, cacheRead: -1}}    | channels[0].pricing.glm-4.cacheRead: must be >= 0",
+            "pricing: {glm-4: {input: 1, output: 1, cacheWrite: lots}} | channels[0].pricing.glm-4.cacheWrite: must be a number"})
     void should_report_a_bad_price_with_its_path(String field, String problem) {
         assertThat(problemsOf(channelWith(field))).containsExactly(problem);
     }

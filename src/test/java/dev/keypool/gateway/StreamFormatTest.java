@@ -72,7 +72,8 @@ class StreamFormatTest {
         StreamEvent start = StreamFormat.MESSAGES.read(bytes("event: message_start\ndata: {\"type\":\"message_start\","
                 + "\"message\":{\"id\":\"msg_1\",\"usage\":{\"input_tokens\":10,\"cache_creation_input_tokens\":4,"
                 + "\"cache_read_input_tokens\":6,\"output_tokens\":1}}}\n\n"), JSON);
-        assertThat(start).isEqualTo(new StreamEvent(false, false, 20, 1, true, false));
+        // 6 read from the prompt cache, 4 written to it: both part of the prompt's 20
+        assertThat(start).isEqualTo(new StreamEvent(false, false, 20, 1, true, false, 6, 4));
         StreamEvent delta = StreamFormat.MESSAGES.read(bytes("event: message_delta\ndata: {\"type\":\"message_delta\","
                 + "\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":15}}\n\n"), JSON);
         // message_delta reports only the answer: the prompt side stays as message_start said

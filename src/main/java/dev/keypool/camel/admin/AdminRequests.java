@@ -68,6 +68,7 @@ public final class AdminRequests {
         o.put("promptTokens", row.promptTokens());
         o.put("completionTokens", row.completionTokens());
         o.put("cachedTokens", row.cachedTokens());
+        o.put("cacheWriteTokens", row.cacheWriteTokens());
         o.put("costUsd", row.costUsd());
         o.put("latencyMs", row.latencyMs());
         o.put("ttfbMs", row.ttfbMs());

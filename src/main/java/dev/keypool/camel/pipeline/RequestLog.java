@@ -1,5 +1,7 @@
 package dev.keypool.camel.pipeline;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,6 +38,8 @@ public final class RequestLog {
     static final String REQUEST_ID = "kpRequestId";
     /** {@link System#nanoTime()} when the request entered the gateway core. */
     static final String STARTED = "kpStartedNanos";
+    /** A relayed stream's assembled answer text (a StringBuilder), kept for the row when bodies are logged. */
+    static final String STREAMED_ANSWER = "kpStreamedAnswer";
     /** What an id the client sends may be: what log and trace tools send, nothing that could break a header or a query. */
     private static final Pattern SANE_ID = Pattern.compile("[A-Za-z0-9._:\\-]{1,128}");
 
@@ -45,6 +49,8 @@ public final class RequestLog {
     private final Clock clock;
     private final GatewayMetrics metrics;
     private final Duration retention;
+    private final boolean bodies;
+    private final int bodyMaxBytes;
     private final AtomicBoolean failing = new AtomicBoolean();
 
     /**
@@ -52,6 +58,17 @@ public final class RequestLog {
      */
     public RequestLog(boolean enabled, BlockingQueue<Exchange> queue, CamelContext context, Clock clock,
                       GatewayMetrics metrics, Duration retention) {
+        this(enabled, queue, context, clock, metrics, retention, false, 0);
+    }
+
+    /**
+     * @param bodies       whether rows keep the request's body and its answer ({@code requestLog.bodies})
+     * @param bodyMaxBytes the most bytes of each kept
+     */
+    public RequestLog(boolean enabled, BlockingQueue<Exchange> queue, CamelContext context, Clock clock,
+                      GatewayMetrics metrics, Duration retention, boolean bodies, int bodyMaxBytes) {
+        this.bodies = bodies;
+        this.bodyMaxBytes = bodyMaxBytes;
         this.enabled = enabled;
         this.queue = queue;
         this.context = context;
@@ -115,12 +132,14 @@ public final class RequestLog {
                 : exchange.getProperty(Exchanges.TASK_ID) != null ? "async" : "api";
         String api = exchange.getProperty(Exchanges.API, String.class);
         Instant time = clock.instant();
+        ClientRequest asked = exchange.getProperty(Exchanges.CLIENT_REQUEST, ClientRequest.class);
+        String requestBody = bodies ? requestBody(asked) : null;
         if (request == null) {
             // refused before its channels were planned: the model it asked for, once its body was read
             Tenant tenant = exchange.getProperty(Exchanges.TENANT, Tenant.class);
-            ClientRequest asked = exchange.getProperty(Exchanges.CLIENT_REQUEST, ClientRequest.class);
             return new RequestLogRow(time, id(exchange), source, tenant == null ? GatewayRequest.NO_TENANT : tenant.name(),
-                    api, asked == null ? null : asked.model(), null, null, null, null, 0, null, status, errorCode, 0, 0, 0, 0, latencyMs, null);
+                    api, asked == null ? null : asked.model(), null, null, null, null, 0, null, status, errorCode, 0, 0,
+                    0, 0, 0, latencyMs, null, requestBody, null);
         }
         boolean served = request.isServed();
         Long ttfbMs = started != null && request.firstByteNanos() != 0
@@ -132,7 +151,44 @@ public final class RequestLog {
                 served ? request.servedKey().fingerprint() : null,
                 served ? (request.keyScope().isOwn(request.servedKey()) ? "own" : "shared") : null,
                 request.totalAttempts(), served ? request.level() : null, status, errorCode,
-                request.promptTokens(), request.completionTokens(), 0, request.costUsd(), latencyMs, ttfbMs);
+                request.promptTokens(), request.completionTokens(), request.cachedTokens(), request.cacheWriteTokens(),
+                request.costUsd(), latencyMs, ttfbMs, requestBody, bodies && errorCode == null ? answerBody(exchange) : null);
+    }
+
+    /** The client's JSON body as it was read (an upload, multipart or on disk, is not kept). */
+    private String requestBody(ClientRequest asked) {
+        if (asked == null || asked.body() == null || !isText(asked.body().contentType())) {
+            return null;
+        }
+        return asked.body().forModel(asked.model()) instanceof byte[] bytes ? capped(bytes) : null;
+    }
+
+    /** The answer the client got: a JSON or text body as it is, a stream as its assembled text (chat and completions). */
+    private String answerBody(Exchange exchange) {
+        Object streamed = exchange.getProperty(STREAMED_ANSWER);
+        if (streamed != null) {
+            return capped(streamed.toString().getBytes(StandardCharsets.UTF_8));
+        }
+        Object body = exchange.getMessage().getBody();
+        if (!isText(exchange.getMessage().getHeader(Exchange.CONTENT_TYPE, String.class))) {
+            return null;
+        }
+        if (body instanceof ByteBuffer buffer) {
+            ByteBuffer view = buffer.duplicate();
+            byte[] bytes = new byte[Math.min(view.remaining(), bodyMaxBytes)];
+            view.get(bytes);
+            return capped(bytes);
+        }
+        return body instanceof byte[] bytes ? capped(bytes) : null;
+    }
+
+    private static boolean isText(String contentType) {
+        return contentType == null || contentType.contains("json") || contentType.startsWith("text/");
+    }
+
+    /** At most {@code bodyMaxBytes} of UTF-8 (a character cut in two at the end becomes U+FFFD). */
+    private String capped(byte[] bytes) {
+        return new String(bytes, 0, Math.min(bytes.length, bodyMaxBytes), StandardCharsets.UTF_8);
     }
 
     /** The aggregated rows as the batched INSERT's parameters, one map per row. */

@@ -115,7 +115,8 @@ public final class StreamRelay {
         switch (ending) {
             case COMPLETE -> {
                 if (relay.sawUsage) {
-                    attempt.succeeded(relay.promptTokens, relay.completionTokens);
+                    attempt.succeeded(new TokenUsage(relay.promptTokens, relay.completionTokens, relay.cachedTokens,
+                            relay.cacheWriteTokens));
                 } else {
                     // a provider that reports no usage in its stream: the prompt as estimated, the answer as streamed
                     attempt.succeeded(request.estimatedPromptTokens(),
@@ -125,6 +126,9 @@ public final class StreamRelay {
             case BROKEN -> attempt.streamBroke("stream broken (" + relay.brokenBy + ")");
             case UPSTREAM_FAILED -> attempt.streamBroke("stream ended by a provider error event");
             case CLIENT_GONE -> attempt.clientGone();
+        }
+        if (relay.answer.length() > 0) {
+            exchange.setProperty(RequestLog.STREAMED_ANSWER, relay.answer);
         }
         relay.finish(ending);
         exchange.getMessage().setBody(null);
@@ -141,6 +145,8 @@ public final class StreamRelay {
         private volatile boolean clientGone;
         private long promptTokens;
         private long completionTokens;
+        private long cachedTokens;
+        private long cacheWriteTokens;
         private boolean sawUsage;
         /** The answer's text, kept while no event has reported usage (chat and completions only). */
         private final StringBuilder answer = new StringBuilder();
@@ -213,6 +219,8 @@ public final class StreamRelay {
                     // Anthropic reports the prompt in message_start and the answer in message_delta: keep each side
                     if (seen.promptTokens() != TokenUsage.ABSENT) {
                         promptTokens = seen.promptTokens();
+                        cachedTokens = seen.cachedTokens();
+                        cacheWriteTokens = seen.cacheWriteTokens();
                     }
                     if (seen.completionTokens() != TokenUsage.ABSENT) {
                         completionTokens = seen.completionTokens();

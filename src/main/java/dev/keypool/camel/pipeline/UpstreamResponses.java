@@ -32,7 +32,7 @@ public final class UpstreamResponses {
         message.setBody(body);
         JsonNode usage = isJson(message.getHeader(Exchange.CONTENT_TYPE, String.class)) ? usage(body) : mapper.missingNode();
         TokenUsage tokens = TokenUsage.of(usage);
-        Exchanges.request(exchange).attempt().succeeded(tokens.prompt(), tokens.completion());
+        Exchanges.request(exchange).attempt().succeeded(tokens);
     }
 
     /** A provider that names no type is read as JSON, as OpenAI-compatible servers mostly answer it. */
