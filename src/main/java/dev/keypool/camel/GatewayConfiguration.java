@@ -227,6 +227,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         RequestLog requestLog = DatabaseBeans.bind(context, config, stateDir, clock, metrics);
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics, requestLog);
         registry.bind("gatewayResponses", gatewayResponses);
+        // the alert rules and their sinks (routes/alerts.camel.yaml)
+        AlertBeans.bind(context, config, all, tenants, eventLog, stateListeners, clock, mapper);
         if (http) {
             boolean reload = properties.resolveProperty("camel.main.routes-reload-enabled").map(Boolean::parseBoolean).orElse(false);
             if (reload) {
