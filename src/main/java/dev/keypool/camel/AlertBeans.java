@@ -51,7 +51,7 @@ final class AlertBeans {
             String label = index + "-" + uri.substring(0, uri.indexOf(':'));
             LinkedBlockingQueue<Exchange> queue = new LinkedBlockingQueue<>(queueSize);
             registry.bind("alertQueue-" + index, queue);
-            sinks.add(new AlertSinks.Sink(index, uri, AlertSinks.formatOf(uri), queue,
+            sinks.add(new AlertSinks.Sink(index, uri, label, AlertSinks.formatOf(uri), queue,
                     Counter.builder("keypool_alerts_dropped").description("Alerts not sent to a sink: its queue was full")
                             .tag("sink", label).register(meters),
                     Counter.builder("keypool_alert_sink_failures").description("Alerts a sink failed to take")
@@ -65,7 +65,7 @@ final class AlertBeans {
         stateListeners.add(alerts);
         registry.bind("alerts", alerts);
         LOG.info("Alerts: {} sinks ({}), at most one per rule and subject every {}{}", sinks.size(),
-                String.join(", ", sinks.stream().map(AlertSinks.Sink::shown).toList()), settings.period(),
+                String.join(", ", sinks.stream().map(AlertSinks.Sink::label).toList()), settings.period(),
                 settings.off().isEmpty() ? "" : "; rules off: " + String.join(", ", settings.off()));
     }
 

@@ -17,7 +17,6 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.support.DefaultExchange;
-import org.apache.camel.util.URISupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,14 +39,12 @@ public final class AlertSinks {
     /** Components whose messages are read by people (mail, chat): a subject and a plain text body rather than JSON. */
     private static final Set<String> TEXT_SCHEMES = Set.of("smtp", "smtps", "slack", "telegram");
 
-    /** One configured sink: its URI (never logged as it is: it may hold a password), queue and counters. */
-    record Sink(int index, String uri, String format, BlockingQueue<Exchange> queue, Counter dropped, Counter failed,
-                AtomicBoolean failing) {
-
-        /** The URI with its password options masked, for log lines. */
-        String shown() {
-            return URISupport.sanitizeUri(uri);
-        }
+    /**
+     * One configured sink: its URI, never logged (a password, or a webhook's secret path such as Slack's), its label
+     * for logs and metrics ({@code <n>-<scheme>}, e.g. {@code 0-http}), queue and counters.
+     */
+    record Sink(int index, String uri, String label, String format, BlockingQueue<Exchange> queue, Counter dropped,
+                Counter failed, AtomicBoolean failing) {
     }
 
     private final List<Sink> sinks;
@@ -125,7 +122,7 @@ public final class AlertSinks {
     public void sent(Exchange exchange) {
         Sink sink = sink(exchange);
         if (sink != null && sink.failing().compareAndSet(true, false)) {
-            LOG.info("Alert sink {} takes alerts again", sink.shown());
+            LOG.info("Alert sink {} (alerts.sinks[{}]) takes alerts again", sink.label(), sink.index());
         }
     }
 
@@ -138,8 +135,8 @@ public final class AlertSinks {
         sink.failed().increment();
         if (sink.failing().compareAndSet(false, true)) {
             Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-            LOG.warn("Alert sink {} failed ({}); its alerts are counted in keypool_alert_sink_failures_total until it "
-                    + "takes them again", sink.shown(), cause == null ? "unknown" : cause.getClass().getSimpleName());
+            LOG.warn("Alert sink {} (alerts.sinks[{}]) failed ({}); its alerts are counted in "
+                    + "keypool_alert_sink_failures_total until it takes them again", sink.label(), sink.index(), cause == null ? "unknown" : cause.getClass().getSimpleName());
         }
     }
 

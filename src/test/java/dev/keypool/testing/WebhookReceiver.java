@@ -6,15 +6,12 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 import com.sun.net.httpserver.HttpServer;
 
 /**
- * A webhook on loopback, as an alert sink's receiver: keeps what it was sent, or, made {@link #hanging()}, reads a
- * request and never answers it (until closed).
+ * A webhook on loopback, as an alert sink's receiver: keeps what it was sent and answers 204.
  */
 public final class WebhookReceiver implements AutoCloseable {
 
@@ -24,8 +21,6 @@ public final class WebhookReceiver implements AutoCloseable {
 
     private final HttpServer server;
     private final List<Received> received = new CopyOnWriteArrayList<>();
-    private final CountDownLatch closed = new CountDownLatch(1);
-    private volatile boolean hang;
 
     public WebhookReceiver() {
         try {
@@ -39,23 +34,12 @@ public final class WebhookReceiver implements AutoCloseable {
                 String body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
                 received.add(new Received(exchange.getRequestURI().getPath(),
                         exchange.getRequestHeaders().getFirst("Content-Type"), body));
-                if (hang) {
-                    closed.await(60, TimeUnit.SECONDS);
-                }
                 exchange.sendResponseHeaders(204, -1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             } finally {
                 exchange.close();
             }
         });
         server.start();
-    }
-
-    /** From now on, requests are read and then held without an answer until this receiver is closed. */
-    public WebhookReceiver hanging() {
-        hang = true;
-        return this;
     }
 
     public String url(String path) {
@@ -68,7 +52,6 @@ public final class WebhookReceiver implements AutoCloseable {
 
     @Override
     public void close() {
-        closed.countDown();
         server.stop(0);
         ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
     }
