@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -150,7 +151,7 @@ public final class Alerts implements StateListener {
     }
 
     private void checkBudget(String tenant, String period, double spent, double budget) {
-        String amounts = String.format(java.util.Locale.ROOT, "%.2f of %.2f USD", spent, budget);
+        String amounts = String.format(Locale.ROOT, "%.2f of %.2f USD", spent, budget);
         if (spent >= budget) {
             fire(AlertRule.TENANT_BUDGET_SPENT, tenant + "/" + period, "", "Tenant " + tenant + " has spent its "
                     + period + "'s budget (" + amounts + "): its requests are refused until it resets");
