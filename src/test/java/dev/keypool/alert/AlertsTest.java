@@ -1,6 +1,7 @@
 package dev.keypool.alert;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -27,6 +28,7 @@ import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /** The rules of alerts: on real pools, breakers and tenant limits, with the injected clock. */
 class AlertsTest {
@@ -87,9 +89,9 @@ class AlertsTest {
         pool().recordRejected(key("sk-alpha-2"), Duration.ofMillis(5), 403);
 
         assertThat(sent).extracting(Alert::rule, Alert::subject).containsExactly(
-                org.assertj.core.groups.Tuple.tuple(AlertRule.KEY_DISABLED, "alpha/" + Fingerprint.of("sk-alpha-1")),
-                org.assertj.core.groups.Tuple.tuple(AlertRule.KEY_DISABLED, "alpha/" + Fingerprint.of("sk-alpha-2")),
-                org.assertj.core.groups.Tuple.tuple(AlertRule.CHANNEL_UNUSABLE, "alpha"));
+                tuple(AlertRule.KEY_DISABLED, "alpha/" + Fingerprint.of("sk-alpha-1")),
+                tuple(AlertRule.KEY_DISABLED, "alpha/" + Fingerprint.of("sk-alpha-2")),
+                tuple(AlertRule.CHANNEL_UNUSABLE, "alpha"));
         assertThat(sent.get(2).message()).isEqualTo("Channel alpha has no usable key: 2 disabled, 0 cooling");
         assertThat(sent).allSatisfy(alert -> assertThat(alert.message()).doesNotContain("sk-alpha"));
     }
@@ -180,8 +182,8 @@ class AlertsTest {
         alerts.check();
 
         assertThat(sent).extracting(Alert::rule, Alert::subject).containsExactly(
-                org.assertj.core.groups.Tuple.tuple(AlertRule.TENANT_BUDGET, "team-a/day"),
-                org.assertj.core.groups.Tuple.tuple(AlertRule.TENANT_BUDGET_SPENT, "team-a/day"));
+                tuple(AlertRule.TENANT_BUDGET, "team-a/day"),
+                tuple(AlertRule.TENANT_BUDGET_SPENT, "team-a/day"));
         assertThat(sent.get(0).message()).isEqualTo("Tenant team-a at 80% of its day's budget (8.00 of 10.00 USD)");
     }
 
@@ -206,7 +208,7 @@ class AlertsTest {
 
     @Test
     void should_name_every_rule_as_keypool_yaml_does() {
-        assertThat(java.util.Arrays.stream(AlertRule.values()).map(AlertRule::configName).toList())
+        assertThat(Arrays.stream(AlertRule.values()).map(AlertRule::configName).toList())
                 .containsExactlyInAnyOrderElementsOf(AlertsConfig.RULES);
     }
 }
