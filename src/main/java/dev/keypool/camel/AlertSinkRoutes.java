@@ -4,7 +4,7 @@ import org.apache.camel.builder.RouteBuilder;
 
 /**
  * One route per alert sink of keypool.yaml, from the routeTemplate {@code keypool-alert-sink} in
- * routes/alerts.camel.yaml, made at startup as {@link ChannelRoutes} makes the channels'.
+ * routes/alerts.camel.yaml, made at startup as {@link dev.keypool.camel.routes.ChannelRoutes} makes the channels'.
  */
 public class AlertSinkRoutes extends RouteBuilder {
 
