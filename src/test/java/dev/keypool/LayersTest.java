@@ -45,7 +45,7 @@ class LayersTest {
         // Flyway, HikariCP) in store, Micrometer in metrics
         LAYERS.put("adapters", List.of("redis", "store", "metrics"));
         // a request and the operators' actions on the gateway: channels and their chains, the attempt, admin, probes
-        LAYERS.put("request", List.of("gateway", "admin", "probe", "fault"));
+        LAYERS.put("request", List.of("gateway", "admin", "probe", "fault", "alert"));
         // keypool.yaml bound and validated into the settings of the domain
         LAYERS.put("configuration", List.of("config"));
         // the decisions: which key, is the breaker open, is there room in the quota, may the tenant go on

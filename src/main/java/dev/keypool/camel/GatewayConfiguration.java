@@ -73,6 +73,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         if (http) {
             ServerBeans.installEdge(context, pipeline.gatewayResponses());
         }
+        // the alert rules and their sinks (routes/alerts.camel.yaml)
+        AlertBeans.bind(context, config, channels.all(), tenants.tenants(), channels.eventLog(), channels.stateListeners(),
+                clock, mapper);
         context.getRegistry().bind("demoUpstream", new DemoUpstream(mapper));
         AdminBeans.bind(context, config, file, loader, channels, tenants, pipeline.capacityQueue(), metrics, mapper, clock);
         SharedStateBeans.connect(redis, channels, clock);

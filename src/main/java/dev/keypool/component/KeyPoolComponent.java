@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import dev.keypool.camel.AlertSinkRoutes;
 import dev.keypool.camel.routes.ChannelRoutes;
 import dev.keypool.camel.GatewayConfiguration;
 import dev.keypool.camel.routes.PackagedRoutes;
@@ -121,6 +122,7 @@ public class KeyPoolComponent extends DefaultComponent {
         List<RoutesBuilder> builders = new ArrayList<>();
         builders.add(new PackagedRoutes(routesDirectory == null ? "" : "file:" + routesDirectory + "/*.camel.yaml", true));
         builders.add(new ChannelRoutes());
+        builders.add(new AlertSinkRoutes());
         if (httpEnabled) {
             builders.add(new PassthroughRoutes());
         }

@@ -10,7 +10,8 @@ import java.util.stream.Collectors;
 /** The top level of {@code keypool.yaml}, and the checks that need the whole file: channel and tenant references. */
 final class ConfigBinder {
 
-    private static final Set<String> FIELDS = Set.of("channels", "tenants", "admin", "queue", "redis", "database", "requestLog");
+    private static final Set<String> FIELDS = Set.of("channels", "tenants", "admin", "queue", "redis", "database", "requestLog",
+            "alerts");
 
     private final ChannelBinder channelBinder = new ChannelBinder();
     private final TenantBinder tenantBinder = new TenantBinder();
@@ -45,7 +46,8 @@ final class ConfigBinder {
                 queue(root.field("queue")),
                 redis(root.field("redis")),
                 database(root.field("database")),
-                requestLog(root.field("requestLog")));
+                requestLog(root.field("requestLog")),
+                new AlertsBinder().bind(root.field("alerts")));
     }
 
     /** No {@code database} block: SQLite in state.dir; {@code url} names a PostgreSQL server instead. */

@@ -49,6 +49,11 @@ final class ConfigNode {
         problems.add(path.isEmpty() ? "top level" : path, message);
     }
 
+    /** Whether this is a mapping, reporting nothing: for a field that is either a scalar or a block. */
+    boolean isMapping() {
+        return !isAbsent() && node.isObject();
+    }
+
     /** True for a mapping; reports anything else (absent included) and every field not in {@code knownFields}. */
     boolean checkMapping(Set<String> knownFields) {
         if (isAbsent() || !node.isObject()) {
@@ -137,6 +142,10 @@ final class ConfigNode {
 
     Optional<Integer> integer(int min) {
         return wholeNumber(min, Integer.MAX_VALUE).map(Long::intValue);
+    }
+
+    Optional<Integer> integer(int min, int max) {
+        return wholeNumber(min, max).map(Long::intValue);
     }
 
     Optional<Long> longInteger(long min) {

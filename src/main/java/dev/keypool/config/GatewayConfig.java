@@ -6,15 +6,18 @@ import java.util.Optional;
 /**
  * The whole of {@code keypool.yaml}, validated: channels in configuration order (the first channel serving a
  * model is its primary), tenants (empty = the gateway is open), the admin settings (null = admin API off) and the
- * shared state (null = everything stays in this instance), the control plane's database and its request log.
+ * shared state (null = everything stays in this instance), the control plane's database and its request log, and the
+ * alerts.
  */
 public record GatewayConfig(List<ChannelConfig> channels, List<TenantConfig> tenants, AdminConfig admin,
-                            QueueConfig queue, RedisConfig redis, DatabaseConfig database, RequestLogConfig requestLog) {
+                            QueueConfig queue, RedisConfig redis, DatabaseConfig database, RequestLogConfig requestLog,
+                            AlertsConfig alerts) {
 
     /** With the default database (SQLite in state.dir) and request log. */
     public GatewayConfig(List<ChannelConfig> channels, List<TenantConfig> tenants, AdminConfig admin, QueueConfig queue,
                          RedisConfig redis) {
-        this(channels, tenants, admin, queue, redis, DatabaseConfig.DEFAULT, RequestLogConfig.DEFAULT);
+        this(channels, tenants, admin, queue, redis, DatabaseConfig.DEFAULT, RequestLogConfig.DEFAULT,
+                AlertsConfig.DEFAULT);
     }
 
     public GatewayConfig {

@@ -3,7 +3,8 @@ package dev.keypool.events;
 import java.time.Instant;
 
 /**
- * A change of a key's or a channel breaker's state, published when it happens, once. Its message is the line
+ * A change of a key's or a channel breaker's state, published when it happens, once (an alert is one too: its
+ * subject goes from quiet to firing). Its message is the line
  * that was logged for it (design §5), so that anything listening (admin events, metrics, shared state) says what
  * the log says.
  */

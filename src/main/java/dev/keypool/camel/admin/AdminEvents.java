@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.alert.Alert;
 import dev.keypool.camel.pipeline.Exchanges;
 import dev.keypool.camel.pipeline.StreamRelay;
 import dev.keypool.events.EventLog;
@@ -37,7 +38,10 @@ public final class AdminEvents {
         this.mapper = mapper;
     }
 
-    /** {@code {"events":[{"id","at","channel","key","from","to","message"}…]}}, oldest first. */
+    /**
+     * {@code {"events":[{"id","at","channel","key","from","to","message"}…]}}, oldest first; an alert also has
+     * {@code "type":"alert","rule","subject"} and goes from {@code QUIET} to {@code FIRING}.
+     */
     public void list(Exchange exchange) throws IOException {
         ObjectNode root = mapper.createObjectNode();
         ArrayNode events = root.putArray("events");
@@ -97,6 +101,11 @@ public final class AdminEvents {
         node.put("channel", change.channel());
         if (change instanceof KeyStateChange key) {
             node.put("key", key.fingerprint());
+        }
+        if (change instanceof Alert alert) {
+            node.put("type", "alert");
+            node.put("rule", alert.rule().configName());
+            node.put("subject", alert.subject());
         }
         node.put("from", change.from());
         node.put("to", change.to());

@@ -1,0 +1,77 @@
+package dev.keypool.camel;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.alert.Alerts;
+import dev.keypool.config.AlertsConfig;
+import dev.keypool.config.GatewayConfig;
+import dev.keypool.events.EventLog;
+import dev.keypool.events.StateListeners;
+import dev.keypool.gateway.Channels;
+import dev.keypool.tenant.Tenants;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.component.micrometer.MicrometerConstants;
+import org.apache.camel.component.micrometer.MicrometerUtils;
+import org.apache.camel.spi.Registry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The beans of routes/alerts.camel.yaml, bound by {@link GatewayConfiguration}: {@code alerts} (the rules, checked on
+ * a timer and listening to every key and breaker change), {@code alertSinks} and one bounded queue per sink,
+ * {@code alertQueue-<n>}, that the sink's seda endpoint reads.
+ */
+final class AlertBeans {
+
+    private static final Logger LOG = LoggerFactory.getLogger(AlertBeans.class);
+
+    private AlertBeans() {
+    }
+
+    static void bind(CamelContext context, GatewayConfig config, Channels channels, Tenants tenants, EventLog events,
+                     StateListeners stateListeners, Clock clock, ObjectMapper mapper) {
+        Registry registry = context.getRegistry();
+        AlertsConfig settings = config.alerts();
+        int queueSize = Integer.parseInt(context.getPropertiesComponent().resolveProperty("keypool.alerts.queue-size")
+                .orElseThrow(() -> new IllegalStateException(
+                        "Setting keypool.alerts.queue-size is missing: start KeyPool with its application.properties")));
+        MeterRegistry meters = MicrometerUtils.getMeterRegistryFromCamelRegistry(registry,
+                MicrometerConstants.METRICS_REGISTRY_NAME);
+        List<AlertSinks.Sink> sinks = new ArrayList<>();
+        for (String uri : settings.sinks()) {
+            int index = sinks.size();
+            String label = index + "-" + uri.substring(0, uri.indexOf(':'));
+            LinkedBlockingQueue<Exchange> queue = new LinkedBlockingQueue<>(queueSize);
+            registry.bind("alertQueue-" + index, queue);
+            sinks.add(new AlertSinks.Sink(index, uri, label, AlertSinks.formatOf(uri), queue,
+                    Counter.builder("keypool_alerts_dropped").description("Alerts not sent to a sink: its queue was full")
+                            .tag("sink", label).register(meters),
+                    Counter.builder("keypool_alert_sink_failures").description("Alerts a sink failed to take")
+                            .tag("sink", label).register(meters),
+                    new AtomicBoolean()));
+        }
+        AlertSinks alertSinks = new AlertSinks(sinks, events, mapper, context, meters);
+        registry.bind("alertSinks", alertSinks);
+        Alerts alerts = new Alerts(settings, channels, tenants, config.tenants(),
+                () -> requestLogDropped(meters), clock, alertSinks::raise);
+        stateListeners.add(alerts);
+        registry.bind("alerts", alerts);
+        LOG.info("Alerts: {} sinks ({}), at most one per rule and subject every {}{}", sinks.size(),
+                String.join(", ", sinks.stream().map(AlertSinks.Sink::label).toList()), settings.period(),
+                settings.off().isEmpty() ? "" : "; rules off: " + String.join(", ", settings.off()));
+    }
+
+    /** What the request log has lost so far, as keypool_request_log_dropped_total counts it. */
+    private static long requestLogDropped(MeterRegistry meters) {
+        Counter dropped = meters.find("keypool_request_log_dropped").counter();
+        return dropped == null ? 0 : (long) dropped.count();
+    }
+}
