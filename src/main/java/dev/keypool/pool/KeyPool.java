@@ -67,68 +67,34 @@ public final class KeyPool {
     private final double degradedErrorRatePercent;
     /** Keys an operator disabled: a successful probe does not bring them back, only the operator does. */
     private final Set<String> disabledByOperator = ConcurrentHashMap.newKeySet();
+    /** As made, then as the last reload left them. */
+    private volatile PoolSettings settings;
 
     /**
-     * @param keys         in configuration order, distinct secrets; a key's sliding window runs on the clock of the
-     *                     first pool it joins
-     * @param cooldown     how long a key cools after a 429 without Retry-After
-     * @param disableAfter failures in a row (5xx, timeouts, connection errors) that disable a key, at least 1
-     * @param quotaZone    where the days and months of the keys' quotas begin
-     * @param listener     hears every state change of the pool's keys
+     * @param settings how the pool behaves ({@link PoolSettings#builder})
+     * @param keys     in configuration order, distinct secrets; a key's sliding window runs on the clock of the first
+     *                 pool it joins
      */
-    public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy,
-                   Duration cooldown, int disableAfter, ZoneId quotaZone, Clock clock, StateListener listener) {
-        this(channel, keys, strategy, cooldown, disableAfter, quotaZone, clock, listener, Duration.ZERO, 100);
-    }
-
-    /**
-     * @param warmup                   how long a key coming back into service ramps up to its weight (zero: at once)
-     * @param degradedErrorRatePercent a key failing more than this share of its calls of the last 60 s is degraded
-     */
-    public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy, Duration cooldown, int disableAfter,
-                   ZoneId quotaZone, Clock clock, StateListener listener, Duration warmup, double degradedErrorRatePercent) {
-        this(channel, keys, strategy, cooldown, disableAfter, quotaZone, clock, listener, warmup, degradedErrorRatePercent,
-                QuotaLedger.Factory.LOCAL);
-    }
-
-    /** @param ledgers the count each key's quota shares with other gateway instances (design §11) */
-    public KeyPool(String channel, List<ApiKey> keys, SelectionStrategy strategy, Duration cooldown, int disableAfter,
-                   ZoneId quotaZone, Clock clock, StateListener listener, Duration warmup, double degradedErrorRatePercent,
-                   QuotaLedger.Factory ledgers) {
-        if (channel == null || channel.isBlank()) {
-            throw new IllegalArgumentException("channel must not be blank");
-        }
+    public KeyPool(PoolSettings settings, List<ApiKey> keys) {
+        Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(keys, "keys");
-        Objects.requireNonNull(strategy, "strategy");
-        Objects.requireNonNull(cooldown, "cooldown");
-        Objects.requireNonNull(clock, "clock");
-        Objects.requireNonNull(listener, "listener");
-        checkSettings(channel, cooldown, disableAfter);
-        this.channel = channel;
-        this.quotaZone = Objects.requireNonNull(quotaZone, "quotaZone");
-        this.clock = clock;
-        this.listener = listener;
-        this.degradedErrorRatePercent = degradedErrorRatePercent;
-        this.warmup = Objects.requireNonNull(warmup, "warmup");
-        this.ledgers = Objects.requireNonNull(ledgers, "ledgers");
+        this.channel = settings.channel();
+        this.quotaZone = settings.quotaZone();
+        this.clock = settings.clock();
+        this.listener = settings.listener();
+        this.degradedErrorRatePercent = settings.degradedErrorRatePercent();
+        this.warmup = settings.warmup();
+        this.ledgers = settings.ledgers();
+        this.settings = settings;
         Map<String, ApiKey> index = index(keys);
         index.values().forEach(this::join);
         this.byFingerprint = Collections.unmodifiableMap(index);
         this.keys = List.copyOf(keys);
-        this.strategy = strategy;
-        this.cooldown = cooldown;
-        this.disableAfter = disableAfter;
+        this.strategy = settings.strategy();
+        this.cooldown = settings.cooldown();
+        this.disableAfter = settings.disableAfter();
         // keys present when the pool is made are in service already: only a rollout ramps them
         this.keys.forEach(this::ramp);
-    }
-
-    private static void checkSettings(String channel, Duration cooldown, int disableAfter) {
-        if (cooldown.isNegative()) {
-            throw new IllegalArgumentException("cooldown of channel " + channel + " must not be negative");
-        }
-        if (disableAfter < 1) {
-            throw new IllegalArgumentException("disableAfter of channel " + channel + " must be at least 1, was " + disableAfter);
-        }
     }
 
     private Map<String, ApiKey> index(List<ApiKey> keys) {
@@ -589,7 +555,7 @@ public final class KeyPool {
      * key takes no new calls and is let go once its calls in flight are recorded (they still find it here).
      */
     public Reload reload(List<ApiKey> configured, SelectionStrategy newStrategy, Duration newCooldown, int newDisableAfter) {
-        checkSettings(channel, newCooldown, newDisableAfter);
+        PoolSettings reloaded = settings.reloaded(newStrategy, newCooldown, newDisableAfter);
         Map<String, ApiKey> wanted = index(configured);
         Map<String, ApiKey> before = byFingerprint;
         List<String> kept = new ArrayList<>();
@@ -625,6 +591,7 @@ public final class KeyPool {
         }
         byFingerprint = Collections.unmodifiableMap(next);
         keys = List.copyOf(next.values());
+        settings = reloaded;
         strategy = newStrategy;
         cooldown = newCooldown;
         disableAfter = newDisableAfter;

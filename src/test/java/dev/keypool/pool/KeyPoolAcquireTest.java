@@ -25,8 +25,9 @@ class KeyPoolAcquireTest {
     private final ApiKey a = new ApiKey("sk-a", "a", 1);
     private final ApiKey b = new ApiKey("sk-b", "b", 1);
     private final ApiKey c = new ApiKey("sk-c", "c", 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(a, b, c), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+            List.of(a, b, c));
 
     @Test
     void should_keep_keys_in_configuration_order() {
@@ -79,8 +80,9 @@ class KeyPoolAcquireTest {
     void should_give_a_batch_line_no_key_past_the_reserve_line_and_an_interactive_call_the_reserve() {
         ApiKey limitedA = new ApiKey("sk-l-a", null, 1, new QuotaLimits(20L, null, null, null, null));
         ApiKey limitedB = new ApiKey("sk-l-b", null, 1, new QuotaLimits(20L, null, null, null, null));
-        KeyPool limited = new KeyPool("chat", List.of(limitedA, limitedB), new RoundRobinStrategy(),
-                Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
+        KeyPool limited = new KeyPool(PoolSettings.builder("chat")
+                .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+                List.of(limitedA, limitedB));
         int batchLines = 0;
         while (limited.acquireBelowSoftLimit(KeyScope.SHARED, Set.of(), () -> 0, null).isPresent()) {
             batchLines++;
@@ -171,20 +173,25 @@ class KeyPoolAcquireTest {
     void should_reject_the_same_secret_twice() {
         List<ApiKey> twice = List.of(new ApiKey("sk-a", "one", 1), new ApiKey("sk-a", "two", 1));
 
-        assertThat(catchThrowable(() -> new KeyPool("chat", twice, new RoundRobinStrategy(), NO_TIME, 1, ZoneOffset.UTC, clock, StateListener.NONE)))
+        assertThat(catchThrowable(() -> new KeyPool(PoolSettings.builder("chat")
+                .cooldown(NO_TIME).disableAfter(1).clock(clock).build(),
+                twice)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .message().doesNotContain("sk-a");
     }
 
     @Test
     void should_reject_disable_after_below_one() {
-        assertThat(catchThrowable(() -> new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 0, ZoneOffset.UTC, clock, StateListener.NONE)))
+        assertThat(catchThrowable(() -> new KeyPool(PoolSettings.builder("chat")
+                .cooldown(NO_TIME).disableAfter(0).clock(clock).build(),
+                List.of())))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void should_acquire_nothing_from_empty_pool() {
-        KeyPool empty = new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 1, ZoneOffset.UTC, clock, StateListener.NONE);
+        KeyPool empty = new KeyPool(PoolSettings.builder("chat").cooldown(NO_TIME).disableAfter(1).clock(clock).build(),
+                List.of());
 
         assertThat(empty.acquire(Set.of())).isEmpty();
         assertThat(empty.soonestRecovery()).isEmpty();

@@ -29,8 +29,9 @@ class KeyPoolConcurrencyTest {
     private final Instant start = clock.instant();
     private final ApiKey a = new ApiKey("sk-a", "a", 1);
     private final ApiKey b = new ApiKey("sk-b", "b", 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(a, b), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+            List.of(a, b));
 
     @RepeatedTest(20)
     void should_keep_longest_deadline_under_concurrent_429s() throws Exception {

@@ -24,7 +24,9 @@ class KeyPoolCoolingTest {
     private final Instant start = clock.instant();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final ApiKey other = new ApiKey("sk-b", "b", 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(key, other), new RoundRobinStrategy(), COOLDOWN, 3, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(COOLDOWN).disableAfter(3).clock(clock).build(),
+            List.of(key, other));
 
     @Test
     void should_cool_key_on_429() {

@@ -21,8 +21,9 @@ class KeyPoolDisableTest {
 
     private final MutableClock clock = new MutableClock();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), DISABLE_AFTER, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(DISABLE_AFTER).clock(clock).build(),
+            List.of(key));
 
     @Test
     void should_disable_after_disable_after_consecutive_failures() {

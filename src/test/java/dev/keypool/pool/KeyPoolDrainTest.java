@@ -20,8 +20,9 @@ class KeyPoolDrainTest {
     private final List<StateChange> heard = new CopyOnWriteArrayList<>();
     private final ApiKey one = new ApiKey("sk-one", null, 1);
     private final ApiKey two = new ApiKey("sk-two", null, 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(one, two), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, heard::add);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).listener(heard::add).build(),
+            List.of(one, two));
 
     @Test
     void should_give_a_draining_key_no_new_calls_but_record_those_in_flight() {

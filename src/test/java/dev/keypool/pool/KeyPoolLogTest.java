@@ -27,8 +27,9 @@ class KeyPoolLogTest {
     private final MutableClock clock = new MutableClock();
     private final ApiKey key = new ApiKey(SECRET, "primary", 1);
     private final String fp = key.fingerprint();
-    private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 2, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(2).clock(clock).build(),
+            List.of(key));
 
     @Test
     void should_log_cooling_on_429() {

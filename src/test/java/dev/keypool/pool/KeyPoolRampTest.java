@@ -162,8 +162,9 @@ class KeyPoolRampTest {
     @Test
     void should_show_a_key_failing_over_the_error_rate_threshold_as_degraded() {
         ApiKey a = new ApiKey("sk-a", null, 1);
-        KeyPool pool = new KeyPool("chat", List.of(a), new RoundRobinStrategy(), Duration.ofSeconds(30), 5,
-                ZoneOffset.UTC, clock, StateListener.NONE, Duration.ZERO, 40);
+        KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+                .cooldown(Duration.ofSeconds(30)).disableAfter(5).clock(clock).degradedErrorRatePercent(40).build(),
+                List.of(a));
         for (int i = 0; i < 3; i++) {
             pool.acquire(Set.of()).orElseThrow();
             pool.recordSuccess(a, Duration.ofMillis(1), 0, 0);
@@ -206,7 +207,9 @@ class KeyPoolRampTest {
     }
 
     private KeyPool pool(String strategy, ApiKey... keys) {
-        return new KeyPool("chat", List.of(keys), SelectionStrategy.named(strategy), Duration.ofSeconds(30), 3,
-                ZoneOffset.UTC, clock, StateListener.NONE, WARMUP, 50);
+        return new KeyPool(PoolSettings.builder("chat")
+                .strategy(SelectionStrategy.named(strategy)).cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock)
+                .warmup(WARMUP).degradedErrorRatePercent(50).build(),
+                List.of(keys));
     }
 }

@@ -23,8 +23,9 @@ class KeyPoolReloadTest {
     private final QuotaLimits rpm10 = new QuotaLimits(10L, null, null, null, null);
     private final ApiKey kept = new ApiKey("sk-kept", "old label", 1, rpm10);
     private final ApiKey leaving = new ApiKey("sk-leaving", null, 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(kept, leaving), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, heard::add);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).listener(heard::add).build(),
+            List.of(kept, leaving));
 
     @Test
     void should_keep_state_counters_and_quota_use_of_a_key_whose_fingerprint_stays() {

@@ -22,8 +22,9 @@ class KeyPoolScopeTest {
     private final ApiKey ownA2 = new ApiKey("sk-a-2", null, 1, QuotaLimits.NONE, KeyRamp.Plan.NONE, "team-a");
     private final ApiKey shared = new ApiKey("sk-shared", null, 1);
     private final ApiKey ownB = new ApiKey("sk-b-1", null, 1, QuotaLimits.NONE, KeyRamp.Plan.NONE, "team-b");
-    private final KeyPool pool = new KeyPool("chat", List.of(ownB, shared, ownA1, ownA2), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+            List.of(ownB, shared, ownA1, ownA2));
     private final KeyScope teamA = new KeyScope("team-a", true);
 
     @Test
@@ -75,8 +76,9 @@ class KeyPoolScopeTest {
         ApiKey limitedOwn = new ApiKey("sk-l-1", null, 1, new QuotaLimits(5L, null, null, null, null), KeyRamp.Plan.NONE, "team-a");
         ApiKey limitedShared = new ApiKey("sk-l-2", null, 1, new QuotaLimits(7L, null, null, null, null));
         ApiKey limitedOther = new ApiKey("sk-l-3", null, 1, new QuotaLimits(11L, null, null, null, null), KeyRamp.Plan.NONE, "team-b");
-        KeyPool limited = new KeyPool("chat", List.of(limitedOwn, limitedShared, limitedOther), new RoundRobinStrategy(),
-                Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
+        KeyPool limited = new KeyPool(PoolSettings.builder("chat")
+                .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+                List.of(limitedOwn, limitedShared, limitedOther));
 
         assertThat(limited.requestRoomBy(teamA, clock.instant().plusSeconds(1))).isEqualTo(12);
         assertThat(limited.requestRoomBy(new KeyScope("team-a", false), clock.instant().plusSeconds(1))).isEqualTo(5);

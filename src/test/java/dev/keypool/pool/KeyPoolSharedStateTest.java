@@ -21,8 +21,9 @@ class KeyPoolSharedStateTest {
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final ApiKey other = new ApiKey("sk-b", "b", 1);
     private final List<StateChange> heard = new CopyOnWriteArrayList<>();
-    private final KeyPool pool = new KeyPool("chat", List.of(key, other), new RoundRobinStrategy(), Duration.ofSeconds(30),
-            3, ZoneOffset.UTC, clock, heard::add);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).listener(heard::add).build(),
+            List.of(key, other));
 
     @Test
     void should_cool_until_the_shared_deadline_and_only_ever_extend_it() {

@@ -28,8 +28,9 @@ class KeyStateEventsTest {
     private final List<StateChange> events = new CopyOnWriteArrayList<>();
     private final ApiKey key = new ApiKey("sk-events-secret", null, 1);
     private final String fp = key.fingerprint();
-    private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 2, ZoneOffset.UTC, clock, events::add);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(2).clock(clock).listener(events::add).build(),
+            List.of(key));
 
     @Test
     void should_publish_each_change_with_its_log_line() {

@@ -11,6 +11,7 @@ import dev.keypool.events.StateListener;
 import dev.keypool.gateway.Channel;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
+import dev.keypool.pool.PoolSettings;
 import dev.keypool.pool.KeyState;
 import dev.keypool.pool.RoundRobinStrategy;
 import dev.keypool.pool.SelectionStrategy;
@@ -214,8 +215,11 @@ class ProbeScheduleTest {
         fields.lines().forEach(line -> yaml.append("    ").append(line).append('\n'));
         ChannelConfig c = new ConfigLoader(name -> null).parse(yaml.toString(), "test.yaml").channels().get(0);
         List<ApiKey> keys = c.keys().stream().map(k -> new ApiKey(k.key(), k.label(), k.weight(), k.limits())).toList();
-        KeyPool pool = new KeyPool(c.name(), keys, SelectionStrategy.named(c.strategy()), c.cooldown(), c.disableAfter(),
-                c.quotaZone(), clock, StateListener.NONE, c.warmup(), c.breaker().errorRateThreshold());
+        KeyPool pool = new KeyPool(PoolSettings.builder(c.name())
+                .strategy(SelectionStrategy.named(c.strategy())).cooldown(c.cooldown()).disableAfter(c.disableAfter())
+                .quotaZone(c.quotaZone()).clock(clock).warmup(c.warmup())
+                .degradedErrorRatePercent(c.breaker().errorRateThreshold()).build(),
+                keys);
         return new Channel(c, pool, new ChannelBreaker(c.name(), c.breaker(), pool::hasActiveKey, clock, StateListener.NONE));
     }
 }
