@@ -142,16 +142,6 @@ public final class KeyPool {
     public record Lease(ApiKey key, KeyQuota.Reservation reservation) {
     }
 
-    /** {@link #acquire(KeyScope, Set, LongSupplier)} of the shared keys for a call whose tokens do not matter. */
-    public Optional<ApiKey> acquire(Set<String> excludedFingerprints) {
-        return acquire(KeyScope.SHARED, excludedFingerprints, () -> 0).map(Lease::key);
-    }
-
-    /** {@link #acquire(KeyScope, Set, LongSupplier)} of the shared keys. */
-    public Optional<Lease> acquire(Set<String> excludedFingerprints, LongSupplier tokens) {
-        return acquire(KeyScope.SHARED, excludedFingerprints, tokens);
-    }
-
     /**
      * A usable (ACTIVE after the clock check) key in {@code scope} and not in {@code excludedFingerprints} (null
      * means none) with quota room for one call of {@code tokens}, chosen by the strategy by effective weight; the
@@ -159,16 +149,10 @@ public final class KeyPool {
      * shared ones; within each, keys past 95 % of a window are a reserve, used only when no other key has room.
      * Report the call's outcome with exactly one record method and {@link #settle} its reservation.
      *
-     * @param tokens the call's estimated tokens, asked only if a key counts tokens
-     */
-    public Optional<Lease> acquire(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens) {
-        return acquire(scope, excludedFingerprints, tokens, null);
-    }
-
-    /**
-     * {@link #acquire(KeyScope, Set, LongSupplier)} for a request whose {@code companion} (its tenant's admission; null
-     * for none) goes with its key's reservation: decided in the same call to the shared count when the key is
-     * limited there, else alone before the lease is handed out. Empty, with no key reserved, once it is refused.
+     * @param tokens    the call's estimated tokens, asked only if a key counts tokens
+     * @param companion the request's tenant admission (null for none), which goes with its key's reservation: decided
+     *                  in the same call to the shared count when the key is limited there, else alone before the lease
+     *                  is handed out. Empty, with no key reserved, once it is refused.
      */
     public Optional<Lease> acquire(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens,
                                    CompanionTake companion) {
@@ -176,7 +160,7 @@ public final class KeyPool {
     }
 
     /**
-     * {@link #acquire(KeyScope, Set, LongSupplier)} for a batch line (design §12): only a key whose every window stays
+     * {@link #acquire(KeyScope, Set, LongSupplier, CompanionTake)} for a batch line (design §12): only a key whose every window stays
      * at or below the reserve line (95 %) with this call; never the reserve, which is left to interactive requests.
      */
     public Optional<Lease> acquireBelowSoftLimit(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens,
@@ -403,11 +387,6 @@ public final class KeyPool {
         return disabledByOperator.contains(owned(key).fingerprint());
     }
 
-    /** {@link #hasUsableKey(KeyScope, Set)} among the shared keys. */
-    public boolean hasUsableKey(Set<String> excludedFingerprints) {
-        return hasUsableKey(KeyScope.SHARED, excludedFingerprints);
-    }
-
     /**
      * Whether a key in {@code scope} is usable, quotas aside (what {@link #acquire} needs besides room); changes
      * nothing but expired cooling states.
@@ -479,11 +458,6 @@ public final class KeyPool {
     /** A 400/404/413/422 that goes back to the client, or a client that left: the key was not at fault. */
     public void recordClientError(ApiKey key, Duration latency) {
         owned(key).counters().clientError();
-    }
-
-    /** {@link #soonestRecovery(KeyScope)} among the shared keys. */
-    public Optional<Instant> soonestRecovery() {
-        return soonestRecovery(KeyScope.SHARED);
     }
 
     /** The earliest cooling deadline among COOLING keys in {@code scope}; empty when none is cooling. */

@@ -11,6 +11,7 @@ import dev.keypool.quota.QuotaLimits;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
+import static dev.keypool.pool.PoolTesting.anyKey;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Drain (no new calls, those in flight finish) and live weight and limits, by the operator. */
@@ -26,19 +27,19 @@ class KeyPoolDrainTest {
 
     @Test
     void should_give_a_draining_key_no_new_calls_but_record_those_in_flight() {
-        ApiKey inFlight = pool.acquire(Set.of(two.fingerprint())).orElseThrow();
+        ApiKey inFlight = anyKey(pool, Set.of(two.fingerprint())).orElseThrow();
 
         pool.drain(one.fingerprint());
 
         assertThat(inFlight).isSameAs(one);
         for (int i = 0; i < 4; i++) {
-            assertThat(pool.acquire(Set.of())).containsSame(two);
+            assertThat(anyKey(pool, Set.of())).containsSame(two);
         }
         pool.recordSuccess(one, Duration.ofMillis(5), 1, 1);
         assertThat(one.stats().successCount()).isEqualTo(1);
         assertThat(one.inFlight()).isZero();
         assertThat(pool.stateOf(one)).as("drained, not disabled").isEqualTo(KeyState.ACTIVE);
-        assertThat(pool.hasUsableKey(Set.of(two.fingerprint()))).isFalse();
+        assertThat(pool.hasUsableKey(KeyScope.SHARED, Set.of(two.fingerprint()))).isFalse();
         assertThat(heard).singleElement().satisfies(change -> {
             assertThat(change.message()).isEqualTo("Key " + one.fingerprint() + "(chat) draining by operator: no new requests, 1 in flight finish");
             assertThat(change.from()).isEqualTo("ACTIVE");
@@ -54,7 +55,7 @@ class KeyPoolDrainTest {
         pool.enable(one.fingerprint());
 
         assertThat(one.draining()).isFalse();
-        assertThat(pool.acquire(Set.of(two.fingerprint()))).containsSame(one);
+        assertThat(anyKey(pool, Set.of(two.fingerprint()))).containsSame(one);
         assertThat(heard).extracting(StateChange::message).containsExactly(
                 "Key " + one.fingerprint() + "(chat) draining by operator: no new requests, 0 in flight finish",
                 "Key " + one.fingerprint() + "(chat) enabled by operator, ACTIVE (no longer draining)");
@@ -62,9 +63,9 @@ class KeyPoolDrainTest {
 
     @Test
     void should_change_weight_and_limits_live_keeping_what_the_window_counted() {
-        pool.acquire(Set.of(two.fingerprint()));
+        anyKey(pool, Set.of(two.fingerprint()));
         pool.tune(one.fingerprint(), 1, new QuotaLimits(2L, null, null, null, null));
-        pool.acquire(Set.of(two.fingerprint()));
+        anyKey(pool, Set.of(two.fingerprint()));
 
         pool.tune(one.fingerprint(), 4, new QuotaLimits(3L, null, 100L, null, null));
 

@@ -71,7 +71,7 @@ class KeyPoolLogTest {
         clock.advance(Duration.ofSeconds(20));
         pool.stateOf(key);
         pool.stateOf(key);
-        pool.hasUsableKey(Set.of());
+        pool.hasUsableKey(KeyScope.SHARED, Set.of());
 
         assertThat(log.lines()).containsExactly(
                 "INFO Key " + fp + "(chat) cooling 20s after 429",

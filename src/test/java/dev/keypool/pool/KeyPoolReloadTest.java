@@ -13,6 +13,7 @@ import dev.keypool.quota.QuotaLimits;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
+import static dev.keypool.pool.PoolTesting.anyKey;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A reloaded keypool.yaml applied to a running pool (design §9): what stays keeps its state, what goes drains. */
@@ -29,7 +30,7 @@ class KeyPoolReloadTest {
 
     @Test
     void should_keep_state_counters_and_quota_use_of_a_key_whose_fingerprint_stays() {
-        KeyPool.Lease lease = pool.acquire(Set.of(leaving.fingerprint()), () -> 0).orElseThrow();
+        KeyPool.Lease lease = pool.acquire(KeyScope.SHARED, Set.of(leaving.fingerprint()), () -> 0, null).orElseThrow();
         pool.settle(lease, OptionalLong.empty(), false);
         pool.recordRateLimited(kept, Duration.ofMillis(3), Optional.of(Duration.ofSeconds(60)));
 
@@ -46,12 +47,12 @@ class KeyPoolReloadTest {
         assertThat(kept.label()).isEqualTo("new label");
         assertThat(pool.quotaOf(kept).use()).singleElement().satisfies(use -> assertThat(use.used()).isEqualTo(1));
         assertThat(pool.keys()).extracting(ApiKey::fingerprint).containsExactly(kept.fingerprint(), Fingerprint.of("sk-new"));
-        assertThat(pool.acquire(Set.of())).map(ApiKey::fingerprint).contains(Fingerprint.of("sk-new"));
+        assertThat(anyKey(pool, Set.of())).map(ApiKey::fingerprint).contains(Fingerprint.of("sk-new"));
     }
 
     @Test
     void should_let_a_removed_key_finish_its_calls_and_then_forget_it() {
-        ApiKey inFlight = pool.acquire(Set.of(kept.fingerprint())).orElseThrow();
+        ApiKey inFlight = anyKey(pool, Set.of(kept.fingerprint())).orElseThrow();
 
         pool.reload(List.of(new ApiKey("sk-kept", null, 1, rpm10)), new RoundRobinStrategy(), Duration.ofSeconds(30), 3);
 
@@ -74,7 +75,7 @@ class KeyPoolReloadTest {
     @Test
     void should_give_a_kept_key_its_new_tenant_and_its_new_retiring_plan() {
         KeyScope teamA = new KeyScope("team-a", false);
-        assertThat(pool.acquire(teamA, Set.of(), () -> 0)).isEmpty();
+        assertThat(pool.acquire(teamA, Set.of(), () -> 0, null)).isEmpty();
         double before = pool.effectiveWeight(kept);
 
         pool.reload(List.of(new ApiKey("sk-kept", null, 1, rpm10, new KeyRamp.Plan(null, true), "team-a"), leaving),
@@ -82,8 +83,8 @@ class KeyPoolReloadTest {
 
         // now team-a's own key: its tenant gets it, a request of no tenant does not
         assertThat(kept.tenant()).isEqualTo("team-a");
-        assertThat(pool.acquire(teamA, Set.of(), () -> 0)).map(KeyPool.Lease::key).containsSame(kept);
-        assertThat(pool.acquire(KeyScope.SHARED, Set.of(), () -> 0)).map(KeyPool.Lease::key).containsSame(leaving);
+        assertThat(pool.acquire(teamA, Set.of(), () -> 0, null)).map(KeyPool.Lease::key).containsSame(kept);
+        assertThat(pool.acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).map(KeyPool.Lease::key).containsSame(leaving);
         // and retiring: a tenth of its weight
         assertThat(pool.effectiveWeight(kept)).isEqualTo(before * 0.1, org.assertj.core.data.Offset.offset(1e-9));
     }

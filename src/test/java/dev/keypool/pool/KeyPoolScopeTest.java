@@ -31,7 +31,7 @@ class KeyPoolScopeTest {
     void should_use_only_the_tenants_own_keys_while_they_can_serve() {
         List<ApiKey> used = new ArrayList<>();
         for (int i = 0; i < 6; i++) {
-            used.add(pool.acquire(teamA, Set.of(), () -> 0).orElseThrow().key());
+            used.add(pool.acquire(teamA, Set.of(), () -> 0, null).orElseThrow().key());
         }
 
         assertThat(used).containsOnly(ownA1, ownA2);
@@ -41,7 +41,7 @@ class KeyPoolScopeTest {
     void should_borrow_a_shared_key_when_its_own_keys_cannot_serve() {
         pool.recordRateLimited(ownA1, Duration.ZERO, Optional.empty());
 
-        assertThat(pool.acquire(teamA, Set.of(ownA2.fingerprint()), () -> 0)).map(KeyPool.Lease::key).contains(shared);
+        assertThat(pool.acquire(teamA, Set.of(ownA2.fingerprint()), () -> 0, null)).map(KeyPool.Lease::key).contains(shared);
         assertThat(pool.hasUsableKey(teamA, Set.of(ownA2.fingerprint()))).isTrue();
     }
 
@@ -51,7 +51,7 @@ class KeyPoolScopeTest {
         pool.recordRateLimited(ownA1, Duration.ZERO, Optional.empty());
         pool.recordRateLimited(ownA2, Duration.ZERO, Optional.empty());
 
-        assertThat(pool.acquire(noBorrowing, Set.of(), () -> 0)).isEmpty();
+        assertThat(pool.acquire(noBorrowing, Set.of(), () -> 0, null)).isEmpty();
         assertThat(pool.hasUsableKey(noBorrowing, Set.of())).isFalse();
         assertThat(pool.soonestRecovery(noBorrowing)).contains(clock.instant().plusSeconds(30));
     }
@@ -62,10 +62,10 @@ class KeyPoolScopeTest {
         pool.recordRateLimited(ownA2, Duration.ZERO, Optional.empty());
         pool.recordRateLimited(shared, Duration.ZERO, Optional.empty());
 
-        assertThat(pool.acquire(teamA, Set.of(), () -> 0)).isEmpty();
+        assertThat(pool.acquire(teamA, Set.of(), () -> 0, null)).isEmpty();
         assertThat(pool.capacityAt(teamA, 0)).contains(clock.instant().plusSeconds(30));
         // a request without a tenant uses the shared keys only
-        assertThat(pool.acquire(KeyScope.SHARED, Set.of(), () -> 0)).isEmpty();
+        assertThat(pool.acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).isEmpty();
         assertThat(ownB.inFlight()).isZero();
         // the channel still has a key its breaker can count on
         assertThat(pool.hasActiveKey()).isTrue();
