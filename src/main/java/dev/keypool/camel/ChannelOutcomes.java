@@ -71,7 +71,7 @@ public final class ChannelOutcomes {
             channel.breaker().onNoOutcome();
             request.skipCurrent(GatewayRequest.AT_QUOTA);
         } else if ((cause instanceof NoUsableKeyException || request.exhaustedPool())
-                && channel.pool().hasUsableKeyOutside(request.keyScope())) {
+                && channel.pool().selection().hasUsableKeyOutside(request.keyScope())) {
             // the keys this tenant may use are cooling or disabled, other keys of the channel are fine: the tenant's
             // share is used up, which is a quota matter (wait or 429 quota_exhausted), not the channel's breaker's
             channel.breaker().onNoOutcome();

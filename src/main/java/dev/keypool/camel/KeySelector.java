@@ -42,14 +42,14 @@ public final class KeySelector {
         TenantAdmission pending = pendingAdmission(request);
         // a batch line only below the keys' soft limits: the rest stays for interactive requests (design §12)
         Optional<KeyPool.Lease> acquired = request.isBatch()
-                ? pool.acquireBelowSoftLimit(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending)
-                : pool.acquire(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending);
+                ? pool.selection().acquireBelowSoftLimit(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending)
+                : pool.selection().acquire(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending);
         if (pending != null) {
             // the tenant's limits come first: decided with the key, or now when no key's reservation carried them
             TenantGate.decideAlone(pending);
         }
         KeyPool.Lease lease = acquired
-                .orElseThrow(() -> pool.hasUsableKey(request.keyScope(), request.triedKeys())
+                .orElseThrow(() -> pool.selection().hasUsableKey(request.keyScope(), request.triedKeys())
                         ? new ChannelAtQuotaException(pool.channel()) : new NoUsableKeyException(pool.channel()));
         request.startAttempt(lease);
         waitingLine.dispatched(request);
@@ -75,7 +75,7 @@ public final class KeySelector {
         Channel channel = request.current();
         return !Exchanges.clientGone(exchange)
                 && request.attemptsInChannel() <= channel.config().maxRetries()
-                && channel.pool().hasUsableKey(request.keyScope(), request.triedKeys())
+                && channel.pool().selection().hasUsableKey(request.keyScope(), request.triedKeys())
                 && channel.breaker().state() != BreakerState.OPEN;
     }
 }

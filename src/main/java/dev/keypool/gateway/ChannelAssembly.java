@@ -91,7 +91,7 @@ public final class ChannelAssembly {
         pools.put(config.name(), pool);
         // the pool of the name, not this pool: a breaker outlives a removed channel's pool when the channel comes back
         ChannelBreaker breaker = breakers.computeIfAbsent(config.name(), name -> {
-            ChannelBreaker made = new ChannelBreaker(name, config.breaker(), () -> pools.get(name).hasActiveKey(), clock,
+            ChannelBreaker made = new ChannelBreaker(name, config.breaker(), () -> pools.get(name).selection().hasActiveKey(), clock,
                     listener, peers);
             peers.attach(made);
             return made;

@@ -62,7 +62,7 @@ class KeyPoolAcquireTest {
 
     @Test
     void should_never_acquire_disabled_key() {
-        pool.disable(b.fingerprint());
+        pool.controls().disable(b.fingerprint());
 
         for (int i = 0; i < 6; i++) {
             assertThat(anyKey(pool, Set.of())).get().isNotSameAs(b);
@@ -72,7 +72,7 @@ class KeyPoolAcquireTest {
     @Test
     void should_acquire_nothing_when_no_key_is_usable() {
         cool(a, Duration.ofSeconds(20));
-        pool.disable(b.fingerprint());
+        pool.controls().disable(b.fingerprint());
 
         assertThat(anyKey(pool, Set.of(c.fingerprint()))).isEmpty();
     }
@@ -85,18 +85,18 @@ class KeyPoolAcquireTest {
                 .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
                 List.of(limitedA, limitedB));
         int batchLines = 0;
-        while (limited.acquireBelowSoftLimit(KeyScope.SHARED, Set.of(), () -> 0, null).isPresent()) {
+        while (limited.selection().acquireBelowSoftLimit(KeyScope.SHARED, Set.of(), () -> 0, null).isPresent()) {
             batchLines++;
         }
 
         // 95 % of each key's 20 a minute
         assertThat(batchLines).isEqualTo(38);
         // the next batch line's room: when the minute's first calls have left the window (and their one-second bucket)
-        assertThat(limited.capacityBelowSoftLimitAt(KeyScope.SHARED, 0)).contains(start.plus(Duration.ofSeconds(61)));
-        assertThat(limited.capacityAt(KeyScope.SHARED, 0)).contains(start);
-        assertThat(limited.acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).isPresent();
-        assertThat(limited.acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).isPresent();
-        assertThat(limited.acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).isEmpty();
+        assertThat(limited.capacity().capacityBelowSoftLimitAt(KeyScope.SHARED, 0)).contains(start.plus(Duration.ofSeconds(61)));
+        assertThat(limited.capacity().capacityAt(KeyScope.SHARED, 0)).contains(start);
+        assertThat(limited.selection().acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).isPresent();
+        assertThat(limited.selection().acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).isPresent();
+        assertThat(limited.selection().acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).isEmpty();
     }
 
     @Test
@@ -106,15 +106,15 @@ class KeyPoolAcquireTest {
 
     @Test
     void should_report_usable_key_without_taking_it() {
-        assertThat(pool.hasUsableKey(KeyScope.SHARED, Set.of(a.fingerprint()))).isTrue();
+        assertThat(pool.selection().hasUsableKey(KeyScope.SHARED, Set.of(a.fingerprint()))).isTrue();
         assertThat(pool.keys()).allSatisfy(key -> assertThat(key.inFlight()).isZero());
     }
 
     @Test
     void should_report_no_usable_key_when_the_rest_is_excluded() {
-        pool.disable(a.fingerprint());
+        pool.controls().disable(a.fingerprint());
 
-        assertThat(pool.hasUsableKey(KeyScope.SHARED, Set.of(b.fingerprint(), c.fingerprint()))).isFalse();
+        assertThat(pool.selection().hasUsableKey(KeyScope.SHARED, Set.of(b.fingerprint(), c.fingerprint()))).isFalse();
     }
 
     @Test
@@ -123,33 +123,33 @@ class KeyPoolAcquireTest {
         cool(b, Duration.ofSeconds(20));
         cool(c, Duration.ofSeconds(20));
 
-        assertThat(pool.hasActiveKey()).isFalse();
+        assertThat(pool.selection().hasActiveKey()).isFalse();
     }
 
     @Test
     void should_report_active_key_once_one_cooled_down() {
         cool(a, Duration.ofSeconds(20));
         cool(b, Duration.ofSeconds(40));
-        pool.disable(c.fingerprint());
+        pool.controls().disable(c.fingerprint());
         clock.advance(Duration.ofSeconds(20));
 
-        assertThat(pool.hasActiveKey()).isTrue();
+        assertThat(pool.selection().hasActiveKey()).isTrue();
     }
 
     @Test
     void should_give_earliest_cooling_deadline_as_soonest_recovery() {
         cool(a, Duration.ofSeconds(40));
         cool(b, Duration.ofSeconds(15));
-        pool.disable(c.fingerprint());
+        pool.controls().disable(c.fingerprint());
 
-        assertThat(pool.soonestRecovery(KeyScope.SHARED)).contains(start.plusSeconds(15));
+        assertThat(pool.capacity().soonestRecovery(KeyScope.SHARED)).contains(start.plusSeconds(15));
     }
 
     @Test
     void should_give_no_soonest_recovery_when_nothing_cools() {
-        pool.disable(c.fingerprint());
+        pool.controls().disable(c.fingerprint());
 
-        assertThat(pool.soonestRecovery(KeyScope.SHARED)).isEmpty();
+        assertThat(pool.capacity().soonestRecovery(KeyScope.SHARED)).isEmpty();
     }
 
     @Test
@@ -158,14 +158,14 @@ class KeyPoolAcquireTest {
         cool(b, Duration.ofSeconds(30));
         clock.advance(Duration.ofSeconds(10));
 
-        assertThat(pool.soonestRecovery(KeyScope.SHARED)).contains(start.plusSeconds(30));
+        assertThat(pool.capacity().soonestRecovery(KeyScope.SHARED)).contains(start.plusSeconds(30));
     }
 
     @Test
     void should_reject_outcome_for_key_of_another_pool() {
         ApiKey stranger = new ApiKey("sk-x", "x", 1);
 
-        assertThat(catchThrowable(() -> pool.recordSuccess(stranger, NO_TIME, 0, 0)))
+        assertThat(catchThrowable(() -> pool.outcomes().recordSuccess(stranger, NO_TIME, 0, 0)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(stranger.fingerprint());
     }
@@ -195,11 +195,11 @@ class KeyPoolAcquireTest {
                 List.of());
 
         assertThat(anyKey(empty, Set.of())).isEmpty();
-        assertThat(empty.soonestRecovery(KeyScope.SHARED)).isEmpty();
+        assertThat(empty.capacity().soonestRecovery(KeyScope.SHARED)).isEmpty();
     }
 
     private void cool(ApiKey key, Duration retryAfter) {
         acquire(pool, key);
-        pool.recordRateLimited(key, NO_TIME, Optional.of(retryAfter));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(retryAfter));
     }
 }

@@ -36,14 +36,14 @@ class KeyPoolConcurrencyTest {
 
     @RepeatedTest(20)
     void should_keep_longest_deadline_under_concurrent_429s() throws Exception {
-        concurrently(THREADS, t -> pool.recordRateLimited(a, Duration.ZERO, Optional.of(Duration.ofSeconds(10L + t))));
+        concurrently(THREADS, t -> pool.outcomes().recordRateLimited(a, Duration.ZERO, Optional.of(Duration.ofSeconds(10L + t))));
 
         assertThat(a.storedCoolingUntil()).contains(start.plusSeconds(10L + THREADS - 1));
     }
 
     @RepeatedTest(20)
     void should_log_disable_once_under_concurrent_failures() throws Exception {
-        concurrently(THREADS, t -> pool.recordFailure(a, Duration.ZERO, "503"));
+        concurrently(THREADS, t -> pool.outcomes().recordFailure(a, Duration.ZERO, "503"));
 
         assertThat(pool.stateOf(a)).isEqualTo(KeyState.DISABLED);
         assertThat(log.lines()).filteredOn(line -> line.startsWith("WARN")).hasSize(1);
@@ -56,7 +56,7 @@ class KeyPoolConcurrencyTest {
         concurrently(THREADS, t -> {
             for (int i = 0; i < callsPerThread; i++) {
                 ApiKey key = anyKey(pool, Set.of()).orElseThrow();
-                pool.recordSuccess(key, Duration.ofMillis(2), 1, 1);
+                pool.outcomes().recordSuccess(key, Duration.ofMillis(2), 1, 1);
             }
         });
 

@@ -81,9 +81,9 @@ class KeyPoolCoolingTest {
     @Test
     void should_keep_longer_deadline_when_later_429_asks_for_less() {
         twoCallsInFlight();
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
         clock.advance(Duration.ofSeconds(5));
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(5)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(5)));
 
         assertThat(key.storedCoolingUntil()).contains(start.plusSeconds(20));
     }
@@ -91,9 +91,9 @@ class KeyPoolCoolingTest {
     @Test
     void should_extend_deadline_when_later_429_asks_for_more() {
         twoCallsInFlight();
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
         clock.advance(Duration.ofSeconds(5));
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(60)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(60)));
 
         assertThat(key.storedCoolingUntil()).contains(start.plusSeconds(65));
     }
@@ -101,7 +101,7 @@ class KeyPoolCoolingTest {
     @Test
     void should_leave_consecutive_failures_alone_on_429() {
         acquire(pool, key);
-        pool.recordFailure(key, NO_TIME, "503");
+        pool.outcomes().recordFailure(key, NO_TIME, "503");
         rateLimited(Optional.empty());
 
         assertThat(key.stats().consecutiveFailures()).isEqualTo(1);
@@ -110,8 +110,8 @@ class KeyPoolCoolingTest {
     @Test
     void should_keep_disabled_key_disabled_on_429() {
         acquire(pool, key);
-        pool.disable(key.fingerprint());
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+        pool.controls().disable(key.fingerprint());
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.DISABLED);
         assertThat(key.storedCoolingUntil()).isEmpty();
@@ -132,6 +132,6 @@ class KeyPoolCoolingTest {
 
     private void rateLimited(Optional<Duration> retryAfter) {
         acquire(pool, key);
-        pool.recordRateLimited(key, NO_TIME, retryAfter);
+        pool.outcomes().recordRateLimited(key, NO_TIME, retryAfter);
     }
 }

@@ -30,9 +30,9 @@ class KeyPoolReloadTest {
 
     @Test
     void should_keep_state_counters_and_quota_use_of_a_key_whose_fingerprint_stays() {
-        KeyPool.Lease lease = pool.acquire(KeyScope.SHARED, Set.of(leaving.fingerprint()), () -> 0, null).orElseThrow();
-        pool.settle(lease, OptionalLong.empty(), false);
-        pool.recordRateLimited(kept, Duration.ofMillis(3), Optional.of(Duration.ofSeconds(60)));
+        KeyPool.Lease lease = pool.selection().acquire(KeyScope.SHARED, Set.of(leaving.fingerprint()), () -> 0, null).orElseThrow();
+        pool.leases().settle(lease, OptionalLong.empty(), false);
+        pool.outcomes().recordRateLimited(kept, Duration.ofMillis(3), Optional.of(Duration.ofSeconds(60)));
 
         KeyPool.Reload reload = pool.reload(List.of(new ApiKey("sk-kept", "new label", 5, rpm10), new ApiKey("sk-new", null, 1)),
                 new RoundRobinStrategy(), Duration.ofSeconds(10), 2);
@@ -60,7 +60,7 @@ class KeyPoolReloadTest {
         assertThat(leaving.draining()).isTrue();
         assertThat(pool.find(leaving.fingerprint())).isEmpty();
         // its call in flight is still recorded on it
-        pool.recordFailure(leaving, Duration.ofMillis(4), "503");
+        pool.outcomes().recordFailure(leaving, Duration.ofMillis(4), "503");
         assertThat(leaving.stats().failureCount()).isEqualTo(1);
         assertThat(heard).extracting(StateChange::message)
                 .contains("Key " + leaving.fingerprint() + "(chat) removed by reload, draining: 1 in flight finish");
@@ -75,17 +75,17 @@ class KeyPoolReloadTest {
     @Test
     void should_give_a_kept_key_its_new_tenant_and_its_new_retiring_plan() {
         KeyScope teamA = new KeyScope("team-a", false);
-        assertThat(pool.acquire(teamA, Set.of(), () -> 0, null)).isEmpty();
-        double before = pool.effectiveWeight(kept);
+        assertThat(pool.selection().acquire(teamA, Set.of(), () -> 0, null)).isEmpty();
+        double before = pool.selection().effectiveWeight(kept);
 
         pool.reload(List.of(new ApiKey("sk-kept", null, 1, rpm10, new KeyRamp.Plan(null, true), "team-a"), leaving),
                 new RoundRobinStrategy(), Duration.ofSeconds(30), 3);
 
         // now team-a's own key: its tenant gets it, a request of no tenant does not
         assertThat(kept.tenant()).isEqualTo("team-a");
-        assertThat(pool.acquire(teamA, Set.of(), () -> 0, null)).map(KeyPool.Lease::key).containsSame(kept);
-        assertThat(pool.acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).map(KeyPool.Lease::key).containsSame(leaving);
+        assertThat(pool.selection().acquire(teamA, Set.of(), () -> 0, null)).map(KeyPool.Lease::key).containsSame(kept);
+        assertThat(pool.selection().acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).map(KeyPool.Lease::key).containsSame(leaving);
         // and retiring: a tenth of its weight
-        assertThat(pool.effectiveWeight(kept)).isEqualTo(before * 0.1, org.assertj.core.data.Offset.offset(1e-9));
+        assertThat(pool.selection().effectiveWeight(kept)).isEqualTo(before * 0.1, org.assertj.core.data.Offset.offset(1e-9));
     }
 }

@@ -67,9 +67,9 @@ class LatencyWeightedStrategyTest {
                 .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
                 List.of(heavy, light));
         acquire(weighted, heavy);
-        weighted.recordSuccess(heavy, Duration.ofMillis(200), 0, 0);
+        weighted.outcomes().recordSuccess(heavy, Duration.ofMillis(200), 0, 0);
         acquire(weighted, light);
-        weighted.recordSuccess(light, Duration.ofMillis(100), 0, 0);
+        weighted.outcomes().recordSuccess(light, Duration.ofMillis(100), 0, 0);
 
         var shares = shares(strategy, List.of(heavy, light), key -> true, 2_000);
 
@@ -95,6 +95,6 @@ class LatencyWeightedStrategyTest {
 
     private void answered(ApiKey key, long latencyMs) {
         acquire(pool, key);
-        pool.recordSuccess(key, Duration.ofMillis(latencyMs), 0, 0);
+        pool.outcomes().recordSuccess(key, Duration.ofMillis(latencyMs), 0, 0);
     }
 }

@@ -35,7 +35,7 @@ final class PoolTesting {
      * request without tenant limits.
      */
     static Optional<ApiKey> anyKey(KeyPool pool, Set<String> excludedFingerprints) {
-        return pool.acquire(KeyScope.SHARED, excludedFingerprints, () -> 0, null).map(KeyPool.Lease::key);
+        return pool.selection().acquire(KeyScope.SHARED, excludedFingerprints, () -> 0, null).map(KeyPool.Lease::key);
     }
 
     /** Runs {@code task(threadIndex)} on {@code threads} threads released at the same moment; rethrows failures. */
