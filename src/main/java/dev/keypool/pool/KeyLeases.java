@@ -22,32 +22,37 @@ public final class KeyLeases {
     /**
      * Reserves one call of {@code tokens} on {@code key} (chosen by {@link KeySelection}) and counts it in flight;
      * {@code reserve} allows the reserve above 95 %, {@code belowSoftLimit} keeps every window at or below it. The
-     * {@code companion} goes with the reservation to the shared count when the key is limited there. Empty when the
-     * key has no room (another call took it since it was chosen) or the companion was refused (then nothing is held).
+     * {@code companion} goes with the reservation to the shared count when the key is limited there, and is left as
+     * that count left it. Empty when the key has no room (another call took it since it was chosen) or the shared
+     * count refused the companion.
      */
     Optional<KeyPool.Lease> tryLease(ApiKey key, LongSupplier tokens, boolean reserve, boolean belowSoftLimit,
                                      CompanionTake companion) {
         KeyQuota quota = keys.quota(key);
-        if (!quota.limited()) {
-            if (companion != null && !companion.decideAlone()) {
+        KeyQuota.Reservation reservation = null;
+        if (quota.limited()) {
+            Optional<KeyQuota.Reservation> reserved = belowSoftLimit
+                    ? quota.tryReserveBelowSoftLimit(tokensFor(quota, tokens), companion)
+                    : quota.tryReserve(tokensFor(quota, tokens), reserve, companion);
+            if (reserved.isEmpty()) {
                 return Optional.empty();
             }
-            key.counters().acquired();
-            return Optional.of(new KeyPool.Lease(key, null));
-        }
-        Optional<KeyQuota.Reservation> reservation = belowSoftLimit
-                ? quota.tryReserveBelowSoftLimit(tokensFor(quota, tokens), companion)
-                : quota.tryReserve(tokensFor(quota, tokens), reserve, companion);
-        if (reservation.isEmpty()) {
-            return Optional.empty();
-        }
-        // undecided still when the shared count could not carry it (alone, or out of reach)
-        if (companion != null && !companion.decideAlone()) {
-            quota.cancel(reservation.get());
-            return Optional.empty();
+            reservation = reserved.get();
         }
         key.counters().acquired();
-        return Optional.of(new KeyPool.Lease(key, reservation.get()));
+        return Optional.of(new KeyPool.Lease(key, reservation));
+    }
+
+    /**
+     * A lease whose call never goes out (its tenant refused the request after the key was leased): its reservation is
+     * given back whole, here and in the shared count, and it leaves its place in flight; it counts as no call.
+     */
+    public void release(KeyPool.Lease lease) {
+        ApiKey key = keys.owned(lease.key());
+        if (lease.reservation() != null) {
+            keys.quota(key).cancel(lease.reservation());
+        }
+        key.counters().cancelled();
     }
 
     /**

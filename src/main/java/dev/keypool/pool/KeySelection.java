@@ -46,9 +46,10 @@ public final class KeySelection {
      * ({@link KeyLeases#settle}).
      *
      * @param tokens    the call's estimated tokens, asked only if a key counts tokens
-     * @param companion the request's tenant admission (null for none), which goes with its key's reservation: decided in
-     *                  the same call to the shared count when the key is limited there, else alone before the lease is
-     *                  handed out. Empty, with no key reserved, once it is refused.
+     * @param companion the request's tenant admission while it is pending (null for none): it goes with the key's
+     *                  reservation to the shared count, which decides it in the same call when the key is limited there
+     *                  (design §11: one round trip). The pool never decides it; once the shared count refused it, empty
+     *                  with no key reserved. What the reservation left undecided its owner decides (TenantGate).
      */
     public Optional<KeyPool.Lease> acquire(KeyScope scope, Set<String> excludedFingerprints, LongSupplier tokens,
                                            CompanionTake companion) {
