@@ -105,12 +105,12 @@ public final class RuntimeChanges {
             if (key.isEmpty()) {
                 continue;
             }
-            channel.pool().tune(fingerprint, weight(channel.config(), config), limits(channel.config(), config));
+            channel.pool().controls().tune(fingerprint, weight(channel.config(), config), limits(channel.config(), config));
             KeyHold hold = holds.get(keyId(channel.name(), fingerprint));
             if (hold == KeyHold.DISABLED) {
-                channel.pool().disable(fingerprint);
+                channel.pool().controls().disable(fingerprint);
             } else if (hold == KeyHold.DRAINING) {
-                channel.pool().drain(fingerprint);
+                channel.pool().controls().drain(fingerprint);
             }
         }
         String reason = forcedOpen.get(channel.name());
@@ -143,7 +143,7 @@ public final class RuntimeChanges {
             applyTo(channel);
             for (ApiKey key : channel.pool().keys()) {
                 if (released.contains(keyId(channel.name(), key.fingerprint()))) {
-                    channel.pool().enable(key.fingerprint());
+                    channel.pool().controls().enable(key.fingerprint());
                 }
             }
         }

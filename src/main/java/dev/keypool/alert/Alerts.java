@@ -85,7 +85,7 @@ public final class Alerts implements StateListener {
 
     private void checkUsable(Channel channel) {
         KeyPool pool = channel.pool();
-        if (pool.keys().isEmpty() || pool.hasActiveKey()) {
+        if (pool.keys().isEmpty() || pool.selection().hasActiveKey()) {
             return;
         }
         long disabled = pool.keys().stream().filter(k -> pool.stateOf(k) == KeyState.DISABLED).count();

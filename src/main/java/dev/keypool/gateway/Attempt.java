@@ -48,7 +48,7 @@ public final class Attempt {
     /** A stream's first event arrived: the request is this key's now, with no failover; the call goes on. */
     public void firstByte() {
         Duration timeToFirstByte = elapsed();
-        channel.pool().recordFirstByte(key, timeToFirstByte);
+        channel.pool().outcomes().recordFirstByte(key, timeToFirstByte);
         channel.meters().firstByte(timeToFirstByte);
         request.firstByte();
         request.served(channel, key);
@@ -65,7 +65,7 @@ public final class Attempt {
         long completionTokens = usage.completion();
         long used = promptTokens + completionTokens;
         if (end(used > 0 ? OptionalLong.of(used) : NOT_REPORTED, false)) {
-            channel.pool().recordSuccess(key, request.lastLatency(), promptTokens, completionTokens);
+            channel.pool().outcomes().recordSuccess(key, request.lastLatency(), promptTokens, completionTokens);
             double cost = channel.costs().record(key.fingerprint(), channel.upstreamModel(request.model()), promptTokens,
                     completionTokens, usage.cachedTokens(), usage.cacheWriteTokens());
             request.charge().ifPresent(charge -> charge.answered(request.keyScope().isOwn(key), promptTokens,
@@ -81,7 +81,7 @@ public final class Attempt {
     /** A 429: the key cools; another key may be tried. */
     public void rateLimited(Optional<Duration> retryAfter) {
         if (end(NOT_REPORTED, true)) {
-            channel.pool().recordRateLimited(key, request.lastLatency(), retryAfter);
+            channel.pool().outcomes().recordRateLimited(key, request.lastLatency(), retryAfter);
             request.keyRefused("429");
         }
     }
@@ -89,7 +89,7 @@ public final class Attempt {
     /** A 401/402/403: the key is disabled; another key may be tried. */
     public void rejected(int status) {
         if (end(NOT_REPORTED, true)) {
-            channel.pool().recordRejected(key, request.lastLatency(), status);
+            channel.pool().outcomes().recordRejected(key, request.lastLatency(), status);
             request.keyRefused(String.valueOf(status));
         }
     }
@@ -114,7 +114,7 @@ public final class Attempt {
     /** A 4xx passed back to the client as it is: the request was wrong, not the key, and it is answered. */
     public void clientError() {
         if (end(NOT_REPORTED, true)) {
-            channel.pool().recordClientError(key, request.lastLatency());
+            channel.pool().outcomes().recordClientError(key, request.lastLatency());
             request.served(channel, key);
         }
     }
@@ -122,12 +122,12 @@ public final class Attempt {
     /** The client left before the answer was complete: nobody's fault, the key is free again. */
     public void clientGone() {
         if (end(NOT_REPORTED, false)) {
-            channel.pool().recordClientError(key, request.lastLatency());
+            channel.pool().outcomes().recordClientError(key, request.lastLatency());
         }
     }
 
     private void keyFailed(String cause) {
-        int inARow = channel.pool().recordFailure(key, request.lastLatency(), cause);
+        int inARow = channel.pool().outcomes().recordFailure(key, request.lastLatency(), cause);
         channel.breaker().onKeyFailure(key.fingerprint(), inARow);
     }
 
@@ -144,7 +144,7 @@ public final class Attempt {
         Duration elapsed = elapsed();
         request.attemptEnded(this, elapsed);
         channel.meters().upstreamCall(elapsed);
-        channel.pool().settle(lease, usedTokens, failed);
+        channel.pool().leases().settle(lease, usedTokens, failed);
         return true;
     }
 }

@@ -18,6 +18,7 @@ import dev.keypool.config.KeyConfig;
 import dev.keypool.events.StateListener;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
+import dev.keypool.pool.PoolSettings;
 import dev.keypool.pool.SelectionStrategy;
 import dev.keypool.quota.CostLedger;
 import dev.keypool.quota.QuotaLedger;
@@ -76,13 +77,21 @@ public final class ChannelAssembly {
 
     /** A new channel: its pool of keys, and its breaker (the one made before for this name, if any). */
     public Channel build(ChannelConfig config) {
-        KeyPool pool = new KeyPool(config.name(), keys(config), SelectionStrategy.named(config.strategy()),
-                config.cooldown(), config.disableAfter(), config.quotaZone(), clock, listener, config.warmup(),
-                config.breaker().errorRateThreshold(), ledgers);
+        KeyPool pool = new KeyPool(PoolSettings.builder(config.name())
+                .strategy(SelectionStrategy.named(config.strategy()))
+                .cooldown(config.cooldown())
+                .disableAfter(config.disableAfter())
+                .quotaZone(config.quotaZone())
+                .clock(clock)
+                .listener(listener)
+                .warmup(config.warmup())
+                .degradedErrorRatePercent(config.breaker().errorRateThreshold())
+                .ledgers(ledgers)
+                .build(), keys(config));
         pools.put(config.name(), pool);
         // the pool of the name, not this pool: a breaker outlives a removed channel's pool when the channel comes back
         ChannelBreaker breaker = breakers.computeIfAbsent(config.name(), name -> {
-            ChannelBreaker made = new ChannelBreaker(name, config.breaker(), () -> pools.get(name).hasActiveKey(), clock,
+            ChannelBreaker made = new ChannelBreaker(name, config.breaker(), () -> pools.get(name).selection().hasActiveKey(), clock,
                     listener, peers);
             peers.attach(made);
             return made;

@@ -334,7 +334,7 @@ public final class GatewayRequest {
      * untried key can be used, as opposed to a provider that failed every attempt.
      */
     public boolean exhaustedPool() {
-        return lastFailureKeyLevel && !current.pool().hasUsableKey(keyScope, triedKeys);
+        return lastFailureKeyLevel && !current.pool().selection().hasUsableKey(keyScope, triedKeys);
     }
 
     /** Why the current channel failed its last attempt, e.g. "503" or "timeout"; null if none failed. */

@@ -75,6 +75,11 @@ final class KeyCounters {
         failures.incrementAndGet();
     }
 
+    /** A call that never went out: it leaves its place in flight and counts as nothing. */
+    void cancelled() {
+        released();
+    }
+
     /** A 4xx that is the client's fault says nothing about the key. */
     void clientError() {
         released();

@@ -98,7 +98,7 @@ public final class Probe {
 
     /** The provider answered 2xx. */
     public void succeeded() {
-        end("ok", () -> channel.pool().recordProbeSuccess(key, elapsed()), false);
+        end("ok", () -> channel.pool().outcomes().recordProbeSuccess(key, elapsed()), false);
     }
 
     /** The provider answered {@code status} (not 2xx); {@code retryAfter} from its Retry-After header. */
@@ -106,21 +106,21 @@ public final class Probe {
         KeyPool pool = channel.pool();
         Runnable record;
         if (status == 429) {
-            record = () -> pool.recordRateLimited(key, elapsed(), retryAfter);
+            record = () -> pool.outcomes().recordRateLimited(key, elapsed(), retryAfter);
         } else if (status == 401 || status == 402 || status == 403) {
-            record = () -> pool.recordRejected(key, elapsed(), status);
+            record = () -> pool.outcomes().recordRejected(key, elapsed(), status);
         } else if (status >= 500 || status == 408) {
-            record = () -> pool.recordFailure(key, elapsed(), String.valueOf(status));
+            record = () -> pool.outcomes().recordFailure(key, elapsed(), String.valueOf(status));
         } else {
             // 404 (no /models at this provider), 400 (a chat probe of a model it does not know): not the key's fault
-            record = () -> pool.recordClientError(key, elapsed());
+            record = () -> pool.outcomes().recordClientError(key, elapsed());
         }
         failed(String.valueOf(status), record);
     }
 
     /** No answer: a timeout, a refused or reset connection ({@code cause} as real calls name it). */
     public void unreachable(String cause) {
-        failed(cause, () -> channel.pool().recordFailure(key, elapsed(), cause));
+        failed(cause, () -> channel.pool().outcomes().recordFailure(key, elapsed(), cause));
     }
 
     public String outcome() {
@@ -156,7 +156,7 @@ public final class Probe {
         latencyMs = elapsed().toMillis();
         try {
             record.run();
-            channel.pool().settle(lease, OptionalLong.empty(), failed);
+            channel.pool().leases().settle(lease, OptionalLong.empty(), failed);
         } finally {
             after = channel.pool().stateOf(key);
             whenEnded.run();

@@ -84,7 +84,7 @@ public final class ProbeSchedule {
             }
             lastStart = now;
             long tokens = config.request() == ProbeConfig.Request.CHAT ? Probe.CHAT_TOKENS : 0;
-            Optional<KeyPool.Lease> lease = channel.pool().startProbe(key, tokens);
+            Optional<KeyPool.Lease> lease = channel.pool().leases().startProbe(key, tokens);
             if (lease.isEmpty()) {
                 inFlight.set(false);
                 return Probe.skipped(channel, key, config, "no quota room (rpm)");

@@ -144,7 +144,7 @@ public final class SharedKeyStates implements StateListener {
         long deadline = Long.parseLong(parts[1]);
         applying.set(true);
         try {
-            pool.applyShared(fingerprint, KeyState.valueOf(parts[0]), deadline == 0 ? null : Instant.ofEpochMilli(deadline),
+            pool.controls().applyShared(fingerprint, KeyState.valueOf(parts[0]), deadline == 0 ? null : Instant.ofEpochMilli(deadline),
                     "1".equals(parts[2]), "1".equals(parts[3]));
         } finally {
             applying.set(false);

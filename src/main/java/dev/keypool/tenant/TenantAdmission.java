@@ -46,7 +46,7 @@ public class TenantAdmission implements CompanionTake {
         return decision instanceof TenantLimits.Refused;
     }
 
-    @Override
+    /** Decides it on its own when it is not yet decided (a call of its own); whether it is admitted. */
     public boolean decideAlone() {
         if (decision == null) {
             decision = alone.get();

@@ -20,6 +20,7 @@ import dev.keypool.gateway.Channels;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.pool.KeyPool;
+import dev.keypool.pool.KeyScope;
 import dev.keypool.tenant.LocalTenantLimits;
 import dev.keypool.tenant.Tenant;
 import dev.keypool.tenant.TenantLimits;
@@ -85,8 +86,8 @@ class AlertsTest {
     void should_alert_a_disabled_key_then_a_channel_with_no_usable_key_left() {
         alerts(AlertsConfig.DEFAULT);
 
-        pool().recordRejected(key("sk-alpha-1"), Duration.ofMillis(5), 401);
-        pool().recordRejected(key("sk-alpha-2"), Duration.ofMillis(5), 403);
+        pool().outcomes().recordRejected(key("sk-alpha-1"), Duration.ofMillis(5), 401);
+        pool().outcomes().recordRejected(key("sk-alpha-2"), Duration.ofMillis(5), 403);
 
         assertThat(sent).extracting(Alert::rule, Alert::subject).containsExactly(
                 tuple(AlertRule.KEY_DISABLED, "alpha/" + Fingerprint.of("sk-alpha-1")),
@@ -117,8 +118,8 @@ class AlertsTest {
     void should_say_nothing_of_a_rule_turned_off() {
         alerts(settings(Set.of("keyDisabled", "channelUnusable"), 20));
 
-        pool().recordRejected(key("sk-alpha-1"), Duration.ofMillis(5), 401);
-        pool().recordRejected(key("sk-alpha-2"), Duration.ofMillis(5), 401);
+        pool().outcomes().recordRejected(key("sk-alpha-1"), Duration.ofMillis(5), 401);
+        pool().outcomes().recordRejected(key("sk-alpha-2"), Duration.ofMillis(5), 401);
 
         assertThat(sent).isEmpty();
     }
@@ -127,12 +128,12 @@ class AlertsTest {
     void should_alert_a_key_at_80_percent_of_its_day_window() {
         Alerts alerts = alerts(AlertsConfig.DEFAULT);
         for (int i = 0; i < 7; i++) {
-            pool().acquire(Set.of(Fingerprint.of("sk-alpha-2")));
+            pool().selection().acquire(KeyScope.SHARED, Set.of(Fingerprint.of("sk-alpha-2")), () -> 0, null);
         }
         alerts.check();
         assertThat(sent).isEmpty();
 
-        pool().acquire(Set.of(Fingerprint.of("sk-alpha-2")));
+        pool().selection().acquire(KeyScope.SHARED, Set.of(Fingerprint.of("sk-alpha-2")), () -> 0, null);
         alerts.check();
 
         assertThat(sent).singleElement().satisfies(alert -> {
@@ -145,12 +146,12 @@ class AlertsTest {
     @Test
     void should_alert_more_errors_than_allowed_on_a_channel_within_the_window() {
         Alerts alerts = alerts(settings(Set.of("keyDisabled", "channelUnusable"), 2));
-        pool().recordFailure(key("sk-alpha-1"), Duration.ofMillis(5), "503");
-        pool().recordFailure(key("sk-alpha-2"), Duration.ofMillis(5), "503");
+        pool().outcomes().recordFailure(key("sk-alpha-1"), Duration.ofMillis(5), "503");
+        pool().outcomes().recordFailure(key("sk-alpha-2"), Duration.ofMillis(5), "503");
         alerts.check();
         assertThat(sent).isEmpty();
 
-        pool().recordFailure(key("sk-alpha-2"), Duration.ofMillis(5), "timeout");
+        pool().outcomes().recordFailure(key("sk-alpha-2"), Duration.ofMillis(5), "timeout");
         alerts.check();
 
         assertThat(sent).singleElement().satisfies(alert -> {
@@ -162,12 +163,12 @@ class AlertsTest {
     @Test
     void should_forget_errors_older_than_the_window() {
         Alerts alerts = alerts(settings(Set.of("keyDisabled", "channelUnusable"), 2));
-        pool().recordFailure(key("sk-alpha-1"), Duration.ofMillis(5), "503");
-        pool().recordFailure(key("sk-alpha-2"), Duration.ofMillis(5), "503");
+        pool().outcomes().recordFailure(key("sk-alpha-1"), Duration.ofMillis(5), "503");
+        pool().outcomes().recordFailure(key("sk-alpha-2"), Duration.ofMillis(5), "503");
         alerts.check();
         clock.advance(AlertsConfig.DEFAULT.channelErrorWindow().plusSeconds(2));
 
-        pool().recordFailure(key("sk-alpha-2"), Duration.ofMillis(5), "503");
+        pool().outcomes().recordFailure(key("sk-alpha-2"), Duration.ofMillis(5), "503");
         alerts.check();
 
         assertThat(sent).isEmpty();

@@ -132,8 +132,8 @@ class SharedStateBench {
             }
             nanos[i] = System.nanoTime() - cooledOnA.get();
             // back to ACTIVE on both before the next round (an operator's enable of a COOLING key is not shared)
-            poolA.enable(fingerprint);
-            poolB.enable(fingerprint);
+            poolA.controls().enable(fingerprint);
+            poolB.controls().enable(fingerprint);
         }
         Arrays.sort(nanos);
         System.out.printf("  cooling on A seen by B over %d coolings: p50 %.2f ms, p99 %.2f ms, max %.2f ms%n", COOLINGS,

@@ -78,7 +78,7 @@ class ChannelAssemblyTest {
 
         Channel back = channels.get("beta").orElseThrow();
         assertThat(back.breaker()).as("its route still holds this breaker").isSameAs(beta.breaker());
-        assertThat(back.pool().hasActiveKey()).isTrue();
+        assertThat(back.pool().selection().hasActiveKey()).isTrue();
         assertThat(back.breaker().state()).isEqualTo(BreakerState.CLOSED);
     }
 }

@@ -77,11 +77,11 @@ class AlertWebhookTest extends GatewayTestSupport {
         });
 
         // enabled and rejected again within the period: no second message; after it, one more
-        channel("alpha").pool().enable(fingerprint);
-        channel("alpha").pool().disable(fingerprint);
+        channel("alpha").pool().controls().enable(fingerprint);
+        channel("alpha").pool().controls().disable(fingerprint);
         clock.advance(Duration.ofMinutes(10));
-        channel("alpha").pool().enable(fingerprint);
-        channel("alpha").pool().disable(fingerprint);
+        channel("alpha").pool().controls().enable(fingerprint);
+        channel("alpha").pool().controls().disable(fingerprint);
 
         // one queue per sink, in order: had the second been sent, it would be here before the third
         await().atMost(Duration.ofSeconds(10)).until(() -> keyDisabledAlerts().size() >= 2);

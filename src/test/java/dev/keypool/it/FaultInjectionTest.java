@@ -121,7 +121,7 @@ class FaultInjectionTest extends GatewayTestSupport {
         assertThat(logs.lines()).contains("WARN Key " + f1 + "(fragile) disabled after 1 consecutive failures (last: timeout)");
 
         admin("DELETE", "/admin/faults/fault-1", null);
-        channel("fragile").pool().enable(f1);
+        channel("fragile").pool().controls().enable(f1);
         admin("POST", "/admin/faults", "{\"channel\":\"fragile\",\"kind\":\"reset\"}");
 
         assertThat(chat("gpt-fragile").headers().firstValue("X-KeyPool-Channel")).contains("backup");

@@ -74,12 +74,12 @@ class SharedKeyStatesTest {
     void should_share_a_disable_and_an_enable_by_the_operator() {
         start();
 
-        pool(a).disable(Fingerprint.of(HOT));
+        pool(a).controls().disable(Fingerprint.of(HOT));
         await().atMost(Duration.ofMillis(100)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
                 .until(() -> stateOn(b, HOT) == KeyState.DISABLED);
         assertThat(pool(b).disabledByOperator(key(b, HOT))).isTrue();
 
-        pool(b).enable(Fingerprint.of(HOT));
+        pool(b).controls().enable(Fingerprint.of(HOT));
         await().atMost(Duration.ofMillis(100)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
                 .until(() -> stateOn(a, HOT) == KeyState.ACTIVE);
     }
@@ -88,14 +88,14 @@ class SharedKeyStatesTest {
     void should_share_a_drain_and_its_end() {
         start();
 
-        pool(a).drain(Fingerprint.of(SPARE));
+        pool(a).controls().drain(Fingerprint.of(SPARE));
         await().atMost(Duration.ofMillis(100)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
                 .until(() -> key(b, SPARE).draining());
         for (int i = 0; i < 3; i++) {
             assertThat(b.chat("gpt-shared", null).headers().firstValue("X-KeyPool-Key")).contains(Fingerprint.of(HOT));
         }
 
-        pool(b).enable(Fingerprint.of(SPARE));
+        pool(b).controls().enable(Fingerprint.of(SPARE));
         await().atMost(Duration.ofMillis(100)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
                 .until(() -> !key(a, SPARE).draining());
     }

@@ -13,6 +13,7 @@ import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import static dev.keypool.pool.PoolTesting.acquire;
+import static dev.keypool.pool.PoolTesting.anyKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -25,8 +26,9 @@ class KeyPoolAcquireTest {
     private final ApiKey a = new ApiKey("sk-a", "a", 1);
     private final ApiKey b = new ApiKey("sk-b", "b", 1);
     private final ApiKey c = new ApiKey("sk-c", "c", 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(a, b, c), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+            List.of(a, b, c));
 
     @Test
     void should_keep_keys_in_configuration_order() {
@@ -45,7 +47,7 @@ class KeyPoolAcquireTest {
         Set<String> excluded = Set.of(a.fingerprint(), c.fingerprint());
 
         for (int i = 0; i < 6; i++) {
-            assertThat(pool.acquire(excluded)).containsSame(b);
+            assertThat(anyKey(pool, excluded)).containsSame(b);
         }
     }
 
@@ -54,64 +56,65 @@ class KeyPoolAcquireTest {
         cool(a, Duration.ofSeconds(20));
 
         for (int i = 0; i < 6; i++) {
-            assertThat(pool.acquire(Set.of())).get().isNotSameAs(a);
+            assertThat(anyKey(pool, Set.of())).get().isNotSameAs(a);
         }
     }
 
     @Test
     void should_never_acquire_disabled_key() {
-        pool.disable(b.fingerprint());
+        pool.controls().disable(b.fingerprint());
 
         for (int i = 0; i < 6; i++) {
-            assertThat(pool.acquire(Set.of())).get().isNotSameAs(b);
+            assertThat(anyKey(pool, Set.of())).get().isNotSameAs(b);
         }
     }
 
     @Test
     void should_acquire_nothing_when_no_key_is_usable() {
         cool(a, Duration.ofSeconds(20));
-        pool.disable(b.fingerprint());
+        pool.controls().disable(b.fingerprint());
 
-        assertThat(pool.acquire(Set.of(c.fingerprint()))).isEmpty();
+        assertThat(anyKey(pool, Set.of(c.fingerprint()))).isEmpty();
     }
 
     @Test
     void should_give_a_batch_line_no_key_past_the_reserve_line_and_an_interactive_call_the_reserve() {
         ApiKey limitedA = new ApiKey("sk-l-a", null, 1, new QuotaLimits(20L, null, null, null, null));
         ApiKey limitedB = new ApiKey("sk-l-b", null, 1, new QuotaLimits(20L, null, null, null, null));
-        KeyPool limited = new KeyPool("chat", List.of(limitedA, limitedB), new RoundRobinStrategy(),
-                Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
+        KeyPool limited = new KeyPool(PoolSettings.builder("chat")
+                .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+                List.of(limitedA, limitedB));
         int batchLines = 0;
-        while (limited.acquireBelowSoftLimit(KeyScope.SHARED, Set.of(), () -> 0, null).isPresent()) {
+        while (limited.selection().acquireBelowSoftLimit(KeyScope.SHARED, Set.of(), () -> 0, null).isPresent()) {
             batchLines++;
         }
 
         // 95 % of each key's 20 a minute
         assertThat(batchLines).isEqualTo(38);
         // the next batch line's room: when the minute's first calls have left the window (and their one-second bucket)
-        assertThat(limited.capacityBelowSoftLimitAt(KeyScope.SHARED, 0)).contains(start.plus(Duration.ofSeconds(61)));
-        assertThat(limited.capacityAt(KeyScope.SHARED, 0)).contains(start);
-        assertThat(limited.acquire(KeyScope.SHARED, Set.of(), () -> 0)).isPresent();
-        assertThat(limited.acquire(KeyScope.SHARED, Set.of(), () -> 0)).isPresent();
-        assertThat(limited.acquire(KeyScope.SHARED, Set.of(), () -> 0)).isEmpty();
+        assertThat(limited.capacity().capacityBelowSoftLimitAt(KeyScope.SHARED, 0)).contains(start.plus(Duration.ofSeconds(61)));
+        assertThat(limited.capacity().capacityAt(KeyScope.SHARED, 0)).contains(start);
+        assertThat(limited.selection().acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).isPresent();
+        assertThat(limited.selection().acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).isPresent();
+        assertThat(limited.selection().acquire(KeyScope.SHARED, Set.of(), () -> 0, null)).isEmpty();
     }
 
     @Test
     void should_treat_null_exclusions_as_none() {
-        assertThat(pool.acquire(null)).isPresent();
+        assertThat(anyKey(pool, null)).isPresent();
     }
 
     @Test
     void should_report_usable_key_without_taking_it() {
-        assertThat(pool.hasUsableKey(Set.of(a.fingerprint()))).isTrue();
+        assertThat(pool.selection().hasUsableKey(KeyScope.SHARED, Set.of(a.fingerprint()))).isTrue();
         assertThat(pool.keys()).allSatisfy(key -> assertThat(key.inFlight()).isZero());
     }
 
     @Test
     void should_report_no_usable_key_when_the_rest_is_excluded() {
-        pool.disable(a.fingerprint());
+        pool.controls().disable(a.fingerprint());
 
-        assertThat(pool.hasUsableKey(Set.of(b.fingerprint(), c.fingerprint()))).isFalse();
+        assertThat(pool.selection().hasUsableKey(KeyScope.SHARED, Set.of(b.fingerprint(), c.fingerprint()))).isFalse();
     }
 
     @Test
@@ -120,33 +123,33 @@ class KeyPoolAcquireTest {
         cool(b, Duration.ofSeconds(20));
         cool(c, Duration.ofSeconds(20));
 
-        assertThat(pool.hasActiveKey()).isFalse();
+        assertThat(pool.selection().hasActiveKey()).isFalse();
     }
 
     @Test
     void should_report_active_key_once_one_cooled_down() {
         cool(a, Duration.ofSeconds(20));
         cool(b, Duration.ofSeconds(40));
-        pool.disable(c.fingerprint());
+        pool.controls().disable(c.fingerprint());
         clock.advance(Duration.ofSeconds(20));
 
-        assertThat(pool.hasActiveKey()).isTrue();
+        assertThat(pool.selection().hasActiveKey()).isTrue();
     }
 
     @Test
     void should_give_earliest_cooling_deadline_as_soonest_recovery() {
         cool(a, Duration.ofSeconds(40));
         cool(b, Duration.ofSeconds(15));
-        pool.disable(c.fingerprint());
+        pool.controls().disable(c.fingerprint());
 
-        assertThat(pool.soonestRecovery()).contains(start.plusSeconds(15));
+        assertThat(pool.capacity().soonestRecovery(KeyScope.SHARED)).contains(start.plusSeconds(15));
     }
 
     @Test
     void should_give_no_soonest_recovery_when_nothing_cools() {
-        pool.disable(c.fingerprint());
+        pool.controls().disable(c.fingerprint());
 
-        assertThat(pool.soonestRecovery()).isEmpty();
+        assertThat(pool.capacity().soonestRecovery(KeyScope.SHARED)).isEmpty();
     }
 
     @Test
@@ -155,14 +158,14 @@ class KeyPoolAcquireTest {
         cool(b, Duration.ofSeconds(30));
         clock.advance(Duration.ofSeconds(10));
 
-        assertThat(pool.soonestRecovery()).contains(start.plusSeconds(30));
+        assertThat(pool.capacity().soonestRecovery(KeyScope.SHARED)).contains(start.plusSeconds(30));
     }
 
     @Test
     void should_reject_outcome_for_key_of_another_pool() {
         ApiKey stranger = new ApiKey("sk-x", "x", 1);
 
-        assertThat(catchThrowable(() -> pool.recordSuccess(stranger, NO_TIME, 0, 0)))
+        assertThat(catchThrowable(() -> pool.outcomes().recordSuccess(stranger, NO_TIME, 0, 0)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(stranger.fingerprint());
     }
@@ -171,27 +174,32 @@ class KeyPoolAcquireTest {
     void should_reject_the_same_secret_twice() {
         List<ApiKey> twice = List.of(new ApiKey("sk-a", "one", 1), new ApiKey("sk-a", "two", 1));
 
-        assertThat(catchThrowable(() -> new KeyPool("chat", twice, new RoundRobinStrategy(), NO_TIME, 1, ZoneOffset.UTC, clock, StateListener.NONE)))
+        assertThat(catchThrowable(() -> new KeyPool(PoolSettings.builder("chat")
+                .cooldown(NO_TIME).disableAfter(1).clock(clock).build(),
+                twice)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .message().doesNotContain("sk-a");
     }
 
     @Test
     void should_reject_disable_after_below_one() {
-        assertThat(catchThrowable(() -> new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 0, ZoneOffset.UTC, clock, StateListener.NONE)))
+        assertThat(catchThrowable(() -> new KeyPool(PoolSettings.builder("chat")
+                .cooldown(NO_TIME).disableAfter(0).clock(clock).build(),
+                List.of())))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void should_acquire_nothing_from_empty_pool() {
-        KeyPool empty = new KeyPool("chat", List.of(), new RoundRobinStrategy(), NO_TIME, 1, ZoneOffset.UTC, clock, StateListener.NONE);
+        KeyPool empty = new KeyPool(PoolSettings.builder("chat").cooldown(NO_TIME).disableAfter(1).clock(clock).build(),
+                List.of());
 
-        assertThat(empty.acquire(Set.of())).isEmpty();
-        assertThat(empty.soonestRecovery()).isEmpty();
+        assertThat(anyKey(empty, Set.of())).isEmpty();
+        assertThat(empty.capacity().soonestRecovery(KeyScope.SHARED)).isEmpty();
     }
 
     private void cool(ApiKey key, Duration retryAfter) {
         acquire(pool, key);
-        pool.recordRateLimited(key, NO_TIME, Optional.of(retryAfter));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(retryAfter));
     }
 }

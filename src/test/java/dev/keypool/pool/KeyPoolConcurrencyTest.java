@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static dev.keypool.pool.PoolTesting.concurrently;
+import static dev.keypool.pool.PoolTesting.anyKey;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Many threads acquiring and recording at once must leave consistent counters and states. */
@@ -29,19 +30,20 @@ class KeyPoolConcurrencyTest {
     private final Instant start = clock.instant();
     private final ApiKey a = new ApiKey("sk-a", "a", 1);
     private final ApiKey b = new ApiKey("sk-b", "b", 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(a, b), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+            List.of(a, b));
 
     @RepeatedTest(20)
     void should_keep_longest_deadline_under_concurrent_429s() throws Exception {
-        concurrently(THREADS, t -> pool.recordRateLimited(a, Duration.ZERO, Optional.of(Duration.ofSeconds(10L + t))));
+        concurrently(THREADS, t -> pool.outcomes().recordRateLimited(a, Duration.ZERO, Optional.of(Duration.ofSeconds(10L + t))));
 
         assertThat(a.storedCoolingUntil()).contains(start.plusSeconds(10L + THREADS - 1));
     }
 
     @RepeatedTest(20)
     void should_log_disable_once_under_concurrent_failures() throws Exception {
-        concurrently(THREADS, t -> pool.recordFailure(a, Duration.ZERO, "503"));
+        concurrently(THREADS, t -> pool.outcomes().recordFailure(a, Duration.ZERO, "503"));
 
         assertThat(pool.stateOf(a)).isEqualTo(KeyState.DISABLED);
         assertThat(log.lines()).filteredOn(line -> line.startsWith("WARN")).hasSize(1);
@@ -53,8 +55,8 @@ class KeyPoolConcurrencyTest {
 
         concurrently(THREADS, t -> {
             for (int i = 0; i < callsPerThread; i++) {
-                ApiKey key = pool.acquire(Set.of()).orElseThrow();
-                pool.recordSuccess(key, Duration.ofMillis(2), 1, 1);
+                ApiKey key = anyKey(pool, Set.of()).orElseThrow();
+                pool.outcomes().recordSuccess(key, Duration.ofMillis(2), 1, 1);
             }
         });
 

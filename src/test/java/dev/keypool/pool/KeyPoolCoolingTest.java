@@ -12,6 +12,7 @@ import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import static dev.keypool.pool.PoolTesting.acquire;
+import static dev.keypool.pool.PoolTesting.anyKey;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** ACTIVE → COOLING → ACTIVE, driven by 429s and the clock. */
@@ -24,7 +25,9 @@ class KeyPoolCoolingTest {
     private final Instant start = clock.instant();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final ApiKey other = new ApiKey("sk-b", "b", 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(key, other), new RoundRobinStrategy(), COOLDOWN, 3, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(COOLDOWN).disableAfter(3).clock(clock).build(),
+            List.of(key, other));
 
     @Test
     void should_cool_key_on_429() {
@@ -57,7 +60,7 @@ class KeyPoolCoolingTest {
         rateLimited(Optional.of(Duration.ofSeconds(20)));
         clock.advance(Duration.ofSeconds(20));
 
-        assertThat(pool.acquire(Set.of(other.fingerprint()))).containsSame(key);
+        assertThat(anyKey(pool, Set.of(other.fingerprint()))).containsSame(key);
     }
 
     @Test
@@ -78,9 +81,9 @@ class KeyPoolCoolingTest {
     @Test
     void should_keep_longer_deadline_when_later_429_asks_for_less() {
         twoCallsInFlight();
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
         clock.advance(Duration.ofSeconds(5));
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(5)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(5)));
 
         assertThat(key.storedCoolingUntil()).contains(start.plusSeconds(20));
     }
@@ -88,9 +91,9 @@ class KeyPoolCoolingTest {
     @Test
     void should_extend_deadline_when_later_429_asks_for_more() {
         twoCallsInFlight();
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
         clock.advance(Duration.ofSeconds(5));
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(60)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(60)));
 
         assertThat(key.storedCoolingUntil()).contains(start.plusSeconds(65));
     }
@@ -98,7 +101,7 @@ class KeyPoolCoolingTest {
     @Test
     void should_leave_consecutive_failures_alone_on_429() {
         acquire(pool, key);
-        pool.recordFailure(key, NO_TIME, "503");
+        pool.outcomes().recordFailure(key, NO_TIME, "503");
         rateLimited(Optional.empty());
 
         assertThat(key.stats().consecutiveFailures()).isEqualTo(1);
@@ -107,8 +110,8 @@ class KeyPoolCoolingTest {
     @Test
     void should_keep_disabled_key_disabled_on_429() {
         acquire(pool, key);
-        pool.disable(key.fingerprint());
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+        pool.controls().disable(key.fingerprint());
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.DISABLED);
         assertThat(key.storedCoolingUntil()).isEmpty();
@@ -129,6 +132,6 @@ class KeyPoolCoolingTest {
 
     private void rateLimited(Optional<Duration> retryAfter) {
         acquire(pool, key);
-        pool.recordRateLimited(key, NO_TIME, retryAfter);
+        pool.outcomes().recordRateLimited(key, NO_TIME, retryAfter);
     }
 }

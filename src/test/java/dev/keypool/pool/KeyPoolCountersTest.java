@@ -19,16 +19,17 @@ class KeyPoolCountersTest {
 
     private final MutableClock clock = new MutableClock();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+            List.of(key));
 
     /** Every way a call can end. */
     enum Outcome {
-        SUCCESS((pool, key) -> pool.recordSuccess(key, ms(10), 1, 1)),
-        RATE_LIMITED((pool, key) -> pool.recordRateLimited(key, ms(10), Optional.empty())),
-        FAILURE((pool, key) -> pool.recordFailure(key, ms(10), "503")),
-        REJECTED((pool, key) -> pool.recordRejected(key, ms(10), 401)),
-        CLIENT_ERROR((pool, key) -> pool.recordClientError(key, ms(10)));
+        SUCCESS((pool, key) -> pool.outcomes().recordSuccess(key, ms(10), 1, 1)),
+        RATE_LIMITED((pool, key) -> pool.outcomes().recordRateLimited(key, ms(10), Optional.empty())),
+        FAILURE((pool, key) -> pool.outcomes().recordFailure(key, ms(10), "503")),
+        REJECTED((pool, key) -> pool.outcomes().recordRejected(key, ms(10), 401)),
+        CLIENT_ERROR((pool, key) -> pool.outcomes().recordClientError(key, ms(10)));
 
         final BiConsumer<KeyPool, ApiKey> record;
 
@@ -40,7 +41,7 @@ class KeyPoolCountersTest {
     @Test
     void should_count_success_with_tokens_and_latency() {
         acquire(pool, key);
-        pool.recordSuccess(key, ms(120), 50, 7);
+        pool.outcomes().recordSuccess(key, ms(120), 50, 7);
 
         KeyStats stats = key.stats();
         assertThat(stats.callCount()).isEqualTo(1);
@@ -55,7 +56,7 @@ class KeyPoolCountersTest {
     @Test
     void should_count_429_as_call_and_window_failure() {
         acquire(pool, key);
-        pool.recordRateLimited(key, ms(5), Optional.empty());
+        pool.outcomes().recordRateLimited(key, ms(5), Optional.empty());
 
         KeyStats stats = key.stats();
         assertThat(stats.callCount()).isEqualTo(1);
@@ -68,7 +69,7 @@ class KeyPoolCountersTest {
     @Test
     void should_count_failure_in_totals_streak_and_window() {
         acquire(pool, key);
-        pool.recordFailure(key, ms(5), "timeout");
+        pool.outcomes().recordFailure(key, ms(5), "timeout");
 
         KeyStats stats = key.stats();
         assertThat(stats.callCount()).isEqualTo(1);
@@ -80,7 +81,7 @@ class KeyPoolCountersTest {
     @Test
     void should_count_rejection_as_failure() {
         acquire(pool, key);
-        pool.recordRejected(key, ms(5), 403);
+        pool.outcomes().recordRejected(key, ms(5), 403);
 
         assertThat(key.stats().failureCount()).isEqualTo(1);
         assertThat(key.stats().windowFailures()).isEqualTo(1);
@@ -89,7 +90,7 @@ class KeyPoolCountersTest {
     @Test
     void should_count_nothing_on_client_error() {
         acquire(pool, key);
-        pool.recordClientError(key, ms(80));
+        pool.outcomes().recordClientError(key, ms(80));
 
         assertThat(key.stats()).isEqualTo(new KeyStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.ACTIVE);
@@ -98,9 +99,9 @@ class KeyPoolCountersTest {
     @Test
     void should_keep_max_and_average_latency() {
         acquire(pool, key);
-        pool.recordSuccess(key, ms(100), 0, 0);
+        pool.outcomes().recordSuccess(key, ms(100), 0, 0);
         acquire(pool, key);
-        pool.recordSuccess(key, ms(300), 0, 0);
+        pool.outcomes().recordSuccess(key, ms(300), 0, 0);
 
         assertThat(key.stats().maxLatencyMs()).isEqualTo(300);
         assertThat(key.stats().averageLatencyMs()).isEqualTo(200.0);
@@ -109,7 +110,7 @@ class KeyPoolCountersTest {
     @Test
     void should_forget_window_counts_after_60_seconds() {
         acquire(pool, key);
-        pool.recordFailure(key, ms(5), "503");
+        pool.outcomes().recordFailure(key, ms(5), "503");
         clock.advance(Duration.ofSeconds(61));
 
         assertThat(key.stats().windowCalls()).isZero();
@@ -119,7 +120,7 @@ class KeyPoolCountersTest {
     @Test
     void should_report_recent_latency_over_the_window() {
         acquire(pool, key);
-        pool.recordSuccess(key, ms(40), 0, 0);
+        pool.outcomes().recordSuccess(key, ms(40), 0, 0);
 
         assertThat(key.recentLatencyMs()).hasValue(40.0);
         clock.advance(Duration.ofSeconds(61));
@@ -156,7 +157,7 @@ class KeyPoolCountersTest {
 
     @Test
     void should_not_count_in_flight_below_zero() {
-        pool.recordSuccess(key, ms(1), 0, 0);
+        pool.outcomes().recordSuccess(key, ms(1), 0, 0);
 
         assertThat(key.inFlight()).isZero();
     }

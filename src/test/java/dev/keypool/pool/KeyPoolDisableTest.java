@@ -21,8 +21,9 @@ class KeyPoolDisableTest {
 
     private final MutableClock clock = new MutableClock();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), DISABLE_AFTER, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(DISABLE_AFTER).clock(clock).build(),
+            List.of(key));
 
     @Test
     void should_disable_after_disable_after_consecutive_failures() {
@@ -42,7 +43,7 @@ class KeyPoolDisableTest {
     void should_reset_failure_streak_on_success() {
         fail(DISABLE_AFTER - 1);
         acquire(pool, key);
-        pool.recordSuccess(key, NO_TIME, 0, 0);
+        pool.outcomes().recordSuccess(key, NO_TIME, 0, 0);
         fail(DISABLE_AFTER - 1);
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.ACTIVE);
@@ -52,9 +53,9 @@ class KeyPoolDisableTest {
     @Test
     void should_disable_cooling_key_after_consecutive_failures() {
         acquire(pool, key);
-        pool.recordRateLimited(key, NO_TIME, Optional.empty());
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.empty());
         for (int i = 0; i < DISABLE_AFTER; i++) {
-            pool.recordFailure(key, NO_TIME, "timeout");   // calls started before the 429 still come back
+            pool.outcomes().recordFailure(key, NO_TIME, "timeout");   // calls started before the 429 still come back
         }
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.DISABLED);
@@ -63,7 +64,7 @@ class KeyPoolDisableTest {
     @Test
     void should_disable_at_once_on_401() {
         acquire(pool, key);
-        pool.recordRejected(key, NO_TIME, 401);
+        pool.outcomes().recordRejected(key, NO_TIME, 401);
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.DISABLED);
     }
@@ -71,7 +72,7 @@ class KeyPoolDisableTest {
     @Test
     void should_stay_disabled_as_time_passes() {
         acquire(pool, key);
-        pool.recordRejected(key, NO_TIME, 403);
+        pool.outcomes().recordRejected(key, NO_TIME, 403);
         clock.advance(Duration.ofDays(1));
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.DISABLED);
@@ -80,7 +81,7 @@ class KeyPoolDisableTest {
     @Test
     void should_stay_disabled_after_late_success() {
         fail(DISABLE_AFTER);
-        pool.recordSuccess(key, NO_TIME, 0, 0);
+        pool.outcomes().recordSuccess(key, NO_TIME, 0, 0);
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.DISABLED);
     }
@@ -88,7 +89,7 @@ class KeyPoolDisableTest {
     @Test
     void should_enable_disabled_key_with_clean_streak() {
         fail(DISABLE_AFTER);
-        pool.enable(key.fingerprint());
+        pool.controls().enable(key.fingerprint());
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.ACTIVE);
         assertThat(key.stats().consecutiveFailures()).isZero();
@@ -97,8 +98,8 @@ class KeyPoolDisableTest {
     @Test
     void should_end_cooling_when_operator_enables() {
         acquire(pool, key);
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofMinutes(5)));
-        pool.enable(key.fingerprint());
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofMinutes(5)));
+        pool.controls().enable(key.fingerprint());
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.ACTIVE);
         assertThat(key.storedCoolingUntil()).isEmpty();
@@ -106,14 +107,14 @@ class KeyPoolDisableTest {
 
     @Test
     void should_disable_by_operator() {
-        pool.disable(key.fingerprint());
+        pool.controls().disable(key.fingerprint());
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.DISABLED);
     }
 
     @Test
     void should_reject_unknown_fingerprint_from_operator() {
-        assertThat(catchThrowable(() -> pool.enable("0000000000000000")))
+        assertThat(catchThrowable(() -> pool.controls().enable("0000000000000000")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("0000000000000000");
     }
@@ -121,7 +122,7 @@ class KeyPoolDisableTest {
     private void fail(int times) {
         for (int i = 0; i < times; i++) {
             acquire(pool, key);
-            pool.recordFailure(key, NO_TIME, "503");
+            pool.outcomes().recordFailure(key, NO_TIME, "503");
         }
     }
 }

@@ -11,6 +11,7 @@ import dev.keypool.quota.QuotaLimits;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
+import static dev.keypool.pool.PoolTesting.anyKey;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Drain (no new calls, those in flight finish) and live weight and limits, by the operator. */
@@ -20,24 +21,25 @@ class KeyPoolDrainTest {
     private final List<StateChange> heard = new CopyOnWriteArrayList<>();
     private final ApiKey one = new ApiKey("sk-one", null, 1);
     private final ApiKey two = new ApiKey("sk-two", null, 1);
-    private final KeyPool pool = new KeyPool("chat", List.of(one, two), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, heard::add);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).listener(heard::add).build(),
+            List.of(one, two));
 
     @Test
     void should_give_a_draining_key_no_new_calls_but_record_those_in_flight() {
-        ApiKey inFlight = pool.acquire(Set.of(two.fingerprint())).orElseThrow();
+        ApiKey inFlight = anyKey(pool, Set.of(two.fingerprint())).orElseThrow();
 
-        pool.drain(one.fingerprint());
+        pool.controls().drain(one.fingerprint());
 
         assertThat(inFlight).isSameAs(one);
         for (int i = 0; i < 4; i++) {
-            assertThat(pool.acquire(Set.of())).containsSame(two);
+            assertThat(anyKey(pool, Set.of())).containsSame(two);
         }
-        pool.recordSuccess(one, Duration.ofMillis(5), 1, 1);
+        pool.outcomes().recordSuccess(one, Duration.ofMillis(5), 1, 1);
         assertThat(one.stats().successCount()).isEqualTo(1);
         assertThat(one.inFlight()).isZero();
         assertThat(pool.stateOf(one)).as("drained, not disabled").isEqualTo(KeyState.ACTIVE);
-        assertThat(pool.hasUsableKey(Set.of(two.fingerprint()))).isFalse();
+        assertThat(pool.selection().hasUsableKey(KeyScope.SHARED, Set.of(two.fingerprint()))).isFalse();
         assertThat(heard).singleElement().satisfies(change -> {
             assertThat(change.message()).isEqualTo("Key " + one.fingerprint() + "(chat) draining by operator: no new requests, 1 in flight finish");
             assertThat(change.from()).isEqualTo("ACTIVE");
@@ -47,13 +49,13 @@ class KeyPoolDrainTest {
 
     @Test
     void should_end_a_drain_on_enable() {
-        pool.drain(one.fingerprint());
-        pool.drain(one.fingerprint());   // no second line
+        pool.controls().drain(one.fingerprint());
+        pool.controls().drain(one.fingerprint());   // no second line
 
-        pool.enable(one.fingerprint());
+        pool.controls().enable(one.fingerprint());
 
         assertThat(one.draining()).isFalse();
-        assertThat(pool.acquire(Set.of(two.fingerprint()))).containsSame(one);
+        assertThat(anyKey(pool, Set.of(two.fingerprint()))).containsSame(one);
         assertThat(heard).extracting(StateChange::message).containsExactly(
                 "Key " + one.fingerprint() + "(chat) draining by operator: no new requests, 0 in flight finish",
                 "Key " + one.fingerprint() + "(chat) enabled by operator, ACTIVE (no longer draining)");
@@ -61,11 +63,11 @@ class KeyPoolDrainTest {
 
     @Test
     void should_change_weight_and_limits_live_keeping_what_the_window_counted() {
-        pool.acquire(Set.of(two.fingerprint()));
-        pool.tune(one.fingerprint(), 1, new QuotaLimits(2L, null, null, null, null));
-        pool.acquire(Set.of(two.fingerprint()));
+        anyKey(pool, Set.of(two.fingerprint()));
+        pool.controls().tune(one.fingerprint(), 1, new QuotaLimits(2L, null, null, null, null));
+        anyKey(pool, Set.of(two.fingerprint()));
 
-        pool.tune(one.fingerprint(), 4, new QuotaLimits(3L, null, 100L, null, null));
+        pool.controls().tune(one.fingerprint(), 4, new QuotaLimits(3L, null, 100L, null, null));
 
         assertThat(one.weight()).isEqualTo(4);
         assertThat(pool.quotaOf(one).use()).extracting(u -> u.window().configName() + " " + u.used() + "/" + u.limit())
@@ -73,7 +75,7 @@ class KeyPoolDrainTest {
         assertThat(heard).extracting(StateChange::message).containsExactly(
                 "Key " + one.fingerprint() + "(chat) changed by operator: rpm none -> 2",
                 "Key " + one.fingerprint() + "(chat) changed by operator: weight 1 -> 4, rpm 2 -> 3, rpd none -> 100");
-        pool.tune(one.fingerprint(), 4, new QuotaLimits(3L, null, 100L, null, null));
+        pool.controls().tune(one.fingerprint(), 4, new QuotaLimits(3L, null, 100L, null, null));
         assertThat(heard).as("no change, no line").hasSize(2);
     }
 }

@@ -27,8 +27,9 @@ class KeyPoolLogTest {
     private final MutableClock clock = new MutableClock();
     private final ApiKey key = new ApiKey(SECRET, "primary", 1);
     private final String fp = key.fingerprint();
-    private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 2, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(2).clock(clock).build(),
+            List.of(key));
 
     @Test
     void should_log_cooling_on_429() {
@@ -47,8 +48,8 @@ class KeyPoolLogTest {
     @Test
     void should_log_again_when_429_extends_cooling() {
         twoCallsInFlight();
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(45)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(45)));
 
         assertThat(log.lines()).containsExactly(
                 "INFO Key " + fp + "(chat) cooling 20s after 429",
@@ -58,8 +59,8 @@ class KeyPoolLogTest {
     @Test
     void should_not_log_when_429_leaves_deadline_as_is() {
         twoCallsInFlight();
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(5)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(5)));
 
         assertThat(log.lines()).hasSize(1);
     }
@@ -70,7 +71,7 @@ class KeyPoolLogTest {
         clock.advance(Duration.ofSeconds(20));
         pool.stateOf(key);
         pool.stateOf(key);
-        pool.hasUsableKey(Set.of());
+        pool.selection().hasUsableKey(KeyScope.SHARED, Set.of());
 
         assertThat(log.lines()).containsExactly(
                 "INFO Key " + fp + "(chat) cooling 20s after 429",
@@ -89,22 +90,22 @@ class KeyPoolLogTest {
     @Test
     void should_log_disable_after_rejection() {
         acquire(pool, key);
-        pool.recordRejected(key, NO_TIME, 401);
+        pool.outcomes().recordRejected(key, NO_TIME, 401);
 
         assertThat(log.lines()).containsExactly("WARN Key " + fp + "(chat) disabled after 401 from upstream");
     }
 
     @Test
     void should_log_disable_by_operator() {
-        pool.disable(fp);
+        pool.controls().disable(fp);
 
         assertThat(log.lines()).containsExactly("WARN Key " + fp + "(chat) disabled by operator");
     }
 
     @Test
     void should_log_enable_by_operator() {
-        pool.disable(fp);
-        pool.enable(fp);
+        pool.controls().disable(fp);
+        pool.controls().enable(fp);
 
         assertThat(log.lines()).last().isEqualTo("INFO Key " + fp + "(chat) enabled by operator, ACTIVE");
     }
@@ -126,11 +127,11 @@ class KeyPoolLogTest {
         pool.stateOf(key);
         failed("503");
         failed("503");
-        pool.enable(fp);
+        pool.controls().enable(fp);
         acquire(pool, key);
-        pool.recordRejected(key, NO_TIME, 403);
-        pool.enable(fp);
-        pool.disable(fp);
+        pool.outcomes().recordRejected(key, NO_TIME, 403);
+        pool.controls().enable(fp);
+        pool.controls().disable(fp);
 
         // cooling, cooled down, disabled, enabled, disabled, enabled, disabled
         assertThat(log.lines()).hasSize(7).noneMatch(line -> line.contains(SECRET));
@@ -144,11 +145,11 @@ class KeyPoolLogTest {
 
     private void rateLimited(Optional<Duration> retryAfter) {
         acquire(pool, key);
-        pool.recordRateLimited(key, NO_TIME, retryAfter);
+        pool.outcomes().recordRateLimited(key, NO_TIME, retryAfter);
     }
 
     private void failed(String cause) {
         acquire(pool, key);
-        pool.recordFailure(key, NO_TIME, cause);
+        pool.outcomes().recordFailure(key, NO_TIME, cause);
     }
 }

@@ -15,6 +15,7 @@ import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import static dev.keypool.pool.PoolTesting.anyKey;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -37,7 +38,7 @@ class KeyPoolRampTest {
         ApiKey a = new ApiKey("sk-a", null, 2);
         KeyPool pool = pool(RoundRobinStrategy.NAME, a);
 
-        assertThat(pool.effectiveWeight(a)).isEqualTo(2.0);
+        assertThat(pool.selection().effectiveWeight(a)).isEqualTo(2.0);
         assertThat(pool.healthOf(a)).isEqualTo(KeyHealth.HEALTHY);
         assertThat(pool.warmingUntil(a)).isEmpty();
     }
@@ -46,19 +47,19 @@ class KeyPoolRampTest {
     void should_ramp_a_re_enabled_key_20_50_100_percent_over_the_warmup() {
         ApiKey a = new ApiKey("sk-a", null, 2);
         KeyPool pool = pool(RoundRobinStrategy.NAME, a);
-        pool.recordRejected(a, Duration.ZERO, 401);
+        pool.outcomes().recordRejected(a, Duration.ZERO, 401);
 
-        pool.enable(a.fingerprint());
+        pool.controls().enable(a.fingerprint());
 
-        assertThat(pool.effectiveWeight(a)).isEqualTo(0.4);
+        assertThat(pool.selection().effectiveWeight(a)).isEqualTo(0.4);
         assertThat(pool.healthOf(a)).isEqualTo(KeyHealth.DEGRADED);
         assertThat(pool.warmingUntil(a)).contains(start.plus(WARMUP));
         clock.advance(Duration.ofSeconds(59));
-        assertThat(pool.effectiveWeight(a)).isEqualTo(0.4);
+        assertThat(pool.selection().effectiveWeight(a)).isEqualTo(0.4);
         clock.advance(Duration.ofSeconds(1));
-        assertThat(pool.effectiveWeight(a)).isEqualTo(1.0);
+        assertThat(pool.selection().effectiveWeight(a)).isEqualTo(1.0);
         clock.advance(Duration.ofSeconds(60));
-        assertThat(pool.effectiveWeight(a)).isEqualTo(2.0);
+        assertThat(pool.selection().effectiveWeight(a)).isEqualTo(2.0);
         assertThat(pool.healthOf(a)).isEqualTo(KeyHealth.DEGRADED);   // the last third of the warm-up
         clock.advance(Duration.ofSeconds(60));
         assertThat(pool.healthOf(a)).isEqualTo(KeyHealth.HEALTHY);
@@ -71,9 +72,9 @@ class KeyPoolRampTest {
         ApiKey a = new ApiKey("sk-a", null, 1);
         KeyPool pool = pool(RoundRobinStrategy.NAME, a);
 
-        pool.warmUp(a.fingerprint());
+        pool.controls().warmUp(a.fingerprint());
 
-        assertThat(pool.effectiveWeight(a)).isEqualTo(0.2);
+        assertThat(pool.selection().effectiveWeight(a)).isEqualTo(0.2);
         assertThat(pool.warmingUntil(a)).contains(start.plus(WARMUP));
     }
 
@@ -81,25 +82,25 @@ class KeyPoolRampTest {
     void should_not_warm_up_a_key_enabled_from_cooling() {
         ApiKey a = new ApiKey("sk-a", null, 1);
         KeyPool pool = pool(RoundRobinStrategy.NAME, a);
-        pool.recordRateLimited(a, Duration.ZERO, Optional.of(Duration.ofSeconds(30)));
+        pool.outcomes().recordRateLimited(a, Duration.ZERO, Optional.of(Duration.ofSeconds(30)));
 
-        pool.enable(a.fingerprint());
+        pool.controls().enable(a.fingerprint());
 
-        assertThat(pool.effectiveWeight(a)).isEqualTo(1.0);
+        assertThat(pool.selection().effectiveWeight(a)).isEqualTo(1.0);
     }
 
     @Test
     void should_bring_a_disabled_key_back_warming_up_on_a_probe_success() {
         ApiKey a = new ApiKey("sk-a", null, 1);
         KeyPool pool = pool(RoundRobinStrategy.NAME, a);
-        pool.recordRejected(a, Duration.ZERO, 401);
+        pool.outcomes().recordRejected(a, Duration.ZERO, 401);
 
-        KeyPool.Lease probe = pool.startProbe(a, 0).orElseThrow();
-        pool.recordProbeSuccess(a, Duration.ofMillis(5));
-        pool.settle(probe, java.util.OptionalLong.empty(), false);
+        KeyPool.Lease probe = pool.leases().startProbe(a, 0).orElseThrow();
+        pool.outcomes().recordProbeSuccess(a, Duration.ofMillis(5));
+        pool.leases().settle(probe, java.util.OptionalLong.empty(), false);
 
         assertThat(pool.stateOf(a)).isEqualTo(KeyState.ACTIVE);
-        assertThat(pool.effectiveWeight(a)).isEqualTo(0.2);
+        assertThat(pool.selection().effectiveWeight(a)).isEqualTo(0.2);
         assertThat(a.inFlight()).isZero();
         assertThat(logs.lines()).anyMatch(l -> l.contains("INFO")
                 && l.contains("Key " + a.fingerprint() + "(chat) probe ok, DISABLED -> ACTIVE (warming up 3m)"));
@@ -109,14 +110,14 @@ class KeyPoolRampTest {
     void should_keep_a_key_an_operator_disabled_disabled_on_a_probe_success() {
         ApiKey a = new ApiKey("sk-a", null, 1);
         KeyPool pool = pool(RoundRobinStrategy.NAME, a);
-        pool.disable(a.fingerprint());
+        pool.controls().disable(a.fingerprint());
 
-        pool.startProbe(a, 0).orElseThrow();
-        pool.recordProbeSuccess(a, Duration.ofMillis(5));
+        pool.leases().startProbe(a, 0).orElseThrow();
+        pool.outcomes().recordProbeSuccess(a, Duration.ofMillis(5));
 
         assertThat(pool.stateOf(a)).isEqualTo(KeyState.DISABLED);
         assertThat(pool.disabledByOperator(a)).isTrue();
-        pool.enable(a.fingerprint());
+        pool.controls().enable(a.fingerprint());
         assertThat(pool.disabledByOperator(a)).isFalse();
     }
 
@@ -125,11 +126,11 @@ class KeyPoolRampTest {
         ApiKey a = new ApiKey("sk-a", null, 1, new QuotaLimits(2L, null, null, null, null));
         KeyPool pool = pool(RoundRobinStrategy.NAME, a);
 
-        assertThat(pool.startProbe(a, 0)).isPresent();
-        assertThat(pool.startProbe(a, 0)).isPresent();
+        assertThat(pool.leases().startProbe(a, 0)).isPresent();
+        assertThat(pool.leases().startProbe(a, 0)).isPresent();
 
-        assertThat(pool.startProbe(a, 0)).isEmpty();
-        assertThat(pool.acquire(Set.of())).isEmpty();
+        assertThat(pool.leases().startProbe(a, 0)).isEmpty();
+        assertThat(anyKey(pool, Set.of())).isEmpty();
     }
 
     @Test
@@ -137,13 +138,13 @@ class KeyPoolRampTest {
         ApiKey fresh = new ApiKey("sk-new", null, 10, QuotaLimits.NONE, new KeyRamp.Plan(Duration.ofHours(24), false), null);
         KeyPool pool = pool(RoundRobinStrategy.NAME, fresh);
 
-        assertThat(pool.effectiveWeight(fresh)).isCloseTo(1.0, within(1e-9));
+        assertThat(pool.selection().effectiveWeight(fresh)).isCloseTo(1.0, within(1e-9));
         assertThat(pool.healthOf(fresh)).isEqualTo(KeyHealth.DEGRADED);
         assertThat(pool.rolloutUntil(fresh)).contains(start.plus(Duration.ofHours(24)));
         clock.advance(Duration.ofHours(12));
-        assertThat(pool.effectiveWeight(fresh)).isCloseTo(5.5, within(1e-9));
+        assertThat(pool.selection().effectiveWeight(fresh)).isCloseTo(5.5, within(1e-9));
         clock.advance(Duration.ofHours(12));
-        assertThat(pool.effectiveWeight(fresh)).isEqualTo(10.0);
+        assertThat(pool.selection().effectiveWeight(fresh)).isEqualTo(10.0);
         assertThat(pool.healthOf(fresh)).isEqualTo(KeyHealth.HEALTHY);
     }
 
@@ -154,7 +155,7 @@ class KeyPoolRampTest {
 
         clock.advance(Duration.ofDays(30));
 
-        assertThat(pool.effectiveWeight(old)).isCloseTo(0.5, within(1e-9));
+        assertThat(pool.selection().effectiveWeight(old)).isCloseTo(0.5, within(1e-9));
         assertThat(pool.retiring(old)).isTrue();
         assertThat(pool.healthOf(old)).isEqualTo(KeyHealth.DEGRADED);
     }
@@ -162,22 +163,23 @@ class KeyPoolRampTest {
     @Test
     void should_show_a_key_failing_over_the_error_rate_threshold_as_degraded() {
         ApiKey a = new ApiKey("sk-a", null, 1);
-        KeyPool pool = new KeyPool("chat", List.of(a), new RoundRobinStrategy(), Duration.ofSeconds(30), 5,
-                ZoneOffset.UTC, clock, StateListener.NONE, Duration.ZERO, 40);
+        KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+                .cooldown(Duration.ofSeconds(30)).disableAfter(5).clock(clock).degradedErrorRatePercent(40).build(),
+                List.of(a));
         for (int i = 0; i < 3; i++) {
-            pool.acquire(Set.of()).orElseThrow();
-            pool.recordSuccess(a, Duration.ofMillis(1), 0, 0);
+            anyKey(pool, Set.of()).orElseThrow();
+            pool.outcomes().recordSuccess(a, Duration.ofMillis(1), 0, 0);
         }
-        pool.acquire(Set.of()).orElseThrow();
-        pool.recordFailure(a, Duration.ofMillis(1), "503");
+        anyKey(pool, Set.of()).orElseThrow();
+        pool.outcomes().recordFailure(a, Duration.ofMillis(1), "503");
         assertThat(pool.healthOf(a)).isEqualTo(KeyHealth.HEALTHY);   // 25 %
 
-        pool.acquire(Set.of()).orElseThrow();
-        pool.recordFailure(a, Duration.ofMillis(1), "503");
+        anyKey(pool, Set.of()).orElseThrow();
+        pool.outcomes().recordFailure(a, Duration.ofMillis(1), "503");
         assertThat(pool.healthOf(a)).isEqualTo(KeyHealth.HEALTHY);   // 40 % is not above 40 %
 
-        pool.acquire(Set.of()).orElseThrow();
-        pool.recordFailure(a, Duration.ofMillis(1), "503");
+        anyKey(pool, Set.of()).orElseThrow();
+        pool.outcomes().recordFailure(a, Duration.ofMillis(1), "503");
 
         assertThat(pool.healthOf(a)).isEqualTo(KeyHealth.DEGRADED);  // 50 %
     }
@@ -193,12 +195,12 @@ class KeyPoolRampTest {
             List<ApiKey> held = new ArrayList<>();
             int toOld = 0;
             for (int i = 0; i < calls; i++) {
-                ApiKey key = pool.acquire(Set.of()).orElseThrow();
+                ApiKey key = anyKey(pool, Set.of()).orElseThrow();
                 toOld += key == old ? 1 : 0;
                 if (strategy.equals(LeastInFlightStrategy.NAME)) {
                     held.add(key);   // least-in-flight shares by calls in flight: keep them in flight
                 } else {
-                    pool.recordSuccess(key, Duration.ofMillis(10), 0, 0);
+                    pool.outcomes().recordSuccess(key, Duration.ofMillis(10), 0, 0);
                 }
             }
             assertThat((double) toOld / calls).as(strategy).isCloseTo(1.0 / 11, within(0.015));
@@ -206,7 +208,9 @@ class KeyPoolRampTest {
     }
 
     private KeyPool pool(String strategy, ApiKey... keys) {
-        return new KeyPool("chat", List.of(keys), SelectionStrategy.named(strategy), Duration.ofSeconds(30), 3,
-                ZoneOffset.UTC, clock, StateListener.NONE, WARMUP, 50);
+        return new KeyPool(PoolSettings.builder("chat")
+                .strategy(SelectionStrategy.named(strategy)).cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock)
+                .warmup(WARMUP).degradedErrorRatePercent(50).build(),
+                List.of(keys));
     }
 }

@@ -11,6 +11,7 @@ import dev.keypool.events.StateChange;
 import dev.keypool.testing.MutableClock;
 import org.junit.jupiter.api.Test;
 
+import static dev.keypool.pool.PoolTesting.anyKey;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Key states another gateway instance shared (design §11), applied to this instance's pool. */
@@ -21,34 +22,35 @@ class KeyPoolSharedStateTest {
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final ApiKey other = new ApiKey("sk-b", "b", 1);
     private final List<StateChange> heard = new CopyOnWriteArrayList<>();
-    private final KeyPool pool = new KeyPool("chat", List.of(key, other), new RoundRobinStrategy(), Duration.ofSeconds(30),
-            3, ZoneOffset.UTC, clock, heard::add);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).listener(heard::add).build(),
+            List.of(key, other));
 
     @Test
     void should_cool_until_the_shared_deadline_and_only_ever_extend_it() {
-        pool.applyShared(key.fingerprint(), KeyState.COOLING, start.plusSeconds(20), false, false);
-        pool.applyShared(key.fingerprint(), KeyState.COOLING, start.plusSeconds(5), false, false);
+        pool.controls().applyShared(key.fingerprint(), KeyState.COOLING, start.plusSeconds(20), false, false);
+        pool.controls().applyShared(key.fingerprint(), KeyState.COOLING, start.plusSeconds(5), false, false);
 
         assertThat(pool.coolingUntil(key)).contains(start.plusSeconds(20));
-        assertThat(pool.acquire(null)).contains(other);
+        assertThat(anyKey(pool, null)).contains(other);
         assertThat(heard).hasSize(1).first().extracting(StateChange::message).asString()
                 .contains("cooling 20s (429 on another instance)");
         // a deadline already past changes nothing
         clock.advance(Duration.ofSeconds(20));
-        pool.applyShared(other.fingerprint(), KeyState.COOLING, start.plusSeconds(10), false, false);
+        pool.controls().applyShared(other.fingerprint(), KeyState.COOLING, start.plusSeconds(10), false, false);
         assertThat(pool.stateOf(other)).isEqualTo(KeyState.ACTIVE);
     }
 
     @Test
     void should_disable_and_enable_as_shared_keeping_an_operators_disable() {
-        pool.applyShared(key.fingerprint(), KeyState.DISABLED, null, false, true);
+        pool.controls().applyShared(key.fingerprint(), KeyState.DISABLED, null, false, true);
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.DISABLED);
         assertThat(pool.disabledByOperator(key)).isTrue();
         // a probe does not bring back a key an operator disabled, wherever
-        pool.recordProbeSuccess(key, Duration.ZERO);
+        pool.outcomes().recordProbeSuccess(key, Duration.ZERO);
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.DISABLED);
 
-        pool.applyShared(key.fingerprint(), KeyState.ACTIVE, null, false, false);
+        pool.controls().applyShared(key.fingerprint(), KeyState.ACTIVE, null, false, false);
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.ACTIVE);
         assertThat(pool.disabledByOperator(key)).isFalse();
@@ -56,23 +58,23 @@ class KeyPoolSharedStateTest {
 
     @Test
     void should_not_end_a_local_cooling_when_another_instance_says_active() {
-        pool.recordRateLimited(key, Duration.ZERO, Optional.of(Duration.ofSeconds(20)));
+        pool.outcomes().recordRateLimited(key, Duration.ZERO, Optional.of(Duration.ofSeconds(20)));
 
-        pool.applyShared(key.fingerprint(), KeyState.ACTIVE, null, false, false);
+        pool.controls().applyShared(key.fingerprint(), KeyState.ACTIVE, null, false, false);
 
         assertThat(pool.stateOf(key)).isEqualTo(KeyState.COOLING);
     }
 
     @Test
     void should_drain_as_shared_and_ignore_keys_it_does_not_have() {
-        pool.applyShared(key.fingerprint(), KeyState.ACTIVE, null, true, false);
-        pool.applyShared("0000000000000000", KeyState.DISABLED, null, false, false);
+        pool.controls().applyShared(key.fingerprint(), KeyState.ACTIVE, null, true, false);
+        pool.controls().applyShared("0000000000000000", KeyState.DISABLED, null, false, false);
 
         assertThat(key.draining()).isTrue();
-        assertThat(pool.acquire(null)).contains(other);
+        assertThat(anyKey(pool, null)).contains(other);
         assertThat(heard).extracting(StateChange::message).singleElement().asString().contains("draining on another instance");
 
-        pool.applyShared(key.fingerprint(), KeyState.ACTIVE, null, false, false);
+        pool.controls().applyShared(key.fingerprint(), KeyState.ACTIVE, null, false, false);
         assertThat(key.draining()).isFalse();
     }
 }

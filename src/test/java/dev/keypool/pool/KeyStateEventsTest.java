@@ -28,18 +28,19 @@ class KeyStateEventsTest {
     private final List<StateChange> events = new CopyOnWriteArrayList<>();
     private final ApiKey key = new ApiKey("sk-events-secret", null, 1);
     private final String fp = key.fingerprint();
-    private final KeyPool pool = new KeyPool("chat", List.of(key), new RoundRobinStrategy(),
-            Duration.ofSeconds(30), 2, ZoneOffset.UTC, clock, events::add);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(2).clock(clock).listener(events::add).build(),
+            List.of(key));
 
     @Test
     void should_publish_each_change_with_its_log_line() {
         acquire(pool, key);
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
         clock.advance(Duration.ofSeconds(20));
         pool.stateOf(key);
         acquire(pool, key);
-        pool.recordRejected(key, NO_TIME, 401);
-        pool.enable(fp);
+        pool.outcomes().recordRejected(key, NO_TIME, 401);
+        pool.controls().enable(fp);
 
         assertThat(events).extracting(StateChange::from, StateChange::to).containsExactly(
                 tuple("ACTIVE", "COOLING"),
@@ -60,9 +61,9 @@ class KeyStateEventsTest {
     @Test
     void should_publish_nothing_when_nothing_changes() {
         acquire(pool, key);   // a call in flight while the operator disables the key
-        pool.disable(fp);
-        pool.disable(fp);
-        pool.recordRejected(key, NO_TIME, 403);
+        pool.controls().disable(fp);
+        pool.controls().disable(fp);
+        pool.outcomes().recordRejected(key, NO_TIME, 403);
 
         assertThat(events).singleElement().extracting(StateChange::message)
                 .isEqualTo("Key " + fp + "(chat) disabled by operator");
@@ -74,9 +75,9 @@ class KeyStateEventsTest {
         acquire(pool, key);
         acquire(pool, key);
         acquire(pool, key);
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(5)));
-        pool.recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(40)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(20)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(5)));
+        pool.outcomes().recordRateLimited(key, NO_TIME, Optional.of(Duration.ofSeconds(40)));
 
         assertThat(events).extracting(StateChange::message).containsExactly(
                 "Key " + fp + "(chat) cooling 20s after 429",

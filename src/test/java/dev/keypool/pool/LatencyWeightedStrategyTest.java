@@ -22,7 +22,9 @@ class LatencyWeightedStrategyTest {
     private final ApiKey fresh = new ApiKey("sk-fresh", "fresh", 1);
     private final List<ApiKey> keys = List.of(fast, slow, fresh);
     // latency samples only come in through a pool
-    private final KeyPool pool = new KeyPool("chat", keys, new RoundRobinStrategy(), Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+            keys);
     private final LatencyWeightedStrategy strategy = new LatencyWeightedStrategy(new SplittableRandom(7));
 
     @Test
@@ -61,12 +63,13 @@ class LatencyWeightedStrategyTest {
     void should_multiply_latency_score_by_weight() {
         ApiKey heavy = new ApiKey("sk-heavy", "heavy", 2);
         ApiKey light = new ApiKey("sk-light", "light", 1);
-        KeyPool weighted = new KeyPool("chat", List.of(heavy, light), new RoundRobinStrategy(),
-                Duration.ofSeconds(30), 3, ZoneOffset.UTC, clock, StateListener.NONE);
+        KeyPool weighted = new KeyPool(PoolSettings.builder("chat")
+                .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+                List.of(heavy, light));
         acquire(weighted, heavy);
-        weighted.recordSuccess(heavy, Duration.ofMillis(200), 0, 0);
+        weighted.outcomes().recordSuccess(heavy, Duration.ofMillis(200), 0, 0);
         acquire(weighted, light);
-        weighted.recordSuccess(light, Duration.ofMillis(100), 0, 0);
+        weighted.outcomes().recordSuccess(light, Duration.ofMillis(100), 0, 0);
 
         var shares = shares(strategy, List.of(heavy, light), key -> true, 2_000);
 
@@ -92,6 +95,6 @@ class LatencyWeightedStrategyTest {
 
     private void answered(ApiKey key, long latencyMs) {
         acquire(pool, key);
-        pool.recordSuccess(key, Duration.ofMillis(latencyMs), 0, 0);
+        pool.outcomes().recordSuccess(key, Duration.ofMillis(latencyMs), 0, 0);
     }
 }

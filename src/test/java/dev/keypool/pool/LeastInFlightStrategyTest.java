@@ -20,7 +20,9 @@ class LeastInFlightStrategyTest {
     private final List<ApiKey> keys = List.of(a, b, c);
     private final LeastInFlightStrategy strategy = new LeastInFlightStrategy();
     // in-flight counts only move through a pool
-    private final KeyPool pool = new KeyPool("chat", keys, new RoundRobinStrategy(), Duration.ofSeconds(30), 3, ZoneOffset.UTC, new MutableClock(), StateListener.NONE);
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
+            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(new MutableClock()).build(),
+            keys);
 
     @Test
     void should_pick_key_with_fewest_in_flight() {

@@ -11,6 +11,7 @@ import dev.keypool.events.StateListener;
 import dev.keypool.gateway.Channel;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
+import dev.keypool.pool.PoolSettings;
 import dev.keypool.pool.KeyState;
 import dev.keypool.pool.RoundRobinStrategy;
 import dev.keypool.pool.SelectionStrategy;
@@ -87,8 +88,8 @@ class ProbeScheduleTest {
         ProbeSchedule schedule = new ProbeSchedule(List.of(channel), clock);
         ApiKey disabled = channel.pool().keys().get(0);
         ApiKey cooling = channel.pool().keys().get(1);
-        channel.pool().recordRejected(disabled, Duration.ZERO, 401);
-        channel.pool().recordRateLimited(cooling, Duration.ZERO, Optional.of(Duration.ofHours(1)));
+        channel.pool().outcomes().recordRejected(disabled, Duration.ZERO, 401);
+        channel.pool().outcomes().recordRateLimited(cooling, Duration.ZERO, Optional.of(Duration.ofHours(1)));
 
         clock.advance(Duration.ofMinutes(4));
         assertThat(schedule.due()).isEmpty();
@@ -103,7 +104,7 @@ class ProbeScheduleTest {
         ProbeSchedule schedule = new ProbeSchedule(List.of(channel), clock);
         KeyPool pool = channel.pool();
         List<ApiKey> keys = pool.keys();
-        pool.recordRejected(keys.get(2), Duration.ZERO, 401);
+        pool.outcomes().recordRejected(keys.get(2), Duration.ZERO, 401);
 
         List<Probe> probes = schedule.coldStart();
         probes.get(0).answered(401, Optional.empty());
@@ -113,7 +114,7 @@ class ProbeScheduleTest {
         assertThat(pool.stateOf(keys.get(0))).isEqualTo(KeyState.DISABLED);
         assertThat(pool.stateOf(keys.get(1))).isEqualTo(KeyState.COOLING);
         assertThat(pool.stateOf(keys.get(2))).isEqualTo(KeyState.ACTIVE);
-        assertThat(pool.effectiveWeight(keys.get(2))).isEqualTo(0.2);
+        assertThat(pool.selection().effectiveWeight(keys.get(2))).isEqualTo(0.2);
         assertThat(probes.get(0).stateBefore()).isEqualTo(KeyState.ACTIVE);
         assertThat(probes.get(0).stateAfter()).isEqualTo(KeyState.DISABLED);
         assertThat(probes).allMatch(p -> p.key().inFlight() == 0);
@@ -214,8 +215,11 @@ class ProbeScheduleTest {
         fields.lines().forEach(line -> yaml.append("    ").append(line).append('\n'));
         ChannelConfig c = new ConfigLoader(name -> null).parse(yaml.toString(), "test.yaml").channels().get(0);
         List<ApiKey> keys = c.keys().stream().map(k -> new ApiKey(k.key(), k.label(), k.weight(), k.limits())).toList();
-        KeyPool pool = new KeyPool(c.name(), keys, SelectionStrategy.named(c.strategy()), c.cooldown(), c.disableAfter(),
-                c.quotaZone(), clock, StateListener.NONE, c.warmup(), c.breaker().errorRateThreshold());
-        return new Channel(c, pool, new ChannelBreaker(c.name(), c.breaker(), pool::hasActiveKey, clock, StateListener.NONE));
+        KeyPool pool = new KeyPool(PoolSettings.builder(c.name())
+                .strategy(SelectionStrategy.named(c.strategy())).cooldown(c.cooldown()).disableAfter(c.disableAfter())
+                .quotaZone(c.quotaZone()).clock(clock).warmup(c.warmup())
+                .degradedErrorRatePercent(c.breaker().errorRateThreshold()).build(),
+                keys);
+        return new Channel(c, pool, new ChannelBreaker(c.name(), c.breaker(), pool.selection()::hasActiveKey, clock, StateListener.NONE));
     }
 }

@@ -57,7 +57,7 @@ public final class AdminActions {
     /** POST /admin/keys/{fingerprint}/enable: ACTIVE with a clean failure streak, no longer draining. */
     public void enable(Exchange exchange) throws IOException {
         changeKeys(exchange, (channel, fingerprint) -> {
-            channel.pool().enable(fingerprint);
+            channel.pool().controls().enable(fingerprint);
             changes.enabled(channel.name(), fingerprint);
         });
     }
@@ -65,7 +65,7 @@ public final class AdminActions {
     /** POST /admin/keys/{fingerprint}/disable: out of rotation until enabled. */
     public void disable(Exchange exchange) throws IOException {
         changeKeys(exchange, (channel, fingerprint) -> {
-            channel.pool().disable(fingerprint);
+            channel.pool().controls().disable(fingerprint);
             changes.held(channel.name(), fingerprint, RuntimeChanges.KeyHold.DISABLED);
         });
     }
@@ -73,7 +73,7 @@ public final class AdminActions {
     /** POST /admin/keys/{fingerprint}/drain: no new requests; those in flight finish. */
     public void drain(Exchange exchange) throws IOException {
         changeKeys(exchange, (channel, fingerprint) -> {
-            channel.pool().drain(fingerprint);
+            channel.pool().controls().drain(fingerprint);
             changes.held(channel.name(), fingerprint, RuntimeChanges.KeyHold.DRAINING);
         });
     }
@@ -85,7 +85,7 @@ public final class AdminActions {
             changes.patched(channel.name(), fingerprint, patch);
             KeyConfig config = channel.config().keys().stream().filter(k -> Fingerprint.of(k.key()).equals(fingerprint))
                     .findFirst().orElseThrow();
-            channel.pool().tune(fingerprint, changes.weight(channel.config(), config), changes.limits(channel.config(), config));
+            channel.pool().controls().tune(fingerprint, changes.weight(channel.config(), config), changes.limits(channel.config(), config));
         });
         metrics.refresh();   // a newly limited window gets its quota gauge
     }

@@ -123,7 +123,7 @@ public final class AdminStatus {
         node.put("state", channel.pool().stateOf(key).name());
         node.put("health", channel.pool().healthOf(key).displayName());
         node.put("draining", key.draining());
-        node.put("effectiveWeight", channel.pool().effectiveWeight(key));
+        node.put("effectiveWeight", channel.pool().selection().effectiveWeight(key));
         // why the effective weight may be below the weight (design §8): warming up, rolling out, retiring
         node.put("warmingUntil", text(channel.pool().warmingUntil(key).orElse(null)));
         node.put("rolloutUntil", text(channel.pool().rolloutUntil(key).orElse(null)));

@@ -102,7 +102,7 @@ public final class CapacityWait {
         long room = 0;
         for (Channel channel : request.chain()) {
             if (channel.breaker().state() != BreakerState.OPEN) {
-                long channelRoom = channel.pool().requestRoomBy(request.keyScope(), deadline);
+                long channelRoom = channel.pool().capacity().requestRoomBy(request.keyScope(), deadline);
                 if (channelRoom == Long.MAX_VALUE) {
                     return Long.MAX_VALUE;
                 }
@@ -117,8 +117,8 @@ public final class CapacityWait {
         return request.chain().stream()
                 .filter(channel -> channel.breaker().state() != BreakerState.OPEN)
                 .map(Channel::pool)
-                .map(pool -> request.isBatch() ? pool.capacityBelowSoftLimitAt(request.keyScope(), request.estimatedTokens())
-                        : pool.capacityAt(request.keyScope(), request.estimatedTokens()))
+                .map(pool -> request.isBatch() ? pool.capacity().capacityBelowSoftLimitAt(request.keyScope(), request.estimatedTokens())
+                        : pool.capacity().capacityAt(request.keyScope(), request.estimatedTokens()))
                 .flatMap(Optional::stream)
                 .min(Instant::compareTo);
     }

@@ -27,7 +27,7 @@ public final class ChannelOutcomes {
         exchange.setProperty(Exchanges.UPSTREAM_URL, channel.upstreamUrl(request.endpoint()));
         exchange.setProperty(Exchanges.TIMEOUT_MS, channel.config().timeout().toMillis());
         exchange.setProperty(Exchanges.CONNECT_TIMEOUT_MS, channel.config().connectTimeout().toMillis());
-        TenantAdmission pending = KeySelector.pendingAdmission(request);
+        TenantAdmission pending = TenantGate.pendingAdmission(request);
         if (pending != null && channel.breaker().state() != BreakerState.CLOSED) {
             // decided here, not with the key: a request its tenant refuses gives back the half-open breaker's probe
             // place it holds at once (failed), before it could count as a probe
@@ -71,7 +71,7 @@ public final class ChannelOutcomes {
             channel.breaker().onNoOutcome();
             request.skipCurrent(GatewayRequest.AT_QUOTA);
         } else if ((cause instanceof NoUsableKeyException || request.exhaustedPool())
-                && channel.pool().hasUsableKeyOutside(request.keyScope())) {
+                && channel.pool().selection().hasUsableKeyOutside(request.keyScope())) {
             // the keys this tenant may use are cooling or disabled, other keys of the channel are fine: the tenant's
             // share is used up, which is a quota matter (wait or 429 quota_exhausted), not the channel's breaker's
             channel.breaker().onNoOutcome();

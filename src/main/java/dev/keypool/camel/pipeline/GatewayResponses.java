@@ -175,9 +175,9 @@ public final class GatewayResponses {
     private long retryAfterSeconds(GatewayRequest request) {
         Instant now = clock.instant();
         Optional<Instant> soonest = request.chain().stream()
-                .flatMap(c -> Stream.of(c.pool().soonestRecovery(request.keyScope()), c.breaker().nextAttemptAt(),
+                .flatMap(c -> Stream.of(c.pool().capacity().soonestRecovery(request.keyScope()), c.breaker().nextAttemptAt(),
                         GatewayRequest.AT_QUOTA.equals(request.whyNotServed().get(c.name()))
-                                ? c.pool().capacityAt(request.keyScope(), request.estimatedTokens())
+                                ? c.pool().capacity().capacityAt(request.keyScope(), request.estimatedTokens())
                                 : Optional.<Instant>empty()))
                 .flatMap(Optional::stream)
                 .min(Instant::compareTo);

@@ -12,7 +12,6 @@ import dev.keypool.gateway.NoUsableKeyException;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.quota.CapacityQueue;
 import dev.keypool.tenant.TenantAdmission;
-import dev.keypool.tenant.TenantCharge;
 import org.apache.camel.Exchange;
 
 /** Key selection for one upstream attempt, and the retry budget of the channel's error handling. */
@@ -39,17 +38,17 @@ public final class KeySelector {
         KeyPool pool = request.current().pool();
         // a tenant's admission by limits shared with other instances goes to Redis with the key's reservation: one
         // call for both (design §11)
-        TenantAdmission pending = pendingAdmission(request);
+        TenantAdmission pending = TenantGate.pendingAdmission(request);
         // a batch line only below the keys' soft limits: the rest stays for interactive requests (design §12)
         Optional<KeyPool.Lease> acquired = request.isBatch()
-                ? pool.acquireBelowSoftLimit(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending)
-                : pool.acquire(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending);
+                ? pool.selection().acquireBelowSoftLimit(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending)
+                : pool.selection().acquire(request.keyScope(), request.triedKeys(), request::estimatedTokens, pending);
         if (pending != null) {
             // the tenant's limits come first: decided with the key, or now when no key's reservation carried them
-            TenantGate.decideAlone(pending);
+            TenantGate.decideWithKey(pending, acquired, pool.leases()::release);
         }
         KeyPool.Lease lease = acquired
-                .orElseThrow(() -> pool.hasUsableKey(request.keyScope(), request.triedKeys())
+                .orElseThrow(() -> pool.selection().hasUsableKey(request.keyScope(), request.triedKeys())
                         ? new ChannelAtQuotaException(pool.channel()) : new NoUsableKeyException(pool.channel()));
         request.startAttempt(lease);
         waitingLine.dispatched(request);
@@ -58,11 +57,6 @@ public final class KeySelector {
         exchange.getMessage().setHeader(auth.headerName(), lease.key().credential(auth));
         // every attempt sends the request anew: a failed one may have left the provider's answer in the body
         exchange.getMessage().setBody(request.upstreamBody());
-    }
-
-    /** The request's tenant admission while it waits to be decided with a key (design §11); null when decided or none. */
-    static TenantAdmission pendingAdmission(GatewayRequest request) {
-        return request.charge().map(TenantCharge::admission).filter(admission -> !admission.decided()).orElse(null);
     }
 
     /**
@@ -75,7 +69,7 @@ public final class KeySelector {
         Channel channel = request.current();
         return !Exchanges.clientGone(exchange)
                 && request.attemptsInChannel() <= channel.config().maxRetries()
-                && channel.pool().hasUsableKey(request.keyScope(), request.triedKeys())
+                && channel.pool().selection().hasUsableKey(request.keyScope(), request.triedKeys())
                 && channel.breaker().state() != BreakerState.OPEN;
     }
 }

@@ -4,11 +4,14 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 import dev.keypool.auth.Bearer;
 import dev.keypool.auth.ProviderAuth;
 import dev.keypool.camel.http.RequestEdge;
 import dev.keypool.gateway.GatewayError;
+import dev.keypool.gateway.GatewayRequest;
+import dev.keypool.pool.KeyPool;
 import dev.keypool.tenant.RateLimits;
 import dev.keypool.tenant.Tenant;
 import dev.keypool.tenant.TenantAdmission;
@@ -141,9 +144,26 @@ public final class TenantGate {
         });
     }
 
+    /** The request's tenant admission while it waits to be decided with a key (design §11); null when decided or none. */
+    static TenantAdmission pendingAdmission(GatewayRequest request) {
+        return request.charge().map(TenantCharge::admission).filter(admission -> !admission.decided()).orElse(null);
+    }
+
     /** Decides a pending admission by a call of its own (no key's reservation carried it), then {@link #throwIfRefused}. */
     static void decideAlone(TenantAdmission pending) {
         pending.decideAlone();
+        throwIfRefused(pending);
+    }
+
+    /**
+     * A pending admission after its request's key was sought ({@link KeySelector#select}): decided already when the key's
+     * reservation carried it to Redis (one round trip, design §11), else now by a call of its own. A refused request
+     * gives back the key it was leased ({@code giveBack}) and is answered 429 ({@link #throwIfRefused}).
+     */
+    static void decideWithKey(TenantAdmission pending, Optional<KeyPool.Lease> leased, Consumer<KeyPool.Lease> giveBack) {
+        if (!pending.decideAlone()) {
+            leased.ifPresent(giveBack);
+        }
         throwIfRefused(pending);
     }
 

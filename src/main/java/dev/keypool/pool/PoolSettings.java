@@ -1,0 +1,139 @@
+package dev.keypool.pool;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.Objects;
+
+import dev.keypool.events.StateListener;
+import dev.keypool.quota.QuotaLedger;
+
+/**
+ * How one channel's {@link KeyPool} behaves: made once by its {@link Builder}, checked there, and read by the parts
+ * of the pool. A reload changes {@code strategy}, {@code cooldown} and {@code disableAfter} ({@link KeyPool#reload});
+ * the rest stays until restart.
+ *
+ * @param channel                  the channel's name, in every log line and event of its keys
+ * @param strategy                 how a key is chosen among the usable ones
+ * @param cooldown                 how long a key cools after a 429 without Retry-After
+ * @param disableAfter             failures in a row (5xx, timeouts, connection errors) that disable a key, at least 1
+ * @param quotaZone                where the days and months of the keys' quotas begin
+ * @param clock                    the pool's time; a key's sliding window runs on the clock of the first pool it joins
+ * @param listener                 hears every state change of the pool's keys
+ * @param warmup                   how long a key coming back into service ramps up to its weight (zero: at once)
+ * @param degradedErrorRatePercent a key failing more than this share of its calls of the last 60 s is degraded
+ * @param ledgers                  the count each key's quota shares with other gateway instances (design §11)
+ */
+public record PoolSettings(String channel, SelectionStrategy strategy, Duration cooldown, int disableAfter,
+                           ZoneId quotaZone, Clock clock, StateListener listener, Duration warmup,
+                           double degradedErrorRatePercent, QuotaLedger.Factory ledgers) {
+
+    public PoolSettings {
+        if (channel == null || channel.isBlank()) {
+            throw new IllegalArgumentException("channel must not be blank");
+        }
+        Objects.requireNonNull(strategy, "strategy");
+        Objects.requireNonNull(cooldown, "cooldown");
+        Objects.requireNonNull(quotaZone, "quotaZone");
+        Objects.requireNonNull(clock, "clock");
+        Objects.requireNonNull(listener, "listener");
+        Objects.requireNonNull(warmup, "warmup");
+        Objects.requireNonNull(ledgers, "ledgers");
+        checkReloadable(channel, cooldown, disableAfter);
+    }
+
+    /** Settings for {@code channel}; what is not set is as {@link Builder} says. */
+    public static Builder builder(String channel) {
+        return new Builder(channel);
+    }
+
+    /** The settings a reloaded keypool.yaml may change, checked as at startup. */
+    PoolSettings reloaded(SelectionStrategy newStrategy, Duration newCooldown, int newDisableAfter) {
+        return new PoolSettings(channel, newStrategy, newCooldown, newDisableAfter, quotaZone, clock, listener, warmup,
+                degradedErrorRatePercent, ledgers);
+    }
+
+    private static void checkReloadable(String channel, Duration cooldown, int disableAfter) {
+        if (cooldown.isNegative()) {
+            throw new IllegalArgumentException("cooldown of channel " + channel + " must not be negative");
+        }
+        if (disableAfter < 1) {
+            throw new IllegalArgumentException("disableAfter of channel " + channel + " must be at least 1, was " + disableAfter);
+        }
+    }
+
+    /**
+     * Collects the settings; {@link #build} checks them all. The channel's configuration gives every value in the
+     * gateway (ChannelConfig, whose defaults are keypool.yaml's); what a test leaves unset is neutral: round robin, no
+     * cooldown, disabled on the first failure, UTC, the system clock, nobody listening, no warm-up, never degraded by
+     * errors (100 %), quotas counted here only.
+     */
+    public static final class Builder {
+
+        private final String channel;
+        private SelectionStrategy strategy = new RoundRobinStrategy();
+        private Duration cooldown = Duration.ZERO;
+        private int disableAfter = 1;
+        private ZoneId quotaZone = ZoneOffset.UTC;
+        private Clock clock = Clock.systemUTC();
+        private StateListener listener = StateListener.NONE;
+        private Duration warmup = Duration.ZERO;
+        private double degradedErrorRatePercent = 100;
+        private QuotaLedger.Factory ledgers = QuotaLedger.Factory.LOCAL;
+
+        private Builder(String channel) {
+            this.channel = channel;
+        }
+
+        public Builder strategy(SelectionStrategy strategy) {
+            this.strategy = strategy;
+            return this;
+        }
+
+        public Builder cooldown(Duration cooldown) {
+            this.cooldown = cooldown;
+            return this;
+        }
+
+        public Builder disableAfter(int disableAfter) {
+            this.disableAfter = disableAfter;
+            return this;
+        }
+
+        public Builder quotaZone(ZoneId quotaZone) {
+            this.quotaZone = quotaZone;
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        public Builder listener(StateListener listener) {
+            this.listener = listener;
+            return this;
+        }
+
+        public Builder warmup(Duration warmup) {
+            this.warmup = warmup;
+            return this;
+        }
+
+        public Builder degradedErrorRatePercent(double degradedErrorRatePercent) {
+            this.degradedErrorRatePercent = degradedErrorRatePercent;
+            return this;
+        }
+
+        public Builder ledgers(QuotaLedger.Factory ledgers) {
+            this.ledgers = ledgers;
+            return this;
+        }
+
+        public PoolSettings build() {
+            return new PoolSettings(channel, strategy, cooldown, disableAfter, quotaZone, clock, listener, warmup,
+                    degradedErrorRatePercent, ledgers);
+        }
+    }
+}
