@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.events.EventLog;
 import dev.keypool.events.StateChange;
 import dev.keypool.pool.KeyStateChange;
+import dev.keypool.tenant.TenantStateChange;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import org.apache.camel.Exchange;
@@ -95,6 +96,9 @@ public final class AdminEvents {
         node.put("channel", change.channel());
         if (change instanceof KeyStateChange key) {
             node.put("key", key.fingerprint());
+        }
+        if (change instanceof TenantStateChange tenant) {
+            node.put("tenant", tenant.tenant());
         }
         node.put("from", change.from());
         node.put("to", change.to());

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.admin.RuntimeChanges;
 import dev.keypool.admin.RuntimeChangesFile;
 import dev.keypool.admin.RuntimeChangesStore;
+import dev.keypool.admin.RuntimeTenants;
 import dev.keypool.breaker.BreakerPeers;
 import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.ConfigLoader;
@@ -225,6 +226,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         metrics.watch(all, capacityQueue);
         // the control plane's database, and the request log written into it by routes/request-log.camel.yaml
         RequestLog requestLog = DatabaseBeans.bind(context, config, stateDir, clock, metrics);
+        // tenants at runtime (routes/tenants.camel.yaml): the file's laid over with the admin API's, kept in the database
+        RuntimeTenants runtimeTenants = TenantBeans.bind(context, config.tenants(), tenants, all, redis, clock,
+                tenantMaxInFlight, stateListeners, mapper);
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics, requestLog);
         registry.bind("gatewayResponses", gatewayResponses);
         if (http) {
@@ -247,10 +251,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         // health probes (routes/probes.camel.yaml) and fault injection (routes/faults.camel.yaml, upstream-attempt)
         ProbeSchedule probeSchedule = new ProbeSchedule(all.all(), clock);
         registry.bind("healthProbes", new HealthProbes(probeSchedule, mapper, clock));
-        Clock tenantClock = clock;
         registry.bind("configReloader", new ConfigReloader(context, file,
                 new ConfigLoader(ConfigLoader.variables(settings, System::getenv)), config, assembly, all, runtimeChanges,
-                adminGuard, metrics, probeSchedule, mapper, tenants, changed -> tenants(changed, redis, tenantClock, tenantMaxInFlight)));
+                adminGuard, metrics, probeSchedule, mapper, runtimeTenants));
         registry.bind("faults", new FaultInjector(new Faults(() -> all.all().stream().collect(Collectors.toMap(Channel::name,
                 c -> c.pool().keys().stream().map(ApiKey::fingerprint).collect(Collectors.toSet()))), clock,
                 () -> ThreadLocalRandom.current().nextDouble()), mapper));
@@ -281,10 +284,10 @@ public class GatewayConfiguration implements CamelConfiguration {
         return new Tenants(configs.stream()
                 .map(t -> new Tenant(t.name(), t.token(), t.priority(), t.channels(), t.models(), t.borrow(),
                         tenantLimits(t, redis, clock), t.maxInFlight() != null ? t.maxInFlight() : tenantMaxInFlight))
-                .toList());
+                .toList(), clock);
     }
 
-    private static TenantLimits tenantLimits(TenantConfig t, RedisLink redis, Clock clock) {
+    static TenantLimits tenantLimits(TenantConfig t, RedisLink redis, Clock clock) {
         int burst = t.bucketSize() == null ? 1 : t.bucketSize();
         return redis == null
                 ? new LocalTenantLimits(t.name(), t.rpm(), burst, t.tpm(), t.rpd(), t.budgetDaily(), t.budgetMonthly(), clock)
@@ -368,7 +371,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         MicrometerRoutePolicyConfiguration timers = new MicrometerRoutePolicyConfiguration();
         timers.setContextEnabled(false);
         timers.setExcludePattern("gateway-core,fallback-walk,multipart-core,chat-core,messages-core,keypool-component-core,"
-                + "upstream-*,capacity-tick,quota-state,"
+                + "upstream-*,capacity-tick,quota-state,tenants-watch,"
                 + "probe-*,fault-expiry,config-watch,batch-*,task-run,task-resume,task-expiry,async-submit");
         MicrometerRoutePolicyFactory factory = new MicrometerRoutePolicyFactory();
         factory.setCamelContext(context);
