@@ -39,6 +39,12 @@ public final class GatewayInstance implements AutoCloseable {
      * @param clock the instance's clock (the same object may be given to several instances)
      */
     public static GatewayInstance start(Path dir, String name, String keypoolYaml, Clock clock) {
+        return start(dir, name, keypoolYaml, clock, java.util.Map.of());
+    }
+
+    /** As {@link #start(Path, String, String, Clock)}, with these settings over application.properties'. */
+    public static GatewayInstance start(Path dir, String name, String keypoolYaml, Clock clock,
+                                        java.util.Map<String, String> settings) {
         try {
             Path home = Files.createDirectories(dir.resolve(name));
             Path config = home.resolve("keypool.yaml");
@@ -52,6 +58,7 @@ public final class GatewayInstance implements AutoCloseable {
             main.addOverrideProperty("camel.server.port", String.valueOf(port));
             main.addOverrideProperty("camel.management.port", String.valueOf(port));
             main.addOverrideProperty("state.dir", home.resolve("state").toString());
+            settings.forEach(main::addOverrideProperty);
             main.start();
             return new GatewayInstance(main, port);
         } catch (IOException e) {
