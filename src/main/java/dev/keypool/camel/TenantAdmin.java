@@ -3,6 +3,8 @@ package dev.keypool.camel;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Consumer;
@@ -50,13 +52,26 @@ public final class TenantAdmin {
     /** POST /admin/tenants {@code {"name":"team-c","rpm":60,...}}: 201 with the tenant and its token, answered once. */
     public void create(Exchange exchange) throws IOException {
         JsonNode body = json(exchange);
-        String name = body.path("name").isTextual() ? body.path("name").asText() : null;
-        if (name == null || !name.matches("[a-z0-9-]+")) {
-            throw invalid("name: is required, a-z, 0-9 and '-'");
+        List<String> problems = new ArrayList<>();
+        String name = null;
+        TenantChange change = null;
+        try {
+            name = TenantChange.name(body);
+        } catch (ConfigException invalid) {
+            problems.addAll(invalid.problems());
         }
-        TenantChange change = read(body, Set.of("name"));
-        RuntimeTenants.Issued issued = store(() -> tenants.create(name, change));
-        announce.accept(name);
+        try {
+            change = read(body, Set.of("name"));
+        } catch (GatewayError invalid) {
+            problems.add(invalid.getMessage());
+        }
+        if (!problems.isEmpty()) {
+            throw invalid(String.join("; ", problems));
+        }
+        String created = name;
+        TenantChange fields = change;
+        RuntimeTenants.Issued issued = store(() -> tenants.create(created, fields));
+        announce.accept(created);
         Exchanges.answer(exchange.getMessage(), 201, "application/json", mapper.writeValueAsBytes(issued(issued)));
     }
 

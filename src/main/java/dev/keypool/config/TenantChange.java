@@ -61,6 +61,22 @@ public final class TenantChange {
         return change;
     }
 
+    /**
+     * The name of a tenant to create, checked as keypool.yaml's tenant names are.
+     *
+     * @throws ConfigException naming the problem
+     */
+    public static String name(JsonNode body) {
+        Problems problems = new Problems();
+        JsonNode tree = body != null && body.isObject() ? body : MAPPER.createObjectNode();
+        java.util.Optional<String> name = new UniqueNames("tenant")
+                .read(ConfigNode.root(tree, problems, Placeholders.NONE).field("name"));
+        if (!problems.isEmpty()) {
+            throw new ConfigException("the request body", problems.lines());
+        }
+        return name.orElseThrow();
+    }
+
     /** A change as the store keeps it ({@link #toJson}); channels are not checked, a reload may have removed one since. */
     public static TenantChange stored(String json) {
         if (json == null || json.isBlank()) {
