@@ -1,6 +1,8 @@
 package dev.keypool.it;
 
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -64,6 +66,22 @@ class TenantPatchTest extends GatewayTestSupport {
         assertThat(chatAs("token-a", "gpt-test").statusCode()).isEqualTo(200);
         assertThat(admin.call("PATCH", "/admin/tenants/team-a", "{\"rpd\":null}").body()).contains("\"rpd\":100");
         assertThat(admin.get("/admin/events").body()).contains("Tenant team-a changed: rpm, burst, rpd (admin API)");
+    }
+
+    @Test
+    void should_keep_what_the_api_set_and_the_tenants_it_created_across_a_reload_of_the_file() throws Exception {
+        AdminCalls admin = new AdminCalls(http, url(""));
+        String token = mapper.readTree(admin.post("/admin/tenants", "{\"name\":\"team-c\"}").body()).path("token").asText();
+        assertThat(admin.call("PATCH", "/admin/tenants/team-a", "{\"rpd\":7}").statusCode()).isEqualTo(200);
+        Path file = Path.of(context.resolvePropertyPlaceholders("{{keypool.config}}"));
+        Files.writeString(file, keypoolYaml().replace("UPSTREAM", upstream.baseUrl()).replace("rpd: 100", "rpd: 200"));
+
+        HttpResponse<String> reloaded = admin.post("/admin/reload");
+
+        assertThat(reloaded.statusCode()).isEqualTo(200);
+        assertThat(chatAs(token, "gpt-test").statusCode()).isEqualTo(200);
+        assertThat(mapper.readTree(admin.get("/admin/tenants/team-a").body()).path("rpd").asInt()).isEqualTo(7);
+        assertThat(admin.call("PATCH", "/admin/tenants/team-a", "{\"rpd\":null}").body()).contains("\"rpd\":200");
     }
 
     @Test
