@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * POST /admin/reload, and the file watch of {@code admin.watchConfig} (design §9): re-reads keypool.yaml and applies it
  * to the running gateway through {@link ChannelAssembly}; an invalid file changes nothing. A new channel gets its
  * breaker bound and its route made from the {@code keypool-channel} template; the operators' runtime changes are laid
- * over the new file again, the admin token and the tenants follow the file (a removed tenant's token is refused from
- * the next request on; requests in flight finish). The queue settings apply at the next start.
+ * over the new file again, the admin token and the tenants follow the file, with what the admin API set laid over them
+ * ({@link RuntimeTenants}; a removed tenant's token is refused from the next request on; requests in flight finish).
+ * The queue settings apply at the next start.
  */
 public final class ConfigReloader {
 
