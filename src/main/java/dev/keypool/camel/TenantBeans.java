@@ -2,66 +2,45 @@ package dev.keypool.camel;
 
 import java.time.Clock;
 import java.util.List;
-import java.util.stream.Collectors;
+import java.util.function.Function;
 
-import javax.sql.DataSource;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.admin.RuntimeTenants;
 import dev.keypool.config.TenantConfig;
-import dev.keypool.events.StateListener;
-import dev.keypool.gateway.Channels;
-import dev.keypool.shared.RedisLink;
-import dev.keypool.store.JdbcTenantStore;
+import dev.keypool.redis.RedisLink;
+import dev.keypool.redis.RedisTenantLimits;
+import dev.keypool.tenant.LocalTenantLimits;
 import dev.keypool.tenant.Tenant;
+import dev.keypool.tenant.TenantLimits;
 import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Tenants at runtime (design §9), bound by {@link GatewayConfiguration} once the database is open: the tenants of
- * keypool.yaml seeded into the store and laid over with what the admin API set there, those created through the admin
- * API added, into the same {@link Tenants} every request authenticates against. Beans of routes/tenants.camel.yaml:
- * {@code tenantAdmin} and {@code tenantSync}.
+ * The tenants of keypool.yaml, with their limits kept in this instance, or shared through Redis when there is one.
+ *
+ * @param make makes one tenant of its configuration and its access (token hashes, expiry), for tenants at runtime
  */
-final class TenantBeans {
+record TenantBeans(Tenants tenants, RuntimeTenants.Factory make) {
 
-    private static final Logger LOG = LoggerFactory.getLogger(TenantBeans.class);
-
-    private TenantBeans() {
+    static TenantBeans of(CamelContext context, List<TenantConfig> configs, RedisLink redis, Clock clock) {
+        // unset: a tenant without maxInFlight of its own has no limit on its requests in flight
+        Integer tenantMaxInFlight = Wiring.optionalSetting(context, "keypool.tenant-max-in-flight").map(Integer::valueOf)
+                .orElse(null);
+        Function<List<TenantConfig>, Tenants> of = made -> new Tenants(made.stream()
+                .map(t -> new Tenant(t.name(), t.token(), t.priority(), t.channels(), t.models(), t.borrow(),
+                        limits(t, redis, clock), t.maxInFlight() != null ? t.maxInFlight() : tenantMaxInFlight))
+                .toList(), clock);
+        // a maxInFlight of 0 set through the admin API: no limit, not even the gateway's default
+        RuntimeTenants.Factory make = (t, access) -> new Tenant(t.name(), access, t.priority(), t.channels(), t.models(),
+                t.borrow(), limits(t, redis, clock), t.maxInFlight() == null ? tenantMaxInFlight
+                : t.maxInFlight() == 0 ? null : t.maxInFlight());
+        return new TenantBeans(of.apply(configs), make);
     }
 
-    /**
-     * @param fileTenants       the tenants of keypool.yaml
-     * @param tenantMaxInFlight {@code keypool.tenant-max-in-flight}, for a tenant that sets no {@code maxInFlight}
-     */
-    static RuntimeTenants bind(CamelContext context, List<TenantConfig> fileTenants, Tenants tenants, Channels channels,
-                               RedisLink redis, Clock clock, Integer tenantMaxInFlight, StateListener events,
-                               ObjectMapper mapper) {
-        DataSource dataSource = context.getRegistry().lookupByNameAndType("keypoolDataSource", DataSource.class);
-        RuntimeTenants runtime = new RuntimeTenants(new JdbcTenantStore(dataSource), tenants, (tenant, access) ->
-                new Tenant(tenant.name(), access, tenant.priority(), tenant.channels(), tenant.models(), tenant.borrow(),
-                        GatewayConfiguration.tenantLimits(tenant, redis, clock), maxInFlight(tenant, tenantMaxInFlight)),
-                clock, events);
-        runtime.fileRead(fileTenants, "startup");
-        List<String> created = runtime.list().stream().filter(v -> v.origin() == dev.keypool.admin.TenantRecord.Origin.API)
-                .map(RuntimeTenants.View::name).collect(Collectors.toList());
-        if (!created.isEmpty()) {
-            LOG.info("{} tenants created through the admin API ({}): every API request needs one's token",
-                    created.size(), String.join(", ", created));
-        }
-        TenantSync sync = new TenantSync(runtime, redis);
-        context.getRegistry().bind("tenantSync", sync);
-        context.getRegistry().bind("tenantAdmin", new TenantAdmin(runtime, channels, mapper, sync::announce));
-        return runtime;
-    }
-
-    /** Its own {@code maxInFlight}, 0 for none at all; else the gateway's default. */
-    private static Integer maxInFlight(TenantConfig tenant, Integer tenantMaxInFlight) {
-        if (tenant.maxInFlight() == null) {
-            return tenantMaxInFlight;
-        }
-        return tenant.maxInFlight() == 0 ? null : tenant.maxInFlight();
+    private static TenantLimits limits(TenantConfig t, RedisLink redis, Clock clock) {
+        int burst = t.bucketSize() == null ? 1 : t.bucketSize();
+        return redis == null
+                ? new LocalTenantLimits(t.name(), t.rpm(), burst, t.tpm(), t.rpd(), t.budgetDaily(), t.budgetMonthly(), clock)
+                : RedisTenantLimits.shared(t.name(), t.rpm(), burst, t.tpm(), t.rpd(), t.budgetDaily(), t.budgetMonthly(),
+                        redis, clock);
     }
 }

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.keypool.camel.TenantGate;
+import dev.keypool.camel.pipeline.TenantGate;
 import dev.keypool.tenant.Tenants;
 import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayInstance;
