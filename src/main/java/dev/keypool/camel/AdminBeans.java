@@ -6,6 +6,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.admin.RuntimeTenants;
 import dev.keypool.camel.admin.AdminActions;
 import dev.keypool.camel.admin.AdminDashboard;
 import dev.keypool.camel.admin.AdminEvents;
@@ -37,7 +38,8 @@ final class AdminBeans {
     }
 
     static void bind(CamelContext context, GatewayConfig config, Path file, ConfigLoader loader, ChannelBeans channels,
-            TenantBeans tenants, CapacityQueue capacityQueue, GatewayMetrics metrics, ObjectMapper mapper, Clock clock) {
+            TenantBeans tenants, RuntimeTenants runtimeTenants, CapacityQueue capacityQueue, GatewayMetrics metrics,
+            ObjectMapper mapper, Clock clock) {
         Registry registry = context.getRegistry();
         AdminGuard adminGuard = new AdminGuard(config.admin() == null ? null : config.admin().token());
         registry.bind("adminGuard", adminGuard);
@@ -50,7 +52,7 @@ final class AdminBeans {
         ProbeSchedule probeSchedule = new ProbeSchedule(channels.all().all(), clock);
         registry.bind("healthProbes", new HealthProbes(probeSchedule, mapper, clock));
         registry.bind("configReloader", new ConfigReloader(context, file, loader, config, channels.assembly(), channels.all(),
-                channels.runtimeChanges(), adminGuard, metrics, probeSchedule, mapper, tenants.tenants(), tenants.of()));
+                channels.runtimeChanges(), adminGuard, metrics, probeSchedule, mapper, runtimeTenants));
         registry.bind("faults", new FaultInjector(new Faults(() -> channels.all().all().stream().collect(Collectors.toMap(
                 Channel::name, c -> c.pool().keys().stream().map(ApiKey::fingerprint).collect(Collectors.toSet()))), clock,
                 () -> ThreadLocalRandom.current().nextDouble()), mapper));

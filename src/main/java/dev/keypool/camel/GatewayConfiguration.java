@@ -6,6 +6,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.admin.RuntimeTenants;
 import dev.keypool.camel.batch.BatchBeans;
 import dev.keypool.camel.pipeline.RequestLog;
 import dev.keypool.config.ConfigLoader;
@@ -68,6 +69,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         // the control plane's database, and the request log written into it by routes/request-log.camel.yaml
         RequestLog requestLog = DatabaseBeans.bind(context, config, channels.stateDir(), clock, metrics, channels.all(),
                 tenants.tenants());
+        // tenants at runtime (routes/tenants.camel.yaml): the file's laid over with the admin API's, kept in the database
+        RuntimeTenants runtimeTenants = TenantStoreBeans.bind(context, config.tenants(), tenants, channels.all(), redis,
+                clock, channels.stateListeners(), mapper);
         PipelineBeans pipeline = PipelineBeans.bind(context, requestsHeld, channels.all(), tenants.tenants(), config.queue(),
                 requestLog, metrics, mapper, clock);
         if (http) {
@@ -77,7 +81,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         AlertBeans.bind(context, config, channels.all(), tenants.tenants(), channels.eventLog(), channels.stateListeners(),
                 clock, mapper);
         context.getRegistry().bind("demoUpstream", new DemoUpstream(mapper));
-        AdminBeans.bind(context, config, file, loader, channels, tenants, pipeline.capacityQueue(), metrics, mapper, clock);
+        AdminBeans.bind(context, config, file, loader, channels, tenants, runtimeTenants, pipeline.capacityQueue(), metrics,
+                mapper, clock);
         SharedStateBeans.connect(redis, channels, clock);
         LOG.info("KeyPool configuration {}: {} channels", file, channels.all().all().size());
         if (config.tenants().isEmpty()) {

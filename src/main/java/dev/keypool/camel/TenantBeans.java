@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.function.Function;
 
+import dev.keypool.admin.RuntimeTenants;
 import dev.keypool.config.TenantConfig;
 import dev.keypool.redis.RedisLink;
 import dev.keypool.redis.RedisTenantLimits;
@@ -16,9 +17,9 @@ import org.apache.camel.CamelContext;
 /**
  * The tenants of keypool.yaml, with their limits kept in this instance, or shared through Redis when there is one.
  *
- * @param of makes tenants of their configuration, at startup and for a reload
+ * @param make makes one tenant of its configuration and its access (token hashes, expiry), for tenants at runtime
  */
-record TenantBeans(Tenants tenants, Function<List<TenantConfig>, Tenants> of) {
+record TenantBeans(Tenants tenants, RuntimeTenants.Factory make) {
 
     static TenantBeans of(CamelContext context, List<TenantConfig> configs, RedisLink redis, Clock clock) {
         // unset: a tenant without maxInFlight of its own has no limit on its requests in flight
@@ -27,8 +28,12 @@ record TenantBeans(Tenants tenants, Function<List<TenantConfig>, Tenants> of) {
         Function<List<TenantConfig>, Tenants> of = made -> new Tenants(made.stream()
                 .map(t -> new Tenant(t.name(), t.token(), t.priority(), t.channels(), t.models(), t.borrow(),
                         limits(t, redis, clock), t.maxInFlight() != null ? t.maxInFlight() : tenantMaxInFlight))
-                .toList());
-        return new TenantBeans(of.apply(configs), of);
+                .toList(), clock);
+        // a maxInFlight of 0 set through the admin API: no limit, not even the gateway's default
+        RuntimeTenants.Factory make = (t, access) -> new Tenant(t.name(), access, t.priority(), t.channels(), t.models(),
+                t.borrow(), limits(t, redis, clock), t.maxInFlight() == null ? tenantMaxInFlight
+                : t.maxInFlight() == 0 ? null : t.maxInFlight());
+        return new TenantBeans(of.apply(configs), make);
     }
 
     private static TenantLimits limits(TenantConfig t, RedisLink redis, Clock clock) {

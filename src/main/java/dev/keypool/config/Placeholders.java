@@ -17,6 +17,9 @@ final class Placeholders {
 
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?}");
 
+    /** Takes text as it is: values sent to the admin API are data, and must not read the gateway's environment. */
+    static final Placeholders NONE = new Placeholders(null);
+
     private final Function<String, String> environment;
 
     Placeholders(Function<String, String> environment) {
@@ -28,6 +31,9 @@ final class Placeholders {
      * @return the text with every placeholder replaced, or empty when a variable was missing
      */
     Optional<String> resolve(String text, Consumer<String> missing) {
+        if (environment == null) {
+            return Optional.of(text);
+        }
         List<String> unset = new ArrayList<>();
         String resolved = PLACEHOLDER.matcher(text).replaceAll(match -> {
             String value = environment.apply(match.group(1));

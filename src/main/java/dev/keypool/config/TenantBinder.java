@@ -60,7 +60,7 @@ final class TenantBinder {
         return tenants;
     }
 
-    private static Optional<Priority> priority(ConfigNode node) {
+    static Optional<Priority> priority(ConfigNode node) {
         return node.text().flatMap(text -> {
             Optional<Priority> priority = Priority.named(text);
             if (priority.isEmpty()) {
@@ -72,7 +72,7 @@ final class TenantBinder {
     }
 
     /** Model names, each may hold {@code *} wildcards. */
-    private static List<String> models(ConfigNode node) {
+    static List<String> models(ConfigNode node) {
         return node.list().stream().flatMap(item -> item.requiredText().stream()).toList();
     }
 

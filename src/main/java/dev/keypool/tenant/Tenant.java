@@ -1,11 +1,10 @@
 package dev.keypool.tenant;
 
-import java.security.MessageDigest;
+import java.time.Instant;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
 
-import dev.keypool.auth.Sha256;
 import dev.keypool.gateway.InFlightLimit;
 import dev.keypool.pool.KeyScope;
 import dev.keypool.quota.Priority;
@@ -17,7 +16,7 @@ import dev.keypool.quota.Priority;
 public final class Tenant {
 
     private final String name;
-    private final byte[] tokenHash;
+    private final TenantAccess access;
     private final Priority priority;
     private final Set<String> channels;
     private final ModelPatterns models;
@@ -40,9 +39,15 @@ public final class Tenant {
     /** @param maxInFlight the most of its requests in flight at once in this instance, null for no limit */
     public Tenant(String name, String token, Priority priority, List<String> channels, List<String> models,
                   boolean borrow, TenantLimits limits, Integer maxInFlight) {
+        this(name, TenantAccess.token(token), priority, channels, models, borrow, limits, maxInFlight);
+    }
+
+    /** @param access its token's hash (and a rotated one's, while its grace lasts) and when it expires */
+    public Tenant(String name, TenantAccess access, Priority priority, List<String> channels, List<String> models,
+                  boolean borrow, TenantLimits limits, Integer maxInFlight) {
         this.inFlight = maxInFlight == null ? null : new InFlightLimit(maxInFlight);
         this.name = name;
-        this.tokenHash = Sha256.of(token);
+        this.access = access;
         this.priority = priority;
         this.channels = Set.copyOf(channels);
         this.models = new ModelPatterns(models);
@@ -58,9 +63,17 @@ public final class Tenant {
         return priority;
     }
 
-    /** Whether the presented token is this tenant's, in time that does not depend on where they differ. */
-    boolean hasTokenHash(byte[] presentedHash) {
-        return MessageDigest.isEqual(tokenHash, presentedHash);
+    /**
+     * Whether the presented token is this tenant's (or its previous one's within a rotation's grace) and the tenant has
+     * not expired at {@code now}, in time that does not depend on where they differ.
+     */
+    boolean hasTokenHash(byte[] presentedHash, Instant now) {
+        return access.admits(presentedHash, now);
+    }
+
+    /** Whether it has expired at {@code now}: its token is refused from then on. */
+    public boolean expired(Instant now) {
+        return access.expired(now);
     }
 
     public boolean mayUseModel(String model) {

@@ -1,5 +1,7 @@
 package dev.keypool.tenant;
 
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,25 +20,42 @@ import dev.keypool.auth.Sha256;
 public final class Tenants {
 
     private volatile List<Tenant> all;
+    /** Tells when a tenant expired and a rotated token's grace ends. */
+    private final Clock clock;
+    /**
+     * Whether tokens are required even with no tenant left: once tenants are managed at runtime, deleting the last one
+     * must not open the gateway.
+     */
+    private volatile boolean keptEnforced;
     /** Tokens hashed by {@link #authenticate}, one per request that presents one (tests read it). */
     private final LongAdder tokensHashed = new LongAdder();
 
     public Tenants(List<Tenant> tenants) {
+        this(tenants, Clock.systemUTC());
+    }
+
+    public Tenants(List<Tenant> tenants, Clock clock) {
         this.all = List.copyOf(tenants);
+        this.clock = clock;
     }
 
     /** Whether clients must present a tenant's token. */
     public boolean enforced() {
-        return !all.isEmpty();
+        return keptEnforced || !all.isEmpty();
+    }
+
+    /** Tokens stay required with no tenant left (tenants managed through the admin API). */
+    public void keepEnforced() {
+        keptEnforced = true;
     }
 
     public List<Tenant> all() {
         return all;
     }
 
-    /** The tenant of this name, as a host application names it through the keypool component. */
+    /** The tenant of this name, as a host application names it through the keypool component; none once expired. */
     public Optional<Tenant> named(String name) {
-        return named(all, name);
+        return named(all, name).filter(tenant -> !tenant.expired(clock.instant()));
     }
 
     private static Optional<Tenant> named(List<Tenant> all, String name) {
@@ -53,9 +72,10 @@ public final class Tenants {
         }
         byte[] presented = Sha256.of(token);
         tokensHashed.increment();
+        Instant now = clock.instant();
         Tenant found = null;
         for (Tenant tenant : all) {
-            if (tenant.hasTokenHash(presented) && found == null) {
+            if (tenant.hasTokenHash(presented, now) && found == null) {
                 found = tenant;
             }
         }

@@ -13,6 +13,7 @@ import dev.keypool.camel.pipeline.StreamRelay;
 import dev.keypool.events.EventLog;
 import dev.keypool.events.StateChange;
 import dev.keypool.pool.KeyStateChange;
+import dev.keypool.tenant.TenantStateChange;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import org.apache.camel.Exchange;
@@ -106,6 +107,9 @@ public final class AdminEvents {
             node.put("type", "alert");
             node.put("rule", alert.rule().configName());
             node.put("subject", alert.subject());
+        }
+        if (change instanceof TenantStateChange tenant) {
+            node.put("tenant", tenant.tenant());
         }
         node.put("from", change.from());
         node.put("to", change.to());

@@ -6,29 +6,23 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.admin.RuntimeChanges;
+import dev.keypool.admin.RuntimeTenants;
 import dev.keypool.camel.pipeline.Exchanges;
 import dev.keypool.camel.routes.ChannelRouteNames;
 import dev.keypool.camel.routes.ChannelRoutes;
 import dev.keypool.config.ConfigException;
 import dev.keypool.config.ConfigLoader;
 import dev.keypool.config.GatewayConfig;
-import dev.keypool.config.TenantConfig;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.ChannelAssembly;
 import dev.keypool.gateway.Channels;
 import dev.keypool.probe.ProbeSchedule;
 import dev.keypool.metrics.GatewayMetrics;
-import dev.keypool.tenant.Tenant;
 import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -40,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * POST /admin/reload, and the file watch of {@code admin.watchConfig} (design §9): re-reads keypool.yaml and applies it
  * to the running gateway through {@link ChannelAssembly}; an invalid file changes nothing. A new channel gets its
  * breaker bound and its route made from the {@code keypool-channel} template; the operators' runtime changes are laid
- * over the new file again, the admin token and the tenants follow the file (a removed tenant's token is refused from
- * the next request on; requests in flight finish). The queue settings apply at the next start.
+ * over the new file again, the admin token and the tenants follow the file, with what the admin API set laid over them
+ * ({@link RuntimeTenants}; a removed tenant's token is refused from the next request on; requests in flight finish).
+ * The queue settings apply at the next start.
  */
 public final class ConfigReloader {
 
@@ -57,8 +52,7 @@ public final class ConfigReloader {
     private final GatewayMetrics metrics;
     private final ObjectMapper mapper;
     private final ProbeSchedule probes;
-    private final Tenants tenants;
-    private final Function<List<TenantConfig>, Tenants> tenantsOf;
+    private final RuntimeTenants tenants;
     // guarded by this
     private GatewayConfig current;
     /** The SHA-256 of the file as last read (applied or refused), so that the watch reads each version once. */
@@ -66,11 +60,9 @@ public final class ConfigReloader {
 
     public ConfigReloader(CamelContext context, Path file, ConfigLoader loader, GatewayConfig loaded, ChannelAssembly assembly,
                           Channels channels, RuntimeChanges changes, AdminGuard guard, GatewayMetrics metrics,
-                          ProbeSchedule probes, ObjectMapper mapper, Tenants tenants,
-                          Function<List<TenantConfig>, Tenants> tenantsOf) {
+                          ProbeSchedule probes, ObjectMapper mapper, RuntimeTenants tenants) {
         this.probes = probes;
         this.tenants = tenants;
-        this.tenantsOf = tenantsOf;
         this.context = context;
         this.file = file;
         this.loader = loader;
@@ -153,7 +145,7 @@ public final class ConfigReloader {
         }
         channels.all().forEach(changes::applyTo);
         guard.replaceToken(next.admin() == null ? null : next.admin().token());
-        Tenants.Reload tenantsDone = reloadTenants(next.tenants());
+        Tenants.Reload tenantsDone = tenants.fileRead(next.tenants(), "keypool.yaml reloaded");
         if (!next.queue().equals(current.queue())) {
             LOG.warn("KeyPool configuration {}: queue settings changed, they apply at the next start", file);
         }
@@ -165,15 +157,6 @@ public final class ConfigReloader {
         probes.reload(channels.all());
         LOG.info("KeyPool configuration {} reloaded ({}): {}; {}", file, by, done.summary(), tenantsDone.summary());
         return new Applied(done, tenantsDone);
-    }
-
-    /** Tenants new or whose definition changed are made anew (their tokens, limits); the others stay as they are. */
-    private Tenants.Reload reloadTenants(List<TenantConfig> next) {
-        Set<TenantConfig> unchanged = Set.copyOf(current.tenants());
-        List<TenantConfig> made = next.stream().filter(t -> !unchanged.contains(t)).toList();
-        Map<String, Tenant> fresh = tenantsOf.apply(made).all().stream()
-                .collect(Collectors.toMap(Tenant::name, Function.identity()));
-        return tenants.replace(next.stream().map(TenantConfig::name).toList(), fresh);
     }
 
     /** What a reload changed. */
