@@ -247,6 +247,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         // health probes (routes/probes.camel.yaml) and fault injection (routes/faults.camel.yaml, upstream-attempt)
         ProbeSchedule probeSchedule = new ProbeSchedule(all.all(), clock);
         registry.bind("healthProbes", new HealthProbes(probeSchedule, mapper, clock));
+        // provider keys added through the admin API, from the database into their channels' pools
+        ProviderKeyBeans.bind(context, all, assembly, clock, metrics, probeSchedule);
         Clock tenantClock = clock;
         registry.bind("configReloader", new ConfigReloader(context, file,
                 new ConfigLoader(ConfigLoader.variables(settings, System::getenv)), config, assembly, all, runtimeChanges,

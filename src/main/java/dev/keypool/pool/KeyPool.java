@@ -588,7 +588,8 @@ public final class KeyPool {
      * state, counters and quota use (its label, weight, limits, tenant and rollout/retiring plan are the new ones); a new key joins ACTIVE; a removed
      * key takes no new calls and is let go once its calls in flight are recorded (they still find it here).
      */
-    public Reload reload(List<ApiKey> configured, SelectionStrategy newStrategy, Duration newCooldown, int newDisableAfter) {
+    public synchronized Reload reload(List<ApiKey> configured, SelectionStrategy newStrategy, Duration newCooldown,
+                                      int newDisableAfter) {
         checkSettings(channel, newCooldown, newDisableAfter);
         Map<String, ApiKey> wanted = index(configured);
         Map<String, ApiKey> before = byFingerprint;
@@ -640,6 +641,64 @@ public final class KeyPool {
         }
         forgetIdleRemovedKeys();
         return new Reload(kept, added, gone);
+    }
+
+    /**
+     * A key that joins the running pool without a reload: an operator's (design §9, keys at runtime), which warms up
+     * over the channel's warmup as a key a reload adds ({@code entersService}), or one kept beside keypool.yaml that is
+     * in service already at startup. A key this pool had removed while calls were still in flight on it comes back
+     * with its state and counters.
+     *
+     * @return false, and nothing changed, when the pool has a key with that fingerprint already
+     */
+    public synchronized boolean add(ApiKey key, boolean entersService) {
+        Objects.requireNonNull(key, "key");
+        if (byFingerprint.containsKey(key.fingerprint())) {
+            return false;
+        }
+        ApiKey joined = removed.remove(key.fingerprint());
+        if (joined != null) {
+            joined.drain(false);
+        } else {
+            join(key);
+            joined = key;
+        }
+        Map<String, ApiKey> next = new LinkedHashMap<>(byFingerprint);
+        next.put(joined.fingerprint(), joined);
+        byFingerprint = Collections.unmodifiableMap(next);
+        keys = List.copyOf(next.values());
+        if (entersService) {
+            ramp(joined).enteredService(clock.instant());
+        } else {
+            ramp(joined);
+        }
+        KeyState state = stateOf(joined);
+        announce(joined, state, state, "added by operator, " + state + (entersService ? warmingUp(joined) : ""));
+        return true;
+    }
+
+    /**
+     * A key that leaves the running pool without a reload, as one a reload removes: no new calls, and it is let go
+     * once the calls in flight on it are recorded.
+     *
+     * @return false when the pool has no key with that fingerprint
+     */
+    public synchronized boolean remove(String fingerprint) {
+        ApiKey key = byFingerprint.get(fingerprint);
+        if (key == null) {
+            return false;
+        }
+        key.drain(true);
+        // in removed before it leaves the index, so that a call in flight on it always finds it
+        removed.put(fingerprint, key);
+        Map<String, ApiKey> next = new LinkedHashMap<>(byFingerprint);
+        next.remove(fingerprint);
+        keys = List.copyOf(next.values());
+        byFingerprint = Collections.unmodifiableMap(next);
+        KeyState state = key.storedState();
+        announce(key, state, state, "removed by operator, draining: " + key.inFlight() + " in flight finish");
+        forgetIdleRemovedKeys();
+        return true;
     }
 
     /** Removed keys with no call left in flight are let go (their quota with them). */
