@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 
 import dev.keypool.camel.KeyPoolApplication;
 import dev.keypool.gateway.Channel;
@@ -39,6 +40,11 @@ public final class GatewayInstance implements AutoCloseable {
      * @param clock the instance's clock (the same object may be given to several instances)
      */
     public static GatewayInstance start(Path dir, String name, String keypoolYaml, Clock clock) {
+        return start(dir, name, keypoolYaml, clock, Map.of());
+    }
+
+    /** {@link #start(Path, String, String, Clock)} with {@code properties} over application.properties. */
+    public static GatewayInstance start(Path dir, String name, String keypoolYaml, Clock clock, Map<String, String> properties) {
         try {
             Path home = Files.createDirectories(dir.resolve(name));
             Path config = home.resolve("keypool.yaml");
@@ -52,6 +58,7 @@ public final class GatewayInstance implements AutoCloseable {
             main.addOverrideProperty("camel.server.port", String.valueOf(port));
             main.addOverrideProperty("camel.management.port", String.valueOf(port));
             main.addOverrideProperty("state.dir", home.resolve("state").toString());
+            properties.forEach(main::addOverrideProperty);
             main.start();
             return new GatewayInstance(main, port);
         } catch (IOException e) {
