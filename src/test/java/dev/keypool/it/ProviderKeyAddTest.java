@@ -151,6 +151,17 @@ class ProviderKeyAddTest extends GatewayTestSupport {
         assertThat(channel("alpha").pool().keys()).hasSize(1);
     }
 
+    @Test
+    void should_refuse_to_patch_a_key_added_at_runtime_and_change_nothing() throws Exception {
+        add("alpha", RAW);
+
+        HttpResponse<String> patched = admin().call("PATCH", "/admin/keys/" + FINGERPRINT, "{\"weight\":3}");
+
+        assertThat(patched.statusCode()).isEqualTo(409);
+        assertThat(patched.body()).contains("\"code\":\"key_not_in_config\"");
+        assertThat(channel("alpha").pool().find(FINGERPRINT).orElseThrow().weight()).isEqualTo(1);
+    }
+
     private JsonNode statusOf(String fingerprint) throws Exception {
         for (JsonNode channel : mapper.readTree(admin().get("/admin/status").body()).path("channels")) {
             for (JsonNode key : channel.path("keys")) {
