@@ -105,6 +105,9 @@ class ProviderKeyAddTest extends GatewayTestSupport {
         HttpResponse<String> reloaded = admin().post("/admin/reload");
 
         assertThat(reloaded.statusCode()).isEqualTo(200);
+        JsonNode keys = mapper.readTree(reloaded.body()).path("keys").path("alpha");
+        assertThat(keys.path("kept").toString()).contains(FINGERPRINT);
+        assertThat(keys.path("removed")).isEmpty();
         assertThat(channel("alpha").pool().keys()).extracting(k -> k.fingerprint())
                 .containsExactlyInAnyOrder(Fingerprint.of("sk-file-1"), Fingerprint.of("sk-file-2"), FINGERPRINT);
         assertThat(channel("alpha").pool().find(FINGERPRINT).orElseThrow().draining()).isFalse();
