@@ -41,9 +41,9 @@ class LayersTest {
         LAYERS.put("embedding", List.of("component"));
         // routes' beans, the Main class, the @Configuration, the HTTP edge: the only place Camel and Vert.x are known
         LAYERS.put("camel", List.of("camel"));
-        // one library each, behind interfaces of the layers below: Redis (Lettuce) in shared or redis, the database (JDBC,
+        // one library each, behind interfaces of the layers below: Redis (Lettuce) in redis, the database (JDBC,
         // Flyway, HikariCP) in store, Micrometer in metrics
-        LAYERS.put("adapters", List.of("shared", "redis", "store", "metrics"));
+        LAYERS.put("adapters", List.of("redis", "store", "metrics"));
         // a request and the operators' actions on the gateway: channels and their chains, the attempt, admin, probes
         LAYERS.put("request", List.of("gateway", "admin", "probe", "fault"));
         // keypool.yaml bound and validated into the settings of the domain

@@ -5,6 +5,8 @@ import java.time.Clock;
 import java.util.concurrent.LinkedBlockingQueue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.camel.admin.AdminRequests;
+import dev.keypool.camel.pipeline.RequestLog;
 import dev.keypool.config.GatewayConfig;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.Database;

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.auth.Bearer;
+import dev.keypool.camel.pipeline.Exchanges;
 import dev.keypool.pool.Fingerprint;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;

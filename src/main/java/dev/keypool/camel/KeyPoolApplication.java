@@ -1,5 +1,6 @@
 package dev.keypool.camel;
 
+import dev.keypool.camel.http.RequestThreads;
 import org.apache.camel.main.Main;
 
 /** Starts KeyPool as a Camel Main service: routes from routes/*.camel.yaml, beans from {@link GatewayConfiguration}. */

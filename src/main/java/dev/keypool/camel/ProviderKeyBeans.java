@@ -7,6 +7,7 @@ import javax.sql.DataSource;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.admin.ProviderKeys;
 import dev.keypool.auth.MasterKey;
+import dev.keypool.camel.admin.ProviderKeyActions;
 import dev.keypool.gateway.ChannelAssembly;
 import dev.keypool.gateway.Channels;
 import dev.keypool.metrics.GatewayMetrics;
@@ -15,7 +16,7 @@ import dev.keypool.store.JdbcProviderKeyStore;
 import org.apache.camel.CamelContext;
 
 /**
- * The provider keys added at runtime (routes/provider-keys.camel.yaml), bound by {@link GatewayConfiguration} once
+ * The provider keys added at runtime (routes/provider-keys.camel.yaml), bound by {@link AdminBeans} once
  * the database is open: read back and put into their channels' pools before any route takes traffic, kept by every
  * reload of keypool.yaml, and bound as {@code providerKeyActions}.
  */

@@ -12,10 +12,10 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import dev.keypool.camel.ChannelRoutes;
+import dev.keypool.camel.routes.ChannelRoutes;
 import dev.keypool.camel.GatewayConfiguration;
-import dev.keypool.camel.PackagedRoutes;
-import dev.keypool.camel.PassthroughRoutes;
+import dev.keypool.camel.routes.PackagedRoutes;
+import dev.keypool.camel.routes.PassthroughRoutes;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Endpoint;
 import org.apache.camel.RouteConfigurationsBuilder;

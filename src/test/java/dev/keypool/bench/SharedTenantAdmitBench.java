@@ -6,8 +6,8 @@ import java.util.Arrays;
 import java.util.function.Supplier;
 
 import dev.keypool.config.RedisConfig;
-import dev.keypool.shared.RedisLink;
-import dev.keypool.shared.RedisTenantLimits;
+import dev.keypool.redis.RedisLink;
+import dev.keypool.redis.RedisTenantLimits;
 import dev.keypool.tenant.LocalTenantLimits;
 import dev.keypool.tenant.TenantLimits;
 import dev.keypool.testing.RedisServer;

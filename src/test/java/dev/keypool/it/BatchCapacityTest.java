@@ -12,8 +12,8 @@ import java.util.stream.IntStream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.keypool.camel.CapacityWait;
-import dev.keypool.camel.TenantGate;
+import dev.keypool.camel.pipeline.CapacityWait;
+import dev.keypool.camel.pipeline.TenantGate;
 import dev.keypool.tenant.Tenant;
 import org.junit.jupiter.api.Test;
 

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
-import dev.keypool.camel.Admission;
+import dev.keypool.camel.pipeline.Admission;
 import dev.keypool.pool.ApiKey;
 import org.junit.jupiter.api.Test;
 

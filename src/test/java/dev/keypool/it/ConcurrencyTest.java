@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 
-import dev.keypool.camel.Admission;
+import dev.keypool.camel.pipeline.Admission;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

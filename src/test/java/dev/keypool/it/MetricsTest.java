@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.quota.CapacityQueue;
-import dev.keypool.camel.CapacityWait;
+import dev.keypool.camel.pipeline.CapacityWait;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

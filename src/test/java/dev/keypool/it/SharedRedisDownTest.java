@@ -17,7 +17,7 @@ import dev.keypool.pool.Fingerprint;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.KeyState;
 import dev.keypool.quota.KeyQuota;
-import dev.keypool.shared.RedisLink;
+import dev.keypool.redis.RedisLink;
 import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.LogCapture;
 import org.apache.logging.log4j.Level;

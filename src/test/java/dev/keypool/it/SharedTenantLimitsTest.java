@@ -15,8 +15,8 @@ import java.util.concurrent.Future;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.breaker.BreakerState;
-import dev.keypool.camel.TenantGate;
-import dev.keypool.shared.RedisLink;
+import dev.keypool.camel.pipeline.TenantGate;
+import dev.keypool.redis.RedisLink;
 import dev.keypool.tenant.TenantLimits;
 import dev.keypool.testing.GatewayInstance;
 import dev.keypool.testing.MutableClock;

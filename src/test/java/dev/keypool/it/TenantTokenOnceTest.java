@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.keypool.camel.TenantGate;
+import dev.keypool.camel.pipeline.TenantGate;
 import dev.keypool.tenant.Tenants;
 import org.junit.jupiter.api.Test;
 

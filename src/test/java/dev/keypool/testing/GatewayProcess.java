@@ -2,8 +2,13 @@ package dev.keypool.testing;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -11,6 +16,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 import dev.keypool.camel.KeyPoolApplication;
+import org.awaitility.Awaitility;
 
 /**
  * The gateway as its own JVM (the main classes and dependencies of this build): for what a test cannot show inside its
@@ -44,6 +50,17 @@ public final class GatewayProcess {
         command.add(KeyPoolApplication.class.getName());
         return new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
                 .redirectErrorStream(true).redirectOutput(root.resolve(name + ".log").toFile()).start();
+    }
+
+    /**
+     * Waits until the gateway on {@code port} has started every route ({@code /observe/health} answers 200): its edge is
+     * in place before the first route takes a request, so from then on every request is bounded from its headers.
+     */
+    public static void awaitStarted(int port) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        Awaitility.await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/observe/health"))
+                        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
     }
 
     /**

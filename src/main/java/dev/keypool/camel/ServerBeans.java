@@ -1,0 +1,111 @@
+package dev.keypool.camel;
+
+import java.util.concurrent.TimeUnit;
+
+import dev.keypool.camel.http.ReloadSafeHttpEngine;
+import dev.keypool.camel.http.RequestEdge;
+import dev.keypool.camel.http.RequestThreads;
+import dev.keypool.camel.http.UnmatchedRequests;
+import dev.keypool.camel.pipeline.GatewayResponses;
+import dev.keypool.camel.pipeline.MetricsGuard;
+import dev.keypool.camel.routes.ReloadGate;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Ordered;
+import org.apache.camel.StartupListener;
+import org.apache.camel.component.platform.http.PlatformHttpConstants;
+import org.apache.camel.component.platform.http.spi.PlatformHttpEngine;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+
+/** The HTTP server: its Vert.x and workers, and the handlers of its edge, when KeyPool answers HTTP itself. */
+final class ServerBeans {
+
+    private ServerBeans() {
+    }
+
+    /**
+     * One Vert.x for the HTTP server (platform-http) and the provider calls (vertx-http): both take the registry's, so
+     * the calls share the server's epoll event loops; closed when the context stops.
+     *
+     * @return the requests the server's workers can be working on at once ({@link RequestThreads}): a bound of the
+     *         in-flight limit
+     */
+    static int startVertx(CamelContext context) {
+        int workers = Wiring.intSetting(context, "keypool.worker-threads");
+        int spare = Wiring.intSetting(context, "keypool.spare-worker-threads");
+        Vertx vertx = Vertx.vertx(vertxOptions(workers + spare));
+        context.getRegistry().bind("vertx", vertx);
+        Wiring.closeOnStop(context, () -> vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS));
+        return RequestThreads.requestsHeld(workers);
+    }
+
+    /** The edge's handlers, and the metrics' token when one is set. */
+    static void installEdge(CamelContext context, GatewayResponses gatewayResponses) {
+        boolean reload = Wiring.flag(context, "camel.main.routes-reload-enabled");
+        if (reload) {
+            context.getRegistry().bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, PlatformHttpEngine.class,
+                    new ReloadSafeHttpEngine());
+        }
+        installRouterHandlers(context, gatewayResponses, reload, RequestEdge.fromSettings(context, gatewayResponses));
+        Wiring.optionalSetting(context, "keypool.metrics.token")
+                .ifPresent(token -> MetricsGuard.protect(context, token, gatewayResponses));
+    }
+
+    /**
+     * Once the HTTP servers are up and before any route consumes: bodies bounded before they are read
+     * ({@link RequestEdge}) and OpenAI-shaped 404/405 for requests no route takes ({@link UnmatchedRequests}). The
+     * servers listen before the routes start, so a request may come as soon as its route does: installed any later,
+     * the first requests would be read whole, whatever their size. With live route reload on, once the routes are
+     * known, requests held while their route is replaced ({@link ReloadGate}).
+     */
+    private static void installRouterHandlers(CamelContext context, GatewayResponses gatewayResponses, boolean reload,
+            RequestEdge edge) {
+        // ordered last, after Camel's own listener that starts the context's eager services, the HTTP servers among them
+        final class RouterHandlers implements StartupListener, Ordered {
+            @Override
+            public int getOrder() {
+                return Ordered.LOWEST;
+            }
+
+            @Override
+            public void onCamelContextStarting(CamelContext starting, boolean alreadyStarted) {
+                // the servers listen now; the routes' consumers have not started
+                // one router per HTTP server (the API's, and the management one when it has its own port)
+                for (VertxPlatformHttpRouter router : starting.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
+                    UnmatchedRequests.install(router, gatewayResponses);
+                    edge.install(router);
+                }
+            }
+
+            @Override
+            public void onCamelContextStarted(CamelContext started, boolean alreadyStarted) {
+                // the routes start later: the handlers are installed before them, or after them for reload
+            }
+
+            @Override
+            public void onCamelContextFullyStarted(CamelContext started, boolean alreadyStarted) {
+                if (reload) {
+                    for (VertxPlatformHttpRouter router : started.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
+                        ReloadGate.install(started, router);
+                    }
+                }
+            }
+        }
+        Wiring.addStartupListener(context, new RouterHandlers());
+    }
+
+    /**
+     * platform-http-vertx runs each exchange on a Vert.x worker thread and holds it until the route is done,
+     * and LLM calls take seconds: the pool must be as large as the concurrency we promise (docs/architecture.md, "Concurrency model").
+     */
+    private static VertxOptions vertxOptions(int workers) {
+        return new VertxOptions()
+                .setWorkerPoolSize(workers)
+                // epoll where netty-transport-native-epoll loads (Linux x86-64), NIO elsewhere
+                .setPreferNativeTransport(true)
+                // an LLM call may legitimately hold its worker for minutes: no blocked-thread warnings for that
+                .setMaxWorkerExecuteTime(30)
+                .setMaxWorkerExecuteTimeUnit(TimeUnit.MINUTES);
+    }
+}

@@ -1,0 +1,213 @@
+package dev.keypool.camel.admin;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.admin.RuntimeChanges;
+import dev.keypool.camel.pipeline.Exchanges;
+import dev.keypool.camel.routes.ChannelRouteNames;
+import dev.keypool.camel.routes.ChannelRoutes;
+import dev.keypool.config.ConfigException;
+import dev.keypool.config.ConfigLoader;
+import dev.keypool.config.GatewayConfig;
+import dev.keypool.config.TenantConfig;
+import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.ChannelAssembly;
+import dev.keypool.gateway.Channels;
+import dev.keypool.probe.ProbeSchedule;
+import dev.keypool.metrics.GatewayMetrics;
+import dev.keypool.tenant.Tenant;
+import dev.keypool.tenant.Tenants;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.TemplatedRouteBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * POST /admin/reload, and the file watch of {@code admin.watchConfig} (design §9): re-reads keypool.yaml and applies it
+ * to the running gateway through {@link ChannelAssembly}; an invalid file changes nothing. A new channel gets its
+ * breaker bound and its route made from the {@code keypool-channel} template; the operators' runtime changes are laid
+ * over the new file again, the admin token and the tenants follow the file (a removed tenant's token is refused from
+ * the next request on; requests in flight finish). The queue settings apply at the next start.
+ */
+public final class ConfigReloader {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ConfigReloader.class);
+
+    private final CamelContext context;
+    private final Path file;
+    private final ConfigLoader loader;
+    private final ChannelAssembly assembly;
+    private final Channels channels;
+    private final RuntimeChanges changes;
+    private final AdminGuard guard;
+    private final GatewayMetrics metrics;
+    private final ObjectMapper mapper;
+    private final ProbeSchedule probes;
+    private final Tenants tenants;
+    private final Function<List<TenantConfig>, Tenants> tenantsOf;
+    // guarded by this
+    private GatewayConfig current;
+    /** The SHA-256 of the file as last read (applied or refused), so that the watch reads each version once. */
+    private byte[] seen;
+
+    public ConfigReloader(CamelContext context, Path file, ConfigLoader loader, GatewayConfig loaded, ChannelAssembly assembly,
+                          Channels channels, RuntimeChanges changes, AdminGuard guard, GatewayMetrics metrics,
+                          ProbeSchedule probes, ObjectMapper mapper, Tenants tenants,
+                          Function<List<TenantConfig>, Tenants> tenantsOf) {
+        this.probes = probes;
+        this.tenants = tenants;
+        this.tenantsOf = tenantsOf;
+        this.context = context;
+        this.file = file;
+        this.loader = loader;
+        this.current = loaded;
+        this.assembly = assembly;
+        this.channels = channels;
+        this.changes = changes;
+        this.guard = guard;
+        this.metrics = metrics;
+        this.mapper = mapper;
+        this.seen = digest(read());
+    }
+
+    /** POST /admin/reload: 200 with what changed, or 400 listing every problem of the file (nothing changed then). */
+    public void reload(Exchange exchange) throws IOException {
+        ObjectNode answer = mapper.createObjectNode();
+        int status;
+        try {
+            Applied applied = apply("admin API");
+            ChannelAssembly.Reload done = applied.channels();
+            status = 200;
+            answer.put("reloaded", file.toString());
+            answer.put("summary", done.summary());
+            answer.putPOJO("channelsAdded", done.added());
+            answer.putPOJO("channelsKept", done.kept());
+            answer.putPOJO("channelsRemoved", done.removed());
+            ObjectNode keys = answer.putObject("keys");
+            done.keys().forEach((channel, reload) -> keys.putObject(channel).putPOJO("added", reload.added())
+                    .putPOJO("kept", reload.kept()).putPOJO("removed", reload.removed()));
+            Tenants.Reload tenantsDone = applied.tenants();
+            answer.putObject("tenants").putPOJO("added", tenantsDone.added()).putPOJO("changed", tenantsDone.changed())
+                    .putPOJO("removed", tenantsDone.removed());
+        } catch (ConfigException invalid) {
+            status = 400;
+            ObjectNode error = answer.putObject("error");
+            error.put("message", invalid.getMessage() + "\nThe running configuration is unchanged.");
+            error.put("type", "invalid_request_error");
+            error.put("code", "invalid_config");
+            ArrayNode problems = error.putArray("problems");
+            invalid.problems().forEach(problems::add);
+        }
+        Exchanges.answer(exchange.getMessage(), status, "application/json",
+                mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(answer));
+    }
+
+    /** Timer of the file watch: reloads when the file's content changed, if {@code admin.watchConfig} is on. */
+    public void reloadIfChanged() {
+        synchronized (this) {
+            if (current.admin() == null || !current.admin().watchConfig()) {
+                return;
+            }
+            byte[] now = digest(read());
+            if (now == null || Arrays.equals(now, seen)) {
+                return;
+            }
+        }
+        try {
+            apply("file change");
+        } catch (ConfigException invalid) {
+            LOG.warn("{}\nThe running configuration is unchanged.", invalid.getMessage());
+        }
+    }
+
+    /**
+     * Reads, validates and applies the file, one reload at a time.
+     *
+     * @throws ConfigException when the file is invalid; nothing is changed then
+     */
+    synchronized Applied apply(String by) {
+        byte[] content = read();
+        seen = digest(content);
+        GatewayConfig next = loader.load(file);
+        ChannelAssembly.Reload done = assembly.reload(channels, next.channels());
+        for (String added : done.added()) {
+            Channel channel = channels.get(added).orElseThrow();
+            context.getRegistry().bind(ChannelRouteNames.breaker(added), channel.breaker());
+            if (context.getRoute(ChannelRouteNames.routeId(added)) == null) {
+                addChannelRoute(added);
+            }
+        }
+        channels.all().forEach(changes::applyTo);
+        guard.replaceToken(next.admin() == null ? null : next.admin().token());
+        Tenants.Reload tenantsDone = reloadTenants(next.tenants());
+        if (!next.queue().equals(current.queue())) {
+            LOG.warn("KeyPool configuration {}: queue settings changed, they apply at the next start", file);
+        }
+        if (next.tenants().isEmpty() && !current.tenants().isEmpty()) {
+            LOG.warn("No tenants configured any more: the gateway is open to every client that can reach it");
+        }
+        current = next;
+        metrics.refresh();
+        probes.reload(channels.all());
+        LOG.info("KeyPool configuration {} reloaded ({}): {}; {}", file, by, done.summary(), tenantsDone.summary());
+        return new Applied(done, tenantsDone);
+    }
+
+    /** Tenants new or whose definition changed are made anew (their tokens, limits); the others stay as they are. */
+    private Tenants.Reload reloadTenants(List<TenantConfig> next) {
+        Set<TenantConfig> unchanged = Set.copyOf(current.tenants());
+        List<TenantConfig> made = next.stream().filter(t -> !unchanged.contains(t)).toList();
+        Map<String, Tenant> fresh = tenantsOf.apply(made).all().stream()
+                .collect(Collectors.toMap(Tenant::name, Function.identity()));
+        return tenants.replace(next.stream().map(TenantConfig::name).toList(), fresh);
+    }
+
+    /** What a reload changed. */
+    record Applied(ChannelAssembly.Reload channels, Tenants.Reload tenants) {
+    }
+
+    private void addChannelRoute(String channel) {
+        try {
+            TemplatedRouteBuilder.builder(context, ChannelRoutes.TEMPLATE)
+                    .routeId(ChannelRouteNames.routeId(channel))
+                    .prefixId(ChannelRouteNames.nodePrefix(channel))
+                    .parameter("channel", channel)
+                    .add();
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("Channel [" + channel + "] route could not be made", e);
+        }
+    }
+
+    private byte[] read() {
+        try {
+            return Files.readAllBytes(file);
+        } catch (IOException missing) {
+            return null;
+        }
+    }
+
+    private static byte[] digest(byte[] content) {
+        if (content == null) {
+            return null;
+        }
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(content);
+        } catch (NoSuchAlgorithmException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+package dev.keypool.camel.batch;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.batch.BatchStore;
+import dev.keypool.batch.FileStore;
+import dev.keypool.batch.TaskStore;
+import dev.keypool.batch.TenantStorage;
+import dev.keypool.camel.GatewayConfiguration;
+import dev.keypool.camel.pipeline.RecentCustomIds;
+import dev.keypool.config.Durations;
+import dev.keypool.tenant.Tenants;
+import org.apache.camel.CamelContext;
+import org.apache.camel.spi.PropertiesComponent;
+import org.apache.camel.support.service.ServiceSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The beans of routes/batch.camel.yaml (design §12), bound by {@link GatewayConfiguration}: the batch API, the batch
+ * runner, async tasks, and the threads that run batch lines ({@code batch.concurrency} of them: the most lines of
+ * batches in flight at once). Files, batches, their journals and tasks live under {@code state.dir/batch/}.
+ */
+public final class BatchBeans extends ServiceSupport {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BatchBeans.class);
+    /**
+     * How many custom_ids the Kafka route remembers (~2 MB): a rebalance redelivers at most a poll's records per
+     * partition, 1,000 for 100 partitions at batch.kafka.maxPollRecords 10. One that is forgotten runs again.
+     */
+    static final int RECENT_CUSTOM_IDS = 10_000;
+
+    private final ExecutorService lineThreads;
+    private final BatchStore batches;
+
+    private BatchBeans(ExecutorService lineThreads, BatchStore batches) {
+        this.lineThreads = lineThreads;
+        this.batches = batches;
+    }
+
+    public static void bind(CamelContext context, Tenants tenants, ObjectMapper mapper, Clock clock) {
+        PropertiesComponent properties = context.getPropertiesComponent();
+        Path dir = Path.of(setting(properties, "state.dir")).resolve("batch");
+        int concurrency = Integer.parseInt(setting(properties, "batch.concurrency"));
+        if (concurrency < 1) {
+            throw new IllegalStateException("batch.concurrency must be at least 1, was " + concurrency);
+        }
+        Duration retention = duration(properties, "batch.retention");
+        int maxQueued = Integer.parseInt(setting(properties, "batch.max-queued-tasks"));
+        long maxStored = Long.parseLong(setting(properties, "batch.max-stored-bytes"));
+        if (maxQueued < 1 || maxStored < 1) {
+            throw new IllegalStateException("batch.max-queued-tasks and batch.max-stored-bytes must be at least 1, were "
+                    + maxQueued + " and " + maxStored);
+        }
+        // one count per tenant for its tasks and its files alike
+        TenantStorage storage = new TenantStorage(maxStored);
+        FileStore files = new FileStore(dir.resolve("files"), mapper, clock, retention, storage);
+        BatchStore batches = new BatchStore(dir.resolve("batches"), mapper);
+        var registry = context.getRegistry();
+        registry.bind("batchApi", new BatchApi(files, batches, mapper, clock,
+                Long.parseLong(setting(properties, "batch.max-file-bytes")), retention));
+        String inboxTenant = tenant(properties, tenants, "batch.inbox-tenant");
+        BatchLines batchLines = new BatchLines(batches, files, mapper, clock, inboxTenant);
+        registry.bind("batchLines", batchLines);
+        boolean kafka = properties.resolveProperty("batch.kafka.bootstrapServers").filter(b -> !b.isBlank()).isPresent();
+        // custom_ids of the records the Kafka route took last (its idempotent consumer)
+        RecentCustomIds taken = new RecentCustomIds(RECENT_CUSTOM_IDS);
+        registry.bind("kafkaLines", new KafkaLines(batchLines, mapper,
+                kafka ? tenant(properties, tenants, "batch.kafka.tenant") : null, taken, duration(properties, "batch.kafka.maxHold")));
+        registry.bind("batchResultsSeen", taken);
+        registry.bind("asyncTasks", new AsyncTasks(new TaskStore(dir.resolve("tasks"), mapper, clock, retention, maxQueued,
+                storage), mapper));
+        // platform threads, not Camel's pools: with camel.threads.virtual.enabled those are unbounded
+        ExecutorService lineThreads = Executors.newFixedThreadPool(concurrency, named("batch-line-"));
+        registry.bind("batchLineThreads", lineThreads);
+        try {
+            context.addService(new BatchBeans(lineThreads, batches), true, true);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot start the batch service", e);
+        }
+        LOG.info("Batches: {} lines in flight at most (batch.concurrency), tasks and files kept {} (batch.retention), "
+                + "per tenant {} tasks queued and {} bytes stored at most, state in {}",
+                concurrency, Durations.format(retention), maxQueued, maxStored, dir);
+    }
+
+    @Override
+    protected void doStop() throws InterruptedException {
+        lineThreads.shutdownNow();
+        lineThreads.awaitTermination(5, TimeUnit.SECONDS);
+        batches.close();
+    }
+
+    private static ThreadFactory named(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** The tenant a queue's lines run for; a startup error when it names none of keypool.yaml. */
+    private static String tenant(PropertiesComponent properties, Tenants tenants, String setting) {
+        String name = properties.resolveProperty(setting).filter(t -> !t.isBlank()).orElse(null);
+        if (name != null && tenants.named(name).isEmpty()) {
+            throw new IllegalStateException(setting + ": no tenant named '" + name + "' in keypool.yaml");
+        }
+        if (name == null && tenants.enforced()) {
+            LOG.warn("{} is not set: with tenants configured, every line from that queue will be refused 401", setting);
+        }
+        return name;
+    }
+
+    private static Duration duration(PropertiesComponent properties, String name) {
+        try {
+            return Durations.parse(setting(properties, name));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalStateException(name + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static String setting(PropertiesComponent properties, String name) {
+        return properties.resolveProperty(name).orElseThrow(() -> new IllegalStateException(
+                "Setting " + name + " is missing: start KeyPool with its application.properties"));
+    }
+}

@@ -1,0 +1,249 @@
+package dev.keypool.camel.http;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+import dev.keypool.camel.pipeline.GatewayResponses;
+import dev.keypool.camel.pipeline.TenantGate;
+import dev.keypool.camel.routes.ReloadGate;
+import dev.keypool.gateway.BodyBudget;
+import dev.keypool.gateway.BodyLimits;
+import dev.keypool.gateway.GatewayError;
+import dev.keypool.gateway.MultipartForm;
+import dev.keypool.gateway.PassthroughPaths;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import org.apache.camel.CamelContext;
+import org.apache.camel.spi.PropertiesComponent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The first look at a request with a body, on the event loop, before platform-http reads it: what Envoy and nginx
+ * do at their edge. From the headers alone: 401 when tenants are configured and it carries no tenant's token, 413 when
+ * its Content-Length is over its path's limit ({@link BodyLimits}), 503 {@code overloaded} when its bytes would pass
+ * the budget of bodies held at once in the heap ({@link BodyBudget}), or for an upload spooled to disk the budget of
+ * uploads on disk, 400 for an upload whose multipart boundary is longer than
+ * RFC 2046 allows. Then its body is read under the path's limit (a chunked one
+ * counted as it arrives and cut there, by Vert.x's own body handler) or, for an upload, written to disk as it arrives
+ * ({@link SpooledUploads}); a body not all there within {@code keypool.request-read-timeout-ms} gets 408 and its
+ * connection closed (HTTP/1.1; an HTTP/2 body is read by platform-http). The time a request then waits on its
+ * provider, or a stream takes to relay, is not limited here.
+ * A request without a body goes on untouched.
+ */
+public final class RequestEdge {
+
+    /**
+     * How long the rest of a refused body is read and dropped before the connection is closed, so that the client
+     * reads its answer instead of a reset (nginx's lingering close).
+     */
+    private static final long LINGER_MS = 5_000;
+    private static final Logger LOG = LoggerFactory.getLogger(RequestEdge.class);
+    private static final String BODY_PENDING = "kpBodyPending";
+
+    private final Vertx vertx;
+    private final BodyLimits limits;
+    private final BodyBudget budget;
+    private final BodyBudget onDisk;
+    private final TenantGate tenants;
+    private final SpooledUploads uploads;
+    private final long readTimeoutMs;
+    private final GatewayResponses responses;
+    /** One Vert.x body handler per limit, as platform-http would use one for all: no file uploads, the bytes kept. */
+    private final Map<Long, BodyHandler> bodyHandlers = new HashMap<>();
+
+    RequestEdge(Vertx vertx, BodyLimits limits, BodyBudget budget, BodyBudget onDisk, TenantGate tenants,
+            SpooledUploads uploads, long readTimeoutMs, GatewayResponses responses) {
+        this.vertx = vertx;
+        this.limits = limits;
+        this.budget = budget;
+        this.onDisk = onDisk;
+        this.tenants = tenants;
+        this.uploads = uploads;
+        this.readTimeoutMs = readTimeoutMs;
+        this.responses = responses;
+    }
+
+    /** The edge as application.properties sets it; uploads go to {@code state.dir/uploads}. */
+    public static RequestEdge fromSettings(CamelContext context, GatewayResponses responses) {
+        PropertiesComponent properties = context.getPropertiesComponent();
+        Set<String> uploadPaths = new HashSet<>(Set.of("/v1/files"));
+        PassthroughPaths.parse(properties.resolveProperty("keypool.passthrough-paths").orElse("")).stream()
+                .filter(p -> p.shape() == PassthroughPaths.Shape.MULTIPART).forEach(p -> uploadPaths.add("/v1/" + p.path()));
+        BodyLimits limits = new BodyLimits(bytes(properties, "keypool.max-body-bytes"),
+                bytes(properties, "keypool.max-audio-body-bytes"), bytes(properties, "batch.max-file-bytes"),
+                // a host application's server (the keypool component with http-enabled) may set no cap of its own
+                properties.resolveProperty("camel.server.max-body-size").filter(v -> !v.isBlank()).map(v -> Long.parseLong(v.trim()))
+                        .orElse(Long.MAX_VALUE), uploadPaths);
+        long budget = properties.resolveProperty("keypool.max-body-bytes-in-flight").filter(v -> !v.isBlank())
+                .map(Long::parseLong).orElseGet(() -> BodyBudget.sizedFromHeap(Runtime.getRuntime().maxMemory()));
+        LOG.info("At most {} bytes of request bodies held at once (keypool.max-body-bytes-in-flight), then 503 overloaded",
+                budget);
+        long onDisk = bytes(properties, "keypool.max-upload-bytes-on-disk");
+        LOG.info("At most {} bytes of uploads on disk at once (keypool.max-upload-bytes-on-disk), then 503 overloaded", onDisk);
+        RequestHeadTimeout.install(context, bytes(properties, "keypool.request-header-timeout-ms"));
+        SpooledUploads uploads = new SpooledUploads(Path.of(setting(properties, "state.dir")).resolve("uploads"));
+        context.getRegistry().bind(RequestBodies.SPOOLED_UPLOADS, uploads);
+        return new RequestEdge(context.getRegistry().lookupByNameAndType("vertx", Vertx.class), limits,
+                new BodyBudget(budget), new BodyBudget(onDisk),
+                context.getRegistry().lookupByNameAndType("tenantGate", TenantGate.class), uploads,
+                bytes(properties, "keypool.request-read-timeout-ms"), responses);
+    }
+
+    private static long bytes(PropertiesComponent properties, String name) {
+        return Long.parseLong(setting(properties, name).trim());
+    }
+
+    private static String setting(PropertiesComponent properties, String name) {
+        return properties.resolveProperty(name).orElseThrow(() -> new IllegalStateException(
+                "Setting " + name + " is missing: start KeyPool with its application.properties"));
+    }
+
+    /** Before every route of platform-http's router (after {@link ReloadGate}, which only holds requests back). */
+    public void install(Router router) {
+        router.route().order(Integer.MIN_VALUE + 1).handler(this::headers).handler(this::bodyRead);
+    }
+
+    private void headers(RoutingContext context) {
+        HttpServerRequest request = context.request();
+        long declared = contentLength(request);
+        if (declared <= 0 && !request.headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
+            context.next();   // no body: bodyRead passes it on
+            return;
+        }
+        String path = context.normalizedPath();
+        long limit = limits.limitFor(path);
+        if (path.startsWith("/v1/") && tenants.tenants().enforced() && !tenants.authenticateAtEdge(context)) {
+            refuse(context, GatewayError.invalidApiKey());
+            return;
+        }
+        if (limits.isUpload(path) && !boundaryFits(context)) {
+            return;
+        }
+        if (declared > limit) {
+            refuse(context, GatewayError.tooLarge(declared, limit));
+            return;
+        }
+        // an upload over HTTP/1.1 goes to disk as it arrives and from there to the provider: it holds no more of the heap
+        // than its connection's buffers, so it is counted against the disk's budget instead of the heap's
+        boolean spooled = limits.isUpload(path) && request.version() != HttpVersion.HTTP_2;
+        long reserved = declared > 0 ? declared : limit;
+        BodyBudget held = spooled ? onDisk : budget;
+        if (!held.tryTake(reserved)) {
+            refuse(context, spooled ? GatewayError.uploadsOverloaded(onDisk.max())
+                    : GatewayError.bodiesOverloaded(budget.max()));
+            return;
+        }
+        if (request.version() == HttpVersion.HTTP_2) {
+            // platform-http resumes a request before its body handler reads it, which an HTTP/2 request refuses once
+            // read: it reads this one itself, under camel.server.max-body-size (and Netty holds an HTTP/2 body to its
+            // declared length)
+            context.addEndHandler(v -> held.giveBack(reserved));
+            context.next();
+            return;
+        }
+        long timer = vertx.setTimer(readTimeoutMs, id -> {
+            if (context.get(BODY_PENDING) != null && !context.response().ended()) {
+                answer(context, GatewayError.bodyTimeout(readTimeoutMs)).onComplete(v -> request.connection().close());
+            }
+        });
+        context.put(BODY_PENDING, timer);
+        context.addEndHandler(v -> {
+            vertx.cancelTimer(timer);
+            held.giveBack(reserved);
+            if (context.get(BODY_PENDING) != null && !request.isEnded()) {
+                // answered before its body was all there (413 from the body handler, which drops the rest): a client
+                // that goes on sending is cut off after a while
+                vertx.setTimer(LINGER_MS, id -> {
+                    if (!request.isEnded()) {
+                        request.connection().close();
+                    }
+                });
+            }
+        });
+        if (spooled) {
+            uploads.spool(context, limit, e -> refuse(context, e));
+        } else {
+            bodyHandlers.computeIfAbsent(limit, l -> BodyHandler.create(false).setBodyLimit(l)).handle(context);
+        }
+    }
+
+    /** An upload's multipart boundary over RFC 2046's 70 characters: 400 before the body is read. */
+    private boolean boundaryFits(RoutingContext context) {
+        try {
+            MultipartForm.boundary(context.request().getHeader(HttpHeaders.CONTENT_TYPE));
+            return true;
+        } catch (GatewayError e) {
+            refuse(context, e);
+            return false;
+        }
+    }
+
+    /** The body is all there (or there was none): platform-http's route takes the request from here. */
+    private void bodyRead(RoutingContext context) {
+        Long timer = context.remove(BODY_PENDING);
+        if (timer != null) {
+            vertx.cancelTimer(timer);   // the time to wait on the provider, or to relay a stream, is not limited here
+        }
+        if (!context.response().ended()) {   // not answered 408 meanwhile
+            context.next();
+        }
+    }
+
+    /** Answers {@code error} now; the rest of the body is read and dropped for a while, then the connection closed. */
+    private void refuse(RoutingContext context, GatewayError error) {
+        context.remove(BODY_PENDING);
+        HttpServerRequest request = context.request();
+        if (context.response().ended()) {
+            request.connection().close();
+            return;
+        }
+        answer(context, error).onComplete(v -> {
+            if (request.isEnded()) {
+                request.connection().close();
+                return;
+            }
+            long linger = vertx.setTimer(LINGER_MS, id -> request.connection().close());
+            request.handler(chunk -> { });
+            request.exceptionHandler(e -> vertx.cancelTimer(linger));
+            request.endHandler(end -> {
+                vertx.cancelTimer(linger);
+                request.connection().close();
+            });
+            request.resume();
+        });
+    }
+
+    private io.vertx.core.Future<Void> answer(RoutingContext context, GatewayError error) {
+        HttpServerResponse response = context.response().setStatusCode(error.status())
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                .putHeader(HttpHeaders.CONNECTION, "close");
+        if (error.retryAfterSeconds() != null) {
+            response.putHeader("Retry-After", String.valueOf(error.retryAfterSeconds()));
+        }
+        return response.end(Buffer.buffer(responses.errorBody(error, UnmatchedRequests.apiOf(context.normalizedPath()))));
+    }
+
+    /** The declared length; -1 when there is none, or one that is not a number (Vert.x then reads until the end). */
+    private static long contentLength(HttpServerRequest request) {
+        String value = request.getHeader(HttpHeaders.CONTENT_LENGTH);
+        if (value == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(value.trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+}

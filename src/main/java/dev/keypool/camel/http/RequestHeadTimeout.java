@@ -1,0 +1,173 @@
+package dev.keypool.camel.http;
+
+import java.lang.reflect.Field;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.ext.web.RoutingContext;
+import org.apache.camel.CamelContext;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Closes an HTTP connection that has not delivered a complete request head within {@code keypool.request-header-timeout-ms}
+ * of opening, or of the end of its previous exchange: a client that dribbles its request line and headers, or keeps
+ * a connection idle, holds it no longer (nginx's {@code client_header_timeout} and {@code keepalive_timeout} in one
+ * timer, as the server does not see a head's first bytes). No answer is written: there is no request to answer. A
+ * connection with a request in flight has no timer: its body is bounded by {@link RequestEdge}'s read timeout, and
+ * the wait on its provider or the relay of its stream is not limited here.
+ * <p>
+ * Vert.x has no such timeout, and its idle timeout would also cut a request waiting on a slow provider. The timer
+ * needs a connection handler, which Vert.x takes only before the server listens, and platform-http creates the server
+ * and listens in one step: the handler is set from the thread platform-http starts to listen on, which Camel creates
+ * through its {@link org.apache.camel.spi.ExecutorServiceManager} and names its server as the owner of. The server then
+ * speaks no cleartext HTTP/2 (h2c), whose connections Vert.x makes known only after their first request.
+ */
+final class RequestHeadTimeout {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RequestHeadTimeout.class);
+
+    private final CamelContext camel;
+    private final long timeoutMs;
+    /** The connections of the watched servers that are open, each with its timer. */
+    private final Map<HttpConnection, Watch> watched = new ConcurrentHashMap<>();
+
+    private RequestHeadTimeout(CamelContext camel, long timeoutMs) {
+        this.camel = camel;
+        this.timeoutMs = timeoutMs;
+    }
+
+    /** Watches the connections of every platform-http server started from now on; {@code timeoutMs} 0 watches none. */
+    static void install(CamelContext camel, long timeoutMs) {
+        if (timeoutMs <= 0) {
+            return;
+        }
+        RequestHeadTimeout heads = new RequestHeadTimeout(camel, timeoutMs);
+        camel.getExecutorServiceManager().addThreadFactoryListener(heads::onNewThreadFactory);
+    }
+
+    private ThreadFactory onNewThreadFactory(Object owner, ThreadFactory factory) {
+        if (!(owner instanceof VertxPlatformHttpServer server)) {
+            return factory;
+        }
+        AtomicBoolean first = new AtomicBoolean(true);
+        // the first task of this thread makes the server listen: it has its Vert.x server and router by then
+        return task -> factory.newThread(() -> {
+            if (first.compareAndSet(true, false)) {
+                watch(server);
+            }
+            task.run();
+        });
+    }
+
+    private void watch(VertxPlatformHttpServer server) {
+        HttpServer http = server.getServer();
+        VertxPlatformHttpRouter router = camel.getRegistry().findByType(VertxPlatformHttpRouter.class).stream()
+                .filter(r -> r.getServer() == server).findFirst().orElse(null);
+        if (http == null || router == null) {
+            LOG.warn("keypool.request-header-timeout-ms is not applied: platform-http's server or router was not there "
+                    + "before it listened");
+            return;
+        }
+        try {
+            // Vert.x makes a cleartext connection known only after its first request, when that may ask to upgrade to
+            // HTTP/2 (h2c): without h2c it is known as it opens (HTTP/2 over TLS is unchanged)
+            HttpServerOptions options = optionsOf(http);
+            http.connectionHandler(this::connected);
+            options.setHttp2ClearTextEnabled(false);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            LOG.warn("keypool.request-header-timeout-ms is not applied: platform-http's server is not as expected ({})",
+                    e.toString());
+            return;
+        }
+        // before every other handler, so that a request held back (ReloadGate) holds no timer
+        router.route().order(Integer.MIN_VALUE).handler(this::requestHead);
+        LOG.info("A connection without a complete request head {} ms after it opened or its last answer is closed "
+                + "(keypool.request-header-timeout-ms)", timeoutMs);
+    }
+
+    /** The options the server listens with: platform-http makes them itself and has no setting for this. */
+    private static HttpServerOptions optionsOf(HttpServer http) throws ReflectiveOperationException {
+        Field options = http.getClass().getDeclaredField("options");
+        options.setAccessible(true);
+        return (HttpServerOptions) options.get(http);
+    }
+
+    /** On the connection's event loop. */
+    private void connected(HttpConnection connection) {
+        Watch watch = new Watch(connection, Vertx.currentContext());
+        watched.put(connection, watch);
+        connection.closeHandler(v -> {
+            watched.remove(connection);
+            watch.cancel();
+        });
+        watch.arm();
+    }
+
+    /** A request's head is all there (on the connection's event loop). */
+    private void requestHead(RoutingContext context) {
+        Watch watch = watched.get(context.request().connection());
+        if (watch != null) {
+            watch.started();
+            context.addEndHandler(v -> watch.ended(context.request().isEnded()));
+        }
+        context.next();
+    }
+
+    /** One connection's timer; all of it runs on the connection's event loop. */
+    private final class Watch {
+
+        private final HttpConnection connection;
+        private final Context loop;
+        private int inFlight;
+        private long timer = -1;
+
+        Watch(HttpConnection connection, Context loop) {
+            this.connection = connection;
+            this.loop = loop;
+        }
+
+        void arm() {
+            cancel();
+            timer = loop.owner().setTimer(timeoutMs, id -> {
+                timer = -1;
+                if (inFlight == 0) {
+                    connection.close();
+                }
+            });
+        }
+
+        void started() {
+            inFlight++;
+            cancel();
+        }
+
+        /** An exchange ended; the answer may have been written from a request thread. */
+        void ended(boolean requestRead) {
+            if (Vertx.currentContext() != loop) {
+                loop.runOnContext(v -> ended(requestRead));
+                return;
+            }
+            // a request answered before its body was all there is closed by RequestEdge after a while
+            if (--inFlight == 0 && requestRead) {
+                arm();
+            }
+        }
+
+        void cancel() {
+            if (timer != -1) {
+                loop.owner().cancelTimer(timer);
+                timer = -1;
+            }
+        }
+    }
+}

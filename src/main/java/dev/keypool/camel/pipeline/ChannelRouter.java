@@ -1,0 +1,43 @@
+package dev.keypool.camel.pipeline;
+
+import dev.keypool.camel.routes.ChannelRouteNames;
+import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.GatewayRequest;
+import org.apache.camel.Exchange;
+
+/**
+ * The fallback walk's next step (route fallback-walk): the primary channel, then its fallback list; or why there is
+ * none, which the walk's loop ends on. Each channel's route decides with its breaker whether the request visits the
+ * provider (its circuitBreaker step); a channel that turns it away sends it back here for the next.
+ */
+public final class ChannelRouter {
+
+    /** A channel served the request: the walk ends. */
+    static final String SERVED = "served";
+    /** The client hung up: the walk ends, blaming no key or channel. */
+    static final String CLIENT_GONE = "clientGone";
+    /** Every channel of the chain was tried or skipped: the request may wait for quota room, then walk it again. */
+    static final String CHAIN_DONE = "chainDone";
+
+    /**
+     * Sets kpNextChannel to the route of the next channel to try; or, when there is none, removes it and sets
+     * kpWalkEnd to why.
+     */
+    public void next(Exchange exchange) {
+        GatewayRequest request = Exchanges.request(exchange);
+        String end = request.isServed() ? SERVED : Exchanges.clientGone(exchange) ? CLIENT_GONE : null;
+        String route = end == null ? nextRoute(request) : null;
+        if (route != null) {
+            exchange.setProperty(Exchanges.NEXT_CHANNEL, route);
+            exchange.removeProperty(Exchanges.WALK_END);
+        } else {
+            exchange.removeProperty(Exchanges.NEXT_CHANNEL);
+            exchange.setProperty(Exchanges.WALK_END, end == null ? CHAIN_DONE : end);
+        }
+    }
+
+    private static String nextRoute(GatewayRequest request) {
+        Channel channel = request.advance();
+        return channel == null ? null : ChannelRouteNames.endpoint(channel.name());
+    }
+}

@@ -1,0 +1,172 @@
+package dev.keypool.camel.pipeline;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Pattern;
+
+import dev.keypool.gateway.GatewayRequest;
+import dev.keypool.metrics.GatewayMetrics;
+import dev.keypool.store.RequestLogRow;
+import dev.keypool.tenant.Tenant;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.support.DefaultExchange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The request's side of the request log (routes/request-log.camel.yaml): names each request ({@code X-Request-Id}),
+ * and when its answer is known offers one small row to the log's bounded queue, without waiting. A full queue drops
+ * the row and counts it ({@code keypool_request_log_dropped_total}); the route writes the rows in batches.
+ */
+public final class RequestLog {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RequestLog.class);
+
+    /** The request's id, the client's when it sent a sane one: on every answer, and in its row. */
+    public static final String HEADER = "X-Request-Id";
+    /** The exchange property holding the id once named. */
+    static final String REQUEST_ID = "kpRequestId";
+    /** {@link System#nanoTime()} when the request entered the gateway core. */
+    static final String STARTED = "kpStartedNanos";
+    /** What an id the client sends may be: what log and trace tools send, nothing that could break a header or a query. */
+    private static final Pattern SANE_ID = Pattern.compile("[A-Za-z0-9._:\\-]{1,128}");
+
+    private final boolean enabled;
+    private final BlockingQueue<Exchange> queue;
+    private final CamelContext context;
+    private final Clock clock;
+    private final GatewayMetrics metrics;
+    private final Duration retention;
+    private final AtomicBoolean failing = new AtomicBoolean();
+
+    /**
+     * @param queue the queue of the log route's seda endpoint; {@code enabled} false offers nothing to it
+     */
+    public RequestLog(boolean enabled, BlockingQueue<Exchange> queue, CamelContext context, Clock clock,
+                      GatewayMetrics metrics, Duration retention) {
+        this.enabled = enabled;
+        this.queue = queue;
+        this.context = context;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.retention = retention;
+        metrics.requestLogDropped(0);
+    }
+
+    /** First step of the gateway core, before the client's headers are dropped: the id, and when the request began. */
+    public void identify(Exchange exchange) {
+        id(exchange);
+        if (exchange.getProperty(STARTED) == null) {
+            exchange.setProperty(STARTED, System.nanoTime());
+        }
+    }
+
+    /** The request's id: named once, from the client's {@code X-Request-Id} when sane, else a new one. */
+    static String id(Exchange exchange) {
+        String id = exchange.getProperty(REQUEST_ID, String.class);
+        if (id == null) {
+            String asked = exchange.getMessage().getHeader(HEADER, String.class);
+            id = asked != null && SANE_ID.matcher(asked).matches() ? asked : newId();
+            exchange.setProperty(REQUEST_ID, id);
+        }
+        return id;
+    }
+
+    private static String newId() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        return "req_" + Long.toHexString(random.nextLong() | Long.MIN_VALUE) + Long.toHexString(random.nextLong() | Long.MIN_VALUE);
+    }
+
+    /** The row of a request answered by a provider (or its stream), with its status; never waits, never throws. */
+    void answered(Exchange exchange, GatewayRequest request, int status) {
+        offer(exchange, request, status, null);
+    }
+
+    /** The row of a request the gateway answered with an error of its own. */
+    void failed(Exchange exchange, GatewayRequest request, int status, String errorCode) {
+        offer(exchange, request, status, errorCode);
+    }
+
+    private void offer(Exchange exchange, GatewayRequest request, int status, String errorCode) {
+        if (!enabled) {
+            return;
+        }
+        Exchange row = new DefaultExchange(context);
+        row.getMessage().setBody(row(exchange, request, status, errorCode));
+        if (!queue.offer(row)) {
+            metrics.requestLogDropped(1);
+        }
+    }
+
+    private RequestLogRow row(Exchange exchange, GatewayRequest request, int status, String errorCode) {
+        long now = System.nanoTime();
+        Long started = exchange.getProperty(STARTED, Long.class);
+        long latencyMs = started != null ? (now - started) / 1_000_000
+                : Math.max(0, System.currentTimeMillis() - exchange.getClock().getCreated());
+        String source = exchange.getProperty(Exchanges.BATCH_LINE) != null ? "batch"
+                : exchange.getProperty(Exchanges.TASK_ID) != null ? "async" : "api";
+        String api = exchange.getProperty(Exchanges.API, String.class);
+        Instant time = clock.instant();
+        if (request == null) {
+            // refused before its channels were planned: the model it asked for, once its body was read
+            Tenant tenant = exchange.getProperty(Exchanges.TENANT, Tenant.class);
+            ClientRequest asked = exchange.getProperty(Exchanges.CLIENT_REQUEST, ClientRequest.class);
+            return new RequestLogRow(time, id(exchange), source, tenant == null ? GatewayRequest.NO_TENANT : tenant.name(),
+                    api, asked == null ? null : asked.model(), null, null, null, null, 0, null, status, errorCode, 0, 0, 0, 0, latencyMs, null);
+        }
+        boolean served = request.isServed();
+        Long ttfbMs = started != null && request.firstByteNanos() != 0
+                ? (request.firstByteNanos() - started) / 1_000_000 : null;
+        return new RequestLogRow(time, id(exchange), source, request.tenant(), api == null ? request.api().configName() : api,
+                request.model(),
+                served ? request.servedBy().upstreamModel(request.model()) : null,
+                served ? request.servedBy().name() : null,
+                served ? request.servedKey().fingerprint() : null,
+                served ? (request.keyScope().isOwn(request.servedKey()) ? "own" : "shared") : null,
+                request.totalAttempts(), served ? request.level() : null, status, errorCode,
+                request.promptTokens(), request.completionTokens(), 0, request.costUsd(), latencyMs, ttfbMs);
+    }
+
+    /** The aggregated rows as the batched INSERT's parameters, one map per row. */
+    public List<Map<String, Object>> parameters(List<RequestLogRow> rows) {
+        List<Map<String, Object>> parameters = new ArrayList<>(rows.size());
+        for (RequestLogRow row : rows) {
+            parameters.add(row.parameters());
+        }
+        return parameters;
+    }
+
+    /** A batch is in the database: if the ones before failed, say once that writing works again. */
+    public void written() {
+        if (failing.compareAndSet(true, false)) {
+            LOG.info("Request log: writing to the database again");
+        }
+    }
+
+    /** The database refused a batch: its rows are counted as dropped; the first failure of a run is logged. */
+    public void notWritten(Exchange exchange) {
+        List<?> rows = exchange.getMessage().getBody(List.class);
+        int lost = rows == null ? 0 : rows.size();
+        metrics.requestLogDropped(lost);
+        if (failing.compareAndSet(false, true)) {
+            Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+            // the class only: a driver's message may quote the URL
+            LOG.warn("Request log: the database refused {} rows ({}); rows are dropped and counted in "
+                    + "keypool_request_log_dropped_total until it takes them again", lost,
+                    cause == null ? "unknown" : cause.getClass().getSimpleName());
+        }
+    }
+
+    /** The header the retention route deletes by: rows older than {@code database.retention}, in epoch ms. */
+    public long retentionCutoff() {
+        return clock.millis() - retention.toMillis();
+    }
+}

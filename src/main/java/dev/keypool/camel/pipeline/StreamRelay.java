@@ -1,0 +1,299 @@
+package dev.keypool.camel.pipeline;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.SocketTimeoutException;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.gateway.AnswerTooLarge;
+import dev.keypool.gateway.Attempt;
+import dev.keypool.gateway.GatewayRequest;
+import dev.keypool.gateway.SseEventBuffer;
+import dev.keypool.gateway.StreamEvent;
+import dev.keypool.gateway.StreamFormat;
+import dev.keypool.quota.TokenEstimator;
+import dev.keypool.gateway.TokenUsage;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerResponse;
+import org.apache.camel.Exchange;
+import org.apache.hc.core5.http.io.EofSensorInputStream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Relays a provider's Server-Sent Events to the client event by event, on the worker thread of the request.
+ *
+ * <p>Why not return the InputStream as the body: camel-platform-http-vertx 4.18.0 fills a 16 KB buffer before
+ * it writes anything (https://issues.apache.org/jira/browse/CAMEL-23804, fixed after 4.18.0; with that fix
+ * this class can go). So the relay
+ * writes to the Vert.x response itself and ends it; the consumer then finds the response ended and sends nothing.
+ *
+ * <p>Until the first whole event has been read, a failure is an ordinary failed attempt (another key, the
+ * breaker, the fallback walk). After the head has gone out nothing fails over: a broken upstream becomes an SSE
+ * error event and the end of the stream, never a clean end that looks complete.
+ *
+ * <p>A provider cannot make a stream hold the gateway without end: an event over {@code keypool.max-sse-event-bytes}
+ * or a stream still going after {@code keypool.max-stream-seconds} fails the attempt like a broken connection (checked
+ * as bytes arrive; a provider that sends nothing is cut by the channel's timeout on each read).
+ */
+public final class StreamRelay {
+
+    private static final Logger LOG = LoggerFactory.getLogger(StreamRelay.class);
+    private static final long DRAIN_WAIT_SECONDS = 30;
+
+    /** How a relayed stream ended: whole; cut; by the provider's own failure event (relayed as it came); client gone. */
+    private enum Ending { COMPLETE, BROKEN, UPSTREAM_FAILED, CLIENT_GONE }
+
+    private final ObjectMapper mapper;
+    private final TokenEstimator tokens;
+    private final int maxEventBytes;
+    private final long maxStreamNanos;
+
+    /**
+     * @param maxEventBytes  the largest event relayed
+     * @param maxStreamNanos how long a stream may run from the provider's answer to its end event
+     */
+    public StreamRelay(ObjectMapper mapper, TokenEstimator tokens, int maxEventBytes, long maxStreamNanos) {
+        this.tokens = tokens;
+        this.mapper = mapper;
+        this.maxEventBytes = maxEventBytes;
+        this.maxStreamNanos = maxStreamNanos;
+    }
+
+    public void relay(Exchange exchange) throws IOException {
+        GatewayRequest request = Exchanges.request(exchange);
+        HttpServerResponse client = exchange.getProperty(Exchanges.CLIENT_RESPONSE, HttpServerResponse.class);
+        InputStream upstream = exchange.getMessage().getBody(InputStream.class);
+        if (upstream == null) {
+            throw new EOFException("upstream answered 200 without a body");
+        }
+        SseEventBuffer events = new SseEventBuffer(maxEventBytes);
+        byte[] buffer = new byte[8192];
+        long deadline = System.nanoTime() + maxStreamNanos;
+
+        // before the first byte reaches the client, any failure here is retried elsewhere
+        List<byte[]> first = List.of();
+        try {
+            while (first.isEmpty()) {
+                int n = upstream.read(buffer);
+                if (n < 0) {
+                    throw new EOFException("upstream closed the stream before its first event");
+                }
+                first = events.feed(buffer, 0, n);
+                if (first.isEmpty() && System.nanoTime() - deadline > 0) {
+                    throw new SocketTimeoutException("no whole event within keypool.max-stream-seconds");
+                }
+            }
+        } catch (AnswerTooLarge | SocketTimeoutException overLimit) {
+            // the rest of the answer is not read: the connection is closed, not drained
+            abort(upstream);
+            throw overLimit;
+        }
+
+        Attempt attempt = request.attempt();
+        attempt.firstByte();
+        Relay relay = new Relay(request, client, upstream, deadline);
+        client.putHeader(RequestLog.HEADER, RequestLog.id(exchange));
+        Ending ending;
+        try {
+            relay.head();
+            ending = relay.pump(first, events, buffer);
+        } catch (RuntimeException | IOException | InterruptedException e) {
+            // nothing may escape once the head is out: a retry would write a second response
+            ending = relay.clientGone ? Ending.CLIENT_GONE : Ending.BROKEN;
+            relay.brokenBy = e.getClass().getSimpleName();
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        // the outcome is recorded before the client sees the end, so that anyone the client tells
+        // (an operator reading /admin/status, a test) finds the stats already updated
+        switch (ending) {
+            case COMPLETE -> {
+                if (relay.sawUsage) {
+                    attempt.succeeded(relay.promptTokens, relay.completionTokens);
+                } else {
+                    // a provider that reports no usage in its stream: the prompt as estimated, the answer as streamed
+                    attempt.succeeded(request.estimatedPromptTokens(),
+                            tokens.count(request.current().upstreamModel(request.model()), relay.answer));
+                }
+            }
+            case BROKEN -> attempt.streamBroke("stream broken (" + relay.brokenBy + ")");
+            case UPSTREAM_FAILED -> attempt.streamBroke("stream ended by a provider error event");
+            case CLIENT_GONE -> attempt.clientGone();
+        }
+        relay.finish(ending);
+        exchange.getMessage().setBody(null);
+    }
+
+    /** One stream being relayed. */
+    private final class Relay {
+
+        private final GatewayRequest request;
+        private final HttpServerResponse client;
+        private final InputStream upstream;
+        private final StreamFormat format;
+        private final long deadline;
+        private volatile boolean clientGone;
+        private long promptTokens;
+        private long completionTokens;
+        private boolean sawUsage;
+        /** The answer's text, kept while no event has reported usage (chat and completions only). */
+        private final StringBuilder answer = new StringBuilder();
+        private int eventsSent;
+        private String brokenBy;
+        private boolean upstreamFailed;
+
+        Relay(GatewayRequest request, HttpServerResponse client, InputStream upstream, long deadline) {
+            this.request = request;
+            this.deadline = deadline;
+            this.client = client;
+            this.upstream = upstream;
+            this.format = request.streamFormat();
+        }
+
+        void head() {
+            // a client that leaves mid-stream cancels the upstream call, which frees the key and this thread
+            client.closeHandler(v -> {
+                clientGone = true;
+                abort(upstream);
+            });
+            client.setStatusCode(200)
+                    .setChunked(true)
+                    .putHeader("Content-Type", "text/event-stream")
+                    .putHeader("Cache-Control", "no-cache");
+            request.responseHeaders().forEach(client::putHeader);
+        }
+
+        Ending pump(List<byte[]> first, SseEventBuffer events, byte[] buffer) throws IOException, InterruptedException {
+            boolean done = forward(first);
+            while (!done) {
+                int n;
+                try {
+                    n = upstream.read(buffer);
+                } catch (IOException e) {
+                    if (clientGone) {
+                        return Ending.CLIENT_GONE;
+                    }
+                    brokenBy = e.getClass().getSimpleName();
+                    return Ending.BROKEN;
+                }
+                if (n < 0) {
+                    // the upstream ended without its end event: the client must not take this for a whole answer
+                    brokenBy = "end of stream before " + request.streamFormat().endName();
+                    return Ending.BROKEN;
+                }
+                try {
+                    done = forward(events.feed(buffer, 0, n));
+                } catch (AnswerTooLarge e) {
+                    brokenBy = e.getMessage();
+                    return Ending.BROKEN;
+                }
+                if (clientGone) {
+                    return Ending.CLIENT_GONE;
+                }
+                if (!done && System.nanoTime() - deadline > 0) {
+                    brokenBy = "still streaming after keypool.max-stream-seconds";
+                    return Ending.BROKEN;
+                }
+            }
+            return upstreamFailed ? Ending.UPSTREAM_FAILED : Ending.COMPLETE;
+        }
+
+        /** Writes whole events; returns true once the stream's end event ([DONE], response.completed, message_stop …) went out. */
+        private boolean forward(List<byte[]> batch) throws InterruptedException {
+            for (byte[] event : batch) {
+                StreamEvent seen = format.read(event, mapper);
+                if (seen.hasUsage()) {
+                    sawUsage = true;
+                    // Anthropic reports the prompt in message_start and the answer in message_delta: keep each side
+                    if (seen.promptTokens() != TokenUsage.ABSENT) {
+                        promptTokens = seen.promptTokens();
+                    }
+                    if (seen.completionTokens() != TokenUsage.ABSENT) {
+                        completionTokens = seen.completionTokens();
+                    }
+                }
+                if (seen.usageOnly() && request.usageAddedByGateway()) {
+                    continue;   // the client did not ask for the usage chunk: it was for our accounting
+                }
+                write(Buffer.buffer(event));
+                eventsSent++;
+                if (!sawUsage) {
+                    // after the write: the client's event is not held up for our accounting
+                    format.appendAnswerText(event, mapper, answer);
+                }
+                if (seen.done()) {
+                    upstreamFailed = seen.failed();
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private void write(Buffer chunk) throws InterruptedException {
+            if (clientGone) {
+                return;
+            }
+            if (client.writeQueueFull()) {
+                CountDownLatch drained = new CountDownLatch(1);
+                client.drainHandler(v -> drained.countDown());
+                if (client.writeQueueFull() && !drained.await(DRAIN_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                    clientGone = true;   // a client that reads nothing for this long is treated as gone
+                    abort(upstream);
+                    return;
+                }
+            }
+            client.write(chunk);
+        }
+
+        void finish(Ending ending) {
+            abortIfOpen(ending);
+            if (clientGone || ending == Ending.CLIENT_GONE) {
+                // marks the response ended, so that platform-http does not try to answer a closed connection
+                try {
+                    client.end();
+                } catch (RuntimeException alreadyClosed) {
+                    // nothing to tell a client that is gone
+                }
+                return;
+            }
+            if (ending == Ending.BROKEN) {
+                LOG.warn("Stream from channel [{}] broke after {} events ({}); client told with an error event",
+                        request.current().name(), eventsSent, brokenBy);
+                client.write(Buffer.buffer(errorEvent()));
+            }
+            client.end();
+        }
+
+        private void abortIfOpen(Ending ending) {
+            if (ending != Ending.COMPLETE) {
+                abort(upstream);
+            }
+        }
+
+        /** In the stream's own format: a data: error for chat, an {@code event: error} for Responses and Messages. */
+        private String errorEvent() {
+            return format.errorEvent(mapper, "The upstream stream of channel " + request.current().name()
+                    + " broke after " + eventsSent + " events; the answer is incomplete", eventsSent);
+        }
+    }
+
+    /** Closes the provider connection without reading the rest of an endless stream. */
+    private static void abort(InputStream upstream) {
+        try {
+            if (upstream instanceof EofSensorInputStream sensor) {
+                sensor.abort();
+            } else {
+                upstream.close();
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // the connection is being torn down anyway
+        }
+    }
+
+}

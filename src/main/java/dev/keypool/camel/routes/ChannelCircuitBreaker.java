@@ -1,0 +1,276 @@
+package dev.keypool.camel.routes;
+
+import java.util.List;
+
+import dev.keypool.breaker.BreakerFigures;
+import dev.keypool.breaker.ChannelBreaker;
+import org.apache.camel.AsyncCallback;
+import org.apache.camel.AsyncProcessor;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePropertyKey;
+import org.apache.camel.Navigate;
+import org.apache.camel.Processor;
+import org.apache.camel.Route;
+import org.apache.camel.api.management.ManagedAttribute;
+import org.apache.camel.api.management.ManagedOperation;
+import org.apache.camel.api.management.ManagedResource;
+import org.apache.camel.spi.IdAware;
+import org.apache.camel.spi.RouteIdAware;
+import org.apache.camel.spi.UnitOfWork;
+import org.apache.camel.support.AsyncProcessorConverterHelper;
+import org.apache.camel.support.AsyncProcessorSupport;
+import org.apache.camel.support.ExchangeHelper;
+import org.apache.camel.support.PluginHelper;
+import org.apache.camel.support.UnitOfWorkHelper;
+import org.apache.camel.support.service.ServiceHelper;
+
+/**
+ * A channel route's {@code circuitBreaker} step (made by {@link ChannelBreakerFactory}): the same contract as
+ * camel-resilience4j's processor, but its body runs asynchronously and the channel's {@link ChannelBreaker} is the
+ * breaker. Camel's runs the body and waits for it, so a request would hold its thread for the whole provider call
+ * even though the call itself holds none.
+ *
+ * <p>What it keeps of Camel's: the breaker admits the call or not (the one admission check of a visit); the body runs
+ * on a copy of the exchange, whose results are copied back only on success; a rejected or failed call runs onFallback
+ * with the failure as {@code CamelExceptionCaught} (none when rejected) and the {@code CamelCircuitBreaker*}
+ * properties set as Camel sets them. The fallback runs to its end before the step ends, as in Camel's. Unlike Camel's
+ * it reports no outcome: what a visit's end means for the channel is the route's to say (its steps know a client
+ * that left from a provider that failed), and they tell the breaker once.
+ *
+ * <p>Over JMX it is the step's processor MBean ({@code type=processors,name="<channel>-breaker"}) with the breaker's
+ * state, figures and operator actions merged in, as camel-resilience4j's processor shows its breaker. The actions are
+ * the breaker's own (logged, announced to the other instances); unlike the admin API's they are not kept over a
+ * restart.
+ */
+@ManagedResource(description = "KeyPool channel breaker")
+public final class ChannelCircuitBreaker extends AsyncProcessorSupport implements Navigate<Processor>, IdAware, RouteIdAware {
+
+    private final ChannelBreaker breaker;
+    private final AsyncProcessor body;
+    private final Processor fallback;
+    private String id;
+    private String routeId;
+
+    ChannelCircuitBreaker(ChannelBreaker breaker, Processor body, Processor fallback) {
+        this.breaker = breaker;
+        this.body = AsyncProcessorConverterHelper.convert(body);
+        this.fallback = fallback;
+    }
+
+    @Override
+    public boolean process(Exchange exchange, AsyncCallback callback) {
+        // as in a doTry block: failures go to onFallback, not to the route's error handler
+        exchange.setProperty(ExchangePropertyKey.TRY_ROUTE_BLOCK, true);
+        if (!breaker.admits()) {
+            runFallback(exchange);
+            callback.done(true);
+            return true;
+        }
+        Exchange copy = ExchangeHelper.createCorrelatedCopy(exchange, false);
+        UnitOfWork copyUow = unitOfWork(exchange, copy);
+        try {
+            return body.process(copy, doneSync -> {
+                complete(exchange, copy, copyUow);
+                callback.done(doneSync);
+            });
+        } catch (Throwable e) {
+            copy.setException(e);
+            complete(exchange, copy, copyUow);
+            callback.done(true);
+            return true;
+        }
+    }
+
+    /** The copy's unit of work, made as Camel's breaker makes it when the copy has none: starting in the original's route. */
+    private static UnitOfWork unitOfWork(Exchange original, Exchange copy) {
+        UnitOfWork uow = copy.getUnitOfWork();
+        if (uow == null) {
+            uow = PluginHelper.getUnitOfWorkFactory(copy.getContext()).createUnitOfWork(copy);
+            copy.getExchangeExtension().setUnitOfWork(uow);
+            Route route = ExchangeHelper.getRoute(original);
+            if (route != null) {
+                uow.pushRoute(route);
+            }
+        }
+        return uow;
+    }
+
+    private void complete(Exchange exchange, Exchange copy, UnitOfWork uow) {
+        Throwable failure = copy.getException();
+        UnitOfWorkHelper.doneUow(uow, copy);
+        if (failure == null) {
+            ExchangeHelper.copyResults(exchange, copy);
+            exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_SUCCESSFUL_EXECUTION, true);
+            exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_FROM_FALLBACK, false);
+            exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_STATE, breaker.state().name());
+            exchange.removeProperty(ExchangePropertyKey.TRY_ROUTE_BLOCK);
+        } else {
+            exchange.setException(failure);
+            runFallback(exchange);
+        }
+    }
+
+    /** onFallback, for a call the breaker rejected (no exception on the exchange) or one that failed. */
+    private void runFallback(Exchange exchange) {
+        exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_STATE, breaker.state().name());
+        exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_SUCCESSFUL_EXECUTION, false);
+        exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_FROM_FALLBACK, true);
+        exchange.setProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_SHORT_CIRCUITED, true);
+        if (exchange.getProperty(ExchangePropertyKey.FAILURE_ENDPOINT) == null) {
+            exchange.setProperty(ExchangePropertyKey.FAILURE_ENDPOINT, exchange.getProperty(ExchangePropertyKey.TO_ENDPOINT));
+        }
+        exchange.setProperty(ExchangePropertyKey.EXCEPTION_HANDLED, true);
+        exchange.setProperty(ExchangePropertyKey.EXCEPTION_CAUGHT, exchange.getException());
+        exchange.setRouteStop(false);
+        exchange.setException(null);
+        exchange.getExchangeExtension().setRedeliveryExhausted(false);
+        try {
+            fallback.process(exchange);
+        } catch (Throwable e) {
+            exchange.setException(e);
+        }
+        exchange.removeProperty(ExchangePropertyKey.TRY_ROUTE_BLOCK);
+    }
+
+    @ManagedAttribute(description = "The channel this breaker guards")
+    public String getChannel() {
+        return breaker.channel();
+    }
+
+    @ManagedAttribute(description = "CLOSED, OPEN or HALF_OPEN")
+    public String getCircuitBreakerState() {
+        return breaker.state().name();
+    }
+
+    @ManagedAttribute(description = "Whether an operator holds it OPEN (it then stays OPEN until closed)")
+    public boolean isForcedOpen() {
+        return breaker.forcedOpen();
+    }
+
+    @ManagedAttribute(description = "Failed visits in the error-rate window, percent")
+    public double getErrorRatePercent() {
+        return breaker.figures().errorRatePercent();
+    }
+
+    @ManagedAttribute(description = "Visits in the error-rate window")
+    public long getCallsInWindow() {
+        return breaker.figures().callsInWindow();
+    }
+
+    @ManagedAttribute(description = "Mean upstream latency in the latency window, ms")
+    public double getAverageLatencyMs() {
+        return breaker.figures().averageLatencyMs();
+    }
+
+    @ManagedAttribute(description = "Highest current failure streak of a key of the channel")
+    public int getMaxKeyConsecutiveFailures() {
+        return breaker.figures().maxKeyConsecutiveFailures();
+    }
+
+    @ManagedAttribute(description = "Visits that found no usable key since the breaker last closed or tripped")
+    public long getPoolExhaustedCount() {
+        return breaker.figures().poolExhaustedCount();
+    }
+
+    @ManagedAttribute(description = "The trigger or operator reason that opened it; empty when CLOSED")
+    public String getTrippedBy() {
+        String trippedBy = breaker.figures().trippedBy();
+        return trippedBy == null ? "" : trippedBy;
+    }
+
+    @ManagedAttribute(description = "When OPEN: the earliest time for HALF_OPEN (ISO-8601); empty otherwise or when forced open")
+    public String getNextAttemptAt() {
+        BreakerFigures figures = breaker.figures();
+        return figures.nextAttemptAt() == null ? "" : figures.nextAttemptAt().toString();
+    }
+
+    @ManagedAttribute(description = "When HALF_OPEN: probe results so far")
+    public int getHalfOpenProbes() {
+        return breaker.figures().halfOpenProbes();
+    }
+
+    @ManagedAttribute(description = "When HALF_OPEN: successful probes so far")
+    public int getHalfOpenSuccesses() {
+        return breaker.figures().halfOpenSuccesses();
+    }
+
+    @ManagedAttribute(description = "Probes per half-open period (halfOpenRequests)")
+    public int getHalfOpenRequests() {
+        return breaker.settings().halfOpenRequests();
+    }
+
+    @ManagedAttribute(description = "Successful probes that close it (halfOpenSuccess)")
+    public int getHalfOpenSuccess() {
+        return breaker.settings().halfOpenSuccess();
+    }
+
+    @ManagedOperation(description = "Holds the channel OPEN until forced closed (or half-open)")
+    public void forceOpen(String reason) {
+        breaker.forceOpen(reason == null || reason.isBlank() ? "JMX" : reason);
+    }
+
+    @ManagedOperation(description = "CLOSED with fresh windows, whatever the state")
+    public void forceClosed() {
+        breaker.forceClosed();
+    }
+
+    @ManagedOperation(description = "HALF_OPEN now: the next halfOpenRequests requests are probes")
+    public void forceHalfOpen() {
+        breaker.forceHalfOpen();
+    }
+
+    @Override
+    public List<Processor> next() {
+        return List.of(body, fallback);
+    }
+
+    @Override
+    public boolean hasNext() {
+        return true;
+    }
+
+    @Override
+    public String getId() {
+        return id;
+    }
+
+    @Override
+    public void setId(String id) {
+        this.id = id;
+    }
+
+    @Override
+    public String getRouteId() {
+        return routeId;
+    }
+
+    @Override
+    public void setRouteId(String routeId) {
+        this.routeId = routeId;
+    }
+
+    @Override
+    protected void doBuild() throws Exception {
+        ServiceHelper.buildService(body, fallback);
+    }
+
+    @Override
+    protected void doInit() throws Exception {
+        ServiceHelper.initService(body, fallback);
+    }
+
+    @Override
+    protected void doStart() throws Exception {
+        ServiceHelper.startService(body, fallback);
+    }
+
+    @Override
+    protected void doStop() throws Exception {
+        ServiceHelper.stopService(body, fallback);
+    }
+
+    @Override
+    public String toString() {
+        return "ChannelCircuitBreaker[" + breaker.channel() + "]";
+    }
+}
