@@ -51,6 +51,8 @@ final class AdminBeans {
         // health probes (routes/probes.camel.yaml) and fault injection (routes/faults.camel.yaml, upstream-attempt)
         ProbeSchedule probeSchedule = new ProbeSchedule(channels.all().all(), clock);
         registry.bind("healthProbes", new HealthProbes(probeSchedule, mapper, clock));
+        // provider keys added through the admin API, from the database into their channels' pools
+        ProviderKeyBeans.bind(context, channels.all(), channels.assembly(), clock, metrics, probeSchedule);
         registry.bind("configReloader", new ConfigReloader(context, file, loader, config, channels.assembly(), channels.all(),
                 channels.runtimeChanges(), adminGuard, metrics, probeSchedule, mapper, runtimeTenants));
         registry.bind("faults", new FaultInjector(new Faults(() -> channels.all().all().stream().collect(Collectors.toMap(

@@ -56,6 +56,8 @@ public final class ChannelAssembly {
     private final Map<String, ChannelBreaker> breakers = new ConcurrentHashMap<>();
     private final Map<String, KeyPool> pools = new ConcurrentHashMap<>();
     private final Map<String, ChannelMeters> metersByChannel = new ConcurrentHashMap<>();
+    /** The keys kept beside keypool.yaml for a channel (added through the admin API), which a reload keeps. */
+    private volatile Function<ChannelConfig, List<ApiKey>> storedKeys = config -> List.of();
 
     /** @param meters the meters of the channel of a name, asked once per name */
     public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters) {
@@ -73,6 +75,14 @@ public final class ChannelAssembly {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.meters = Objects.requireNonNull(meters, "meters");
         this.peers = Objects.requireNonNull(peers, "peers");
+    }
+
+    /**
+     * From now on a channel is made, and reloaded, with {@code stored} keys too: those of its name kept beside
+     * keypool.yaml, not in the file.
+     */
+    public void keepStoredKeys(Function<ChannelConfig, List<ApiKey>> stored) {
+        this.storedKeys = Objects.requireNonNull(stored, "stored");
     }
 
     /** A new channel: its pool of keys, and its breaker (the one made before for this name, if any). */
@@ -163,8 +173,10 @@ public final class ChannelAssembly {
         return metersByChannel.computeIfAbsent(channel, meters);
     }
 
-    private static List<ApiKey> keys(ChannelConfig config) {
-        return config.keys().stream().map(ChannelAssembly::key).toList();
+    private List<ApiKey> keys(ChannelConfig config) {
+        List<ApiKey> keys = new ArrayList<>(config.keys().stream().map(ChannelAssembly::key).toList());
+        keys.addAll(storedKeys.apply(config));
+        return keys;
     }
 
     private static ApiKey key(KeyConfig k) {

@@ -142,7 +142,7 @@ public final class KeyPool {
      * new key joins ACTIVE and warms up; a removed key takes no new calls and is let go once its calls in flight are
      * recorded (they still find it here).
      */
-    public Reload reload(List<ApiKey> configured, SelectionStrategy newStrategy, Duration newCooldown, int newDisableAfter) {
+    public synchronized Reload reload(List<ApiKey> configured, SelectionStrategy newStrategy, Duration newCooldown, int newDisableAfter) {
         PoolSettings reloaded = settings.reloaded(newStrategy, newCooldown, newDisableAfter);
         PoolKeys.Replaced replaced = keys.replace(configured);
         settings = reloaded;
@@ -161,6 +161,47 @@ public final class KeyPool {
         }
         keys.forgetIdleRemovedKeys();
         return new Reload(replaced.kept(), replaced.added(), replaced.removed());
+    }
+
+    /**
+     * A key that joins the running pool without a reload: an operator's (design §9, keys at runtime), which warms up
+     * over the channel's warmup as a key a reload adds ({@code entersService}), or one kept beside keypool.yaml that is
+     * in service already at startup. A key this pool had removed while calls were still in flight on it comes back
+     * with its state and counters.
+     *
+     * @return false, and nothing changed, when the pool has a key with that fingerprint already
+     */
+    public synchronized boolean add(ApiKey key, boolean entersService) {
+        ApiKey joined = keys.add(key);
+        if (joined == null) {
+            return false;
+        }
+        if (entersService) {
+            keys.ramp(joined).enteredService(settings.clock().instant());
+        } else {
+            keys.ramp(joined);
+        }
+        KeyState state = stateOf(joined);
+        transitions.announce(joined, state, state, "added by operator, " + state
+                + (entersService ? transitions.warmingUp() : ""));
+        return true;
+    }
+
+    /**
+     * An operator's removal: the key takes no new calls and is let go once its calls in flight are recorded (they
+     * still find it here), as a key a reload removes.
+     *
+     * @return false when the pool has no key with that fingerprint
+     */
+    public synchronized boolean remove(String fingerprint) {
+        ApiKey key = keys.remove(fingerprint);
+        if (key == null) {
+            return false;
+        }
+        KeyState state = key.storedState();
+        transitions.announce(key, state, state, "removed by operator, draining: " + key.inFlight() + " in flight finish");
+        keys.forgetIdleRemovedKeys();
+        return true;
     }
 
     @Override

@@ -88,7 +88,7 @@ final class PoolKeys {
      * label, weight, limits, tenant and rollout/retiring plan are the new ones); a new key joins; a removed key
      * drains and stays known until its calls in flight are recorded.
      */
-    Replaced replace(List<ApiKey> configured) {
+    synchronized Replaced replace(List<ApiKey> configured) {
         Map<String, ApiKey> wanted = index(configured);
         Map<String, ApiKey> before = byFingerprint;
         List<String> kept = new ArrayList<>();
@@ -125,6 +125,50 @@ final class PoolKeys {
         byFingerprint = Collections.unmodifiableMap(next);
         keys = List.copyOf(next.values());
         return new Replaced(kept, added, gone);
+    }
+
+    /**
+     * A key that joins without a reload; one removed while calls were in flight on it comes back with its state.
+     *
+     * @return the key now in the pool, or null when the pool has one of that fingerprint already
+     */
+    synchronized ApiKey add(ApiKey key) {
+        Objects.requireNonNull(key, "key");
+        if (byFingerprint.containsKey(key.fingerprint())) {
+            return null;
+        }
+        ApiKey joined = removed.remove(key.fingerprint());
+        if (joined != null) {
+            joined.drain(false);
+        } else {
+            join(key);
+            joined = key;
+        }
+        Map<String, ApiKey> next = new LinkedHashMap<>(byFingerprint);
+        next.put(joined.fingerprint(), joined);
+        byFingerprint = Collections.unmodifiableMap(next);
+        keys = List.copyOf(next.values());
+        return joined;
+    }
+
+    /**
+     * A key that leaves without a reload: it drains and stays known until its calls in flight are recorded.
+     *
+     * @return the key, or null when the pool has none of that fingerprint
+     */
+    synchronized ApiKey remove(String fingerprint) {
+        ApiKey key = byFingerprint.get(fingerprint);
+        if (key == null) {
+            return null;
+        }
+        key.drain(true);
+        // in removed before it leaves the index, so that a call in flight on it always finds it
+        removed.put(fingerprint, key);
+        Map<String, ApiKey> next = new LinkedHashMap<>(byFingerprint);
+        next.remove(fingerprint);
+        keys = List.copyOf(next.values());
+        byFingerprint = Collections.unmodifiableMap(next);
+        return key;
     }
 
     /** A key removed by a reload, still known while calls are in flight on it; null when let go. */

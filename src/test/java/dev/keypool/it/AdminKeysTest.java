@@ -1,6 +1,8 @@
 package dev.keypool.it;
 
 import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -150,7 +152,13 @@ class AdminKeysTest extends GatewayTestSupport {
         admin().post("/admin/keys/" + ONE + "/disable");
         admin().post("/admin/keys/" + ONE + "/enable");
 
-        JsonNode events = mapper.readTree(admin().get("/admin/events").body()).path("events");
+        // the key's changes, not the alert its disabling raised (AlertWebhookTest)
+        List<JsonNode> events = new ArrayList<>();
+        mapper.readTree(admin().get("/admin/events").body()).path("events").forEach(event -> {
+            if (!event.path("type").asText().equals("alert")) {
+                events.add(event);
+            }
+        });
 
         assertThat(events).hasSize(2);
         assertThat(events.get(0).path("key").asText()).isEqualTo(ONE);
@@ -158,7 +166,9 @@ class AdminKeysTest extends GatewayTestSupport {
                 .containsEntry("from", "ACTIVE").containsEntry("to", "DISABLED");
         assertThat(events.get(1).path("message").asText()).isEqualTo("Key " + ONE + "(alpha) enabled by operator, ACTIVE");
         assertThat(events.get(1).path("id").asLong()).isGreaterThan(events.get(0).path("id").asLong());
-        assertThat(mapper.readTree(admin().get("/admin/events?since=" + events.get(0).path("id").asLong()).body())
-                .path("events")).hasSize(1);
+        JsonNode since = mapper.readTree(admin().get("/admin/events?since=" + events.get(0).path("id").asLong()).body())
+                .path("events");
+        assertThat(since).extracting(event -> event.path("id").asLong())
+                .doesNotContain(events.get(0).path("id").asLong()).contains(events.get(1).path("id").asLong());
     }
 }

@@ -82,9 +82,10 @@ public final class AdminActions {
     public void patch(Exchange exchange) throws IOException {
         KeyPatch patch = invalidAs400(() -> KeyPatch.parse(json(exchange)));
         changeKeys(exchange, (channel, fingerprint) -> {
-            changes.patched(channel.name(), fingerprint, patch);
             KeyConfig config = channel.config().keys().stream().filter(k -> Fingerprint.of(k.key()).equals(fingerprint))
-                    .findFirst().orElseThrow();
+                    .findFirst().orElseThrow(() -> new GatewayError(409, "invalid_request_error", "key_not_in_config",
+                            "Key " + fingerprint + " was added at runtime: its weight and limits cannot be changed", null));
+            changes.patched(channel.name(), fingerprint, patch);
             channel.pool().controls().tune(fingerprint, changes.weight(channel.config(), config), changes.limits(channel.config(), config));
         });
         metrics.refresh();   // a newly limited window gets its quota gauge
