@@ -67,8 +67,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         BatchBeans.bind(context, tenants.tenants(), mapper, clock);
         // the control plane's database, and the request log written into it by routes/request-log.camel.yaml
         RequestLog requestLog = DatabaseBeans.bind(context, config, channels.stateDir(), clock, metrics);
+        RoutingBeans routing = RoutingBeans.bind(context, config, channels.all());
         PipelineBeans pipeline = PipelineBeans.bind(context, requestsHeld, channels.all(), tenants.tenants(), config.queue(),
-                requestLog, metrics, mapper, clock);
+                requestLog, metrics, mapper, clock, routing);
         if (http) {
             ServerBeans.installEdge(context, pipeline.gatewayResponses());
         }
