@@ -12,7 +12,7 @@ import org.apache.camel.CamelContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The model groups of keypool.yaml (design §2a) and the planning of a group's walk. */
+/** The model groups of keypool.yaml (design §16) and the planning of a group's walk. */
 record RoutingBeans(ModelGroups groups, GroupRouting routing) {
 
     private static final Logger LOG = LoggerFactory.getLogger(RoutingBeans.class);

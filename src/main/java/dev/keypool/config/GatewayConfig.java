@@ -9,7 +9,7 @@ import dev.keypool.routing.ModelGroup;
  * The whole of {@code keypool.yaml}, validated: channels in configuration order (the first channel serving a
  * model is its primary), tenants (empty = the gateway is open), the admin settings (null = admin API off) and the
  * shared state (null = everything stays in this instance), the control plane's database, its request log and the
- * model groups (design §2a).
+ * model groups (design §16).
  */
 public record GatewayConfig(List<ChannelConfig> channels, List<TenantConfig> tenants, AdminConfig admin,
                             QueueConfig queue, RedisConfig redis, DatabaseConfig database, RequestLogConfig requestLog,

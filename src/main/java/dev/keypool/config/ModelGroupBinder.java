@@ -13,7 +13,7 @@ import dev.keypool.routing.ModelGroup;
 import dev.keypool.routing.Sticky;
 import dev.keypool.routing.Target;
 
-/** The optional {@code modelGroups} list: model names served by weighted, tiered targets (design §2a). */
+/** The optional {@code modelGroups} list: model names served by weighted, tiered targets (design §16). */
 final class ModelGroupBinder {
 
     private static final Set<String> FIELDS = Set.of("name", "balance", "sticky", "maxPriceRatio", "targets");

@@ -91,7 +91,7 @@ public final class GatewayRequest {
         this.stream = stream;
     }
 
-    /** For a model group: the model to send at each step of the chain (design §2a). */
+    /** For a model group: the model to send at each step of the chain (design §16). */
     public void sendModels(List<String> modelPerStep) {
         this.models = modelPerStep;
     }

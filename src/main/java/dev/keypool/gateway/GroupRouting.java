@@ -16,7 +16,7 @@ import dev.keypool.routing.Target;
 import dev.keypool.routing.TargetOrder;
 
 /**
- * The walk of a request for a model group (design §2a): the group's targets in the order {@link TargetOrder} draws
+ * The walk of a request for a model group (design §16): the group's targets in the order {@link TargetOrder} draws
  * for this request, then the fallback lists of their channels, no channel and model twice. It is the same walk as a
  * channel's own chain, with the model to send named at each step.
  */

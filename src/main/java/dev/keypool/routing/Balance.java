@@ -5,7 +5,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-/** How a model group picks the first target among the usable ones of its best tier (design §2a). */
+/** How a model group picks the first target among the usable ones of its best tier (design §16). */
 public enum Balance {
     /** At random, in proportion to each target's weight. */
     WEIGHTED,

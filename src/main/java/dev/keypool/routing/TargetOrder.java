@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.function.DoubleSupplier;
 
 /**
- * The order in which a request tries a group's targets (design §2a): tier by tier; within a tier the usable targets
+ * The order in which a request tries a group's targets (design §16): tier by tier; within a tier the usable targets
  * first, drawn one after the other by the balance (the first is the chosen one, the rest are its fallbacks), then the
  * ones that had no usable key or an open breaker (the walk passes them by cheaply, and they count as walked past).
  * <p>

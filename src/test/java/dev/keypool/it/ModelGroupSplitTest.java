@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A model group splits its requests by the weights of its targets (design §2a): a gray split over real HTTP. */
+/** A model group splits its requests by the weights of its targets (design §16): a gray split over real HTTP. */
 class ModelGroupSplitTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -176,7 +176,7 @@ public final class RequestPlanner {
     public void plan(Exchange exchange) {
         ClientRequest read = exchange.getProperty(Exchanges.CLIENT_REQUEST, ClientRequest.class);
         TenantCharge charge = exchange.getProperty(Exchanges.TENANT_CHARGE, TenantCharge.class);
-        // a model group (design §2a) before a channel's model of the same name
+        // a model group (design §16) before a channel's model of the same name
         ModelGroup group = groups.get(read.model());
         Channels.Plan plan = group == null ? channels.plan(read.model(), read.api())
                 : groupRouting.plan(group, read.api(), charge == null ? KeyScope.SHARED : charge.tenant().keyScope(),
