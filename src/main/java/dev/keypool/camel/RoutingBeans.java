@@ -2,6 +2,8 @@ package dev.keypool.camel;
 
 import java.util.concurrent.ThreadLocalRandom;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.camel.admin.ModelGroupAdmin;
 import dev.keypool.config.GatewayConfig;
 import dev.keypool.gateway.Channels;
 import dev.keypool.gateway.GroupRouting;
@@ -28,6 +30,7 @@ record RoutingBeans(ModelGroups groups, GroupRouting routing) {
                     group.sticky().configName(), group.targets());
         }
         context.getRegistry().bind("modelGroups", groups);
+        context.getRegistry().bind("modelGroupAdmin", new ModelGroupAdmin(groups, new ObjectMapper()));
         return new RoutingBeans(groups,
                 new GroupRouting(channels, new TargetOrder(() -> ThreadLocalRandom.current().nextDouble())));
     }

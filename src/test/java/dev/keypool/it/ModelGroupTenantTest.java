@@ -38,7 +38,7 @@ class ModelGroupTenantTest extends GatewayTestSupport {
         HttpResponse<String> allowed = chatAs("tok-team-a", "team-chat");
         HttpResponse<String> refused = chatAs("tok-team-b", "team-chat");
 
-        assertThat(allowed.statusCode()).isEqualTo(200);
+        assertThat(allowed.statusCode()).as(allowed.body()).isEqualTo(200);
         assertThat(allowed.headers().firstValue("X-KeyPool-Model")).contains("alpha-chat");
         assertThat(refused.statusCode()).isEqualTo(403);
         assertThat(refused.body()).contains("model_not_allowed");
