@@ -49,7 +49,7 @@ class LayersTest {
         // keypool.yaml bound and validated into the settings of the domain
         LAYERS.put("configuration", List.of("config"));
         // the decisions: which key, is the breaker open, is there room in the quota, may the tenant go on
-        LAYERS.put("domain", List.of("pool", "quota", "breaker", "tenant", "batch"));
+        LAYERS.put("domain", List.of("pool", "quota", "breaker", "tenant", "batch", "routing"));
         // what the domain is built from: counting windows, state events, durable files, hashing
         LAYERS.put("base", List.of("auth", "events", "state", "window"));
     }

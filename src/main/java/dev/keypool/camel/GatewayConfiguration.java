@@ -72,8 +72,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         // tenants at runtime (routes/tenants.camel.yaml): the file's laid over with the admin API's, kept in the database
         RuntimeTenants runtimeTenants = TenantStoreBeans.bind(context, config.tenants(), tenants, channels.all(), redis,
                 clock, channels.stateListeners(), mapper);
+        RoutingBeans routing = RoutingBeans.bind(context, config, channels.all());
         PipelineBeans pipeline = PipelineBeans.bind(context, requestsHeld, channels.all(), tenants.tenants(), config.queue(),
-                requestLog, metrics, mapper, clock);
+                requestLog, metrics, mapper, clock, routing);
         if (http) {
             ServerBeans.installEdge(context, pipeline.gatewayResponses());
         }

@@ -43,12 +43,13 @@ record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayRespon
     private static final Logger LOG = LoggerFactory.getLogger(PipelineBeans.class);
 
     static PipelineBeans bind(CamelContext context, int requestsHeld, Channels all, Tenants tenants, QueueConfig queue,
-            RequestLog requestLog, GatewayMetrics metrics, ObjectMapper mapper, Clock clock) {
+            RequestLog requestLog, GatewayMetrics metrics, ObjectMapper mapper, Clock clock, RoutingBeans routing) {
         Registry registry = context.getRegistry();
         registry.bind("admission", new Admission(inFlightLimit(context, requestsHeld)));
         TokenEstimator tokenEstimator = new TokenEstimator();
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, Wiring.longSetting(context, "keypool.max-body-bytes"),
-                Wiring.longSetting(context, "keypool.max-audio-body-bytes"), tokenEstimator));
+                Wiring.longSetting(context, "keypool.max-audio-body-bytes"), tokenEstimator, routing.groups(),
+                routing.routing()));
         registry.bind("tenantGate", new TenantGate(tenants));
         registry.bind("channelRouter", new ChannelRouter());
         registry.bind("channelOutcomes", new ChannelOutcomes());
@@ -68,7 +69,7 @@ record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayRespon
         metrics.watch(all, capacityQueue);
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics, requestLog);
         registry.bind("gatewayResponses", gatewayResponses);
-        registry.bind("modelCatalog", new ModelCatalog(all, mapper));
+        registry.bind("modelCatalog", new ModelCatalog(all, mapper, routing.groups()));
         return new PipelineBeans(capacityQueue, gatewayResponses);
     }
 

@@ -2,19 +2,24 @@ package dev.keypool.config;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
+
+import dev.keypool.routing.ModelGroup;
 
 /** The top level of {@code keypool.yaml}, and the checks that need the whole file: channel and tenant references. */
 final class ConfigBinder {
 
     private static final Set<String> FIELDS = Set.of("channels", "tenants", "admin", "queue", "redis", "database", "requestLog",
-            "alerts");
+            "alerts", "modelGroups");
 
     private final ChannelBinder channelBinder = new ChannelBinder();
     private final TenantBinder tenantBinder = new TenantBinder();
+    private final ModelGroupBinder modelGroupBinder = new ModelGroupBinder();
 
     /** @return the bound configuration, only meaningful when no problem was reported; null when nothing could be read */
     GatewayConfig bind(ConfigNode root) {
@@ -39,6 +44,9 @@ final class ConfigBinder {
                 }
             }
         }
+        Map<String, ChannelConfig> channelsByName = new HashMap<>();
+        bound.forEach(c -> channelsByName.put(c.config().name(), c.config()));
+        List<ModelGroup> modelGroups = modelGroupBinder.bind(root.field("modelGroups"), channelsByName);
         return new GatewayConfig(
                 bound.stream().map(ChannelBinder.BoundChannel::config).toList(),
                 tenants,
@@ -47,7 +55,8 @@ final class ConfigBinder {
                 redis(root.field("redis")),
                 database(root.field("database")),
                 requestLog(root.field("requestLog")),
-                new AlertsBinder().bind(root.field("alerts")));
+                new AlertsBinder().bind(root.field("alerts")),
+                modelGroups);
     }
 
     /** No {@code database} block: SQLite in state.dir; {@code url} names a PostgreSQL server instead. */

@@ -20,8 +20,30 @@ import dev.keypool.config.ChannelConfig;
  */
 public final class Channels {
 
-    /** Where a request goes: its model as the client meant it and the ordered chain of channels to try. */
-    public record Plan(String model, List<Channel> chain) {
+    /**
+     * Where a request goes: its model as the client meant it and the ordered chain of channels to try; for a model
+     * group, {@code models} the model to send at each step of the chain (null: each channel's own for {@code model}).
+     */
+    public record Plan(String model, List<Channel> chain, List<String> models) {
+
+        public Plan(String model, List<Channel> chain) {
+            this(model, chain, null);
+        }
+
+        /** Only the steps whose channel passes {@code keep}, each with its model. */
+        public Plan only(java.util.function.Predicate<Channel> keep) {
+            List<Channel> keptChain = new java.util.ArrayList<>();
+            List<String> keptModels = models == null ? null : new java.util.ArrayList<>();
+            for (int i = 0; i < chain.size(); i++) {
+                if (keep.test(chain.get(i))) {
+                    keptChain.add(chain.get(i));
+                    if (keptModels != null) {
+                        keptModels.add(models.get(i));
+                    }
+                }
+            }
+            return new Plan(model, keptChain, keptModels);
+        }
     }
 
     /**

@@ -43,6 +43,8 @@ public final class GatewayRequest {
     private final Api api;
     private final String model;
     private final List<Channel> chain;
+    /** For a model group, the model to send at each step of the chain; null: each channel's own for {@link #model}. */
+    private List<String> models;
     private final UpstreamPayload body;
     private final boolean stream;
     private final Supplier<TokenEstimate> tokenEstimate;
@@ -89,6 +91,16 @@ public final class GatewayRequest {
         this.chain = chain;
         this.body = body;
         this.stream = stream;
+    }
+
+    /** For a model group: the model to send at each step of the chain (design §16). */
+    public void sendModels(List<String> modelPerStep) {
+        this.models = modelPerStep;
+    }
+
+    /** The model sent upstream at the current step of the chain. */
+    public String upstreamModel() {
+        return models != null ? models.get(level) : current.upstreamModel(model);
     }
 
     /** What metrics label a request with no tenant: the gateway has no tenants. */
@@ -263,7 +275,7 @@ public final class GatewayRequest {
      * disk, the file to send ({@link SplicedFile}).
      */
     public Object upstreamBody() {
-        return body.forModel(current.upstreamModel(model));
+        return body.forModel(upstreamModel());
     }
 
     public Set<String> triedKeys() {
@@ -402,6 +414,7 @@ public final class GatewayRequest {
         headers.put("X-KeyPool-Key", servedKey.fingerprint());
         headers.put(ATTEMPTS_HEADER, String.valueOf(totalAttempts));
         headers.put("X-Fallback-Level", String.valueOf(level));
+        headers.put("X-KeyPool-Model", models != null ? models.get(level) : servedBy.upstreamModel(model));
         headers.put(POOL_HEADER, keyScope.isOwn(servedKey) ? "own" : "shared");
         if (charge != null) {
             headers.putAll(charge.rateLimits().headers());

@@ -4,6 +4,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -36,6 +37,12 @@ public final class UpstreamBody implements UpstreamPayload {
             this.json = json;
             this.original = original;
         }
+    }
+
+    /** OpenAI's {@code user} field: the end user the request is made for; null when the client names none. */
+    public String user() {
+        JsonNode user = json.get("user");
+        return user != null && user.isTextual() ? user.asText() : null;
     }
 
     @Override

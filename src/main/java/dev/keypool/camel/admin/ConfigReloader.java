@@ -23,6 +23,7 @@ import dev.keypool.gateway.ChannelAssembly;
 import dev.keypool.gateway.Channels;
 import dev.keypool.probe.ProbeSchedule;
 import dev.keypool.metrics.GatewayMetrics;
+import dev.keypool.routing.ModelGroups;
 import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
@@ -146,6 +147,11 @@ public final class ConfigReloader {
         channels.all().forEach(changes::applyTo);
         guard.replaceToken(next.admin() == null ? null : next.admin().token());
         Tenants.Reload tenantsDone = tenants.fileRead(next.tenants(), "keypool.yaml reloaded");
+        // the file's model groups, weights included: weights set through the admin API give way to the file's
+        ModelGroups groups = context.getRegistry().lookupByNameAndType("modelGroups", ModelGroups.class);
+        if (groups != null) {
+            groups.replace(next.modelGroups());
+        }
         if (!next.queue().equals(current.queue())) {
             LOG.warn("KeyPool configuration {}: queue settings changed, they apply at the next start", file);
         }

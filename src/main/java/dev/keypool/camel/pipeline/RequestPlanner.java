@@ -22,13 +22,17 @@ import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.GatewayRequest;
+import dev.keypool.gateway.GroupRouting;
 import dev.keypool.gateway.MultipartBody;
 import dev.keypool.gateway.MultipartForm;
 import dev.keypool.gateway.SpooledMultipartBody;
 import dev.keypool.gateway.UpstreamBody;
 import dev.keypool.gateway.UpstreamPayload;
+import dev.keypool.pool.KeyScope;
 import dev.keypool.quota.TokenEstimate;
 import dev.keypool.quota.TokenEstimator;
+import dev.keypool.routing.ModelGroup;
+import dev.keypool.routing.ModelGroups;
 import dev.keypool.tenant.Tenant;
 import dev.keypool.tenant.TenantCharge;
 import org.apache.camel.Exchange;
@@ -51,14 +55,18 @@ public final class RequestPlanner {
     private final long maxBodyBytes;
     private final long maxUploadBytes;
     private final TokenEstimator tokens;
+    private final ModelGroups groups;
+    private final GroupRouting groupRouting;
 
     /**
      * @param maxBodyBytes   the largest JSON body (keypool.max-body-bytes)
      * @param maxUploadBytes the largest multipart upload (keypool.max-audio-body-bytes)
      */
     public RequestPlanner(Channels channels, ObjectMapper mapper, long maxBodyBytes, long maxUploadBytes,
-            TokenEstimator tokens) {
+            TokenEstimator tokens, ModelGroups groups, GroupRouting groupRouting) {
         this.tokens = tokens;
+        this.groups = groups;
+        this.groupRouting = groupRouting;
         this.channels = channels;
         this.mapper = mapper;
         this.maxBodyBytes = maxBodyBytes;
@@ -167,16 +175,23 @@ public final class RequestPlanner {
      */
     public void plan(Exchange exchange) {
         ClientRequest read = exchange.getProperty(Exchanges.CLIENT_REQUEST, ClientRequest.class);
-        Channels.Plan plan = channels.plan(read.model(), read.api());
-        List<Channel> chain = plan.chain();
         TenantCharge charge = exchange.getProperty(Exchanges.TENANT_CHARGE, TenantCharge.class);
+        // a model group (design §16) before a channel's model of the same name
+        ModelGroup group = groups.get(read.model());
+        Channels.Plan plan = group == null ? channels.plan(read.model(), read.api())
+                : groupRouting.plan(group, read.api(), charge == null ? KeyScope.SHARED : charge.tenant().keyScope(),
+                        sticky(group, charge, read));
+        List<Channel> chain = plan.chain();
+        List<String> models = plan.models();
         if (charge != null) {
             Tenant tenant = charge.tenant();
             if (!tenant.mayUseModel(plan.model())) {
                 throw GatewayError.modelNotAllowed("Tenant " + tenant.name() + " may not use model '" + plan.model() + "'");
             }
             boolean pinned = !read.model().equals(plan.model());
-            chain = chain.stream().filter(channel -> tenant.mayUseChannel(channel.name())).toList();
+            Channels.Plan allowed = plan.only(channel -> tenant.mayUseChannel(channel.name()));
+            chain = allowed.chain();
+            models = allowed.models();
             if (chain.isEmpty() || pinned && !tenant.mayUseChannel(plan.chain().get(0).name())) {
                 throw GatewayError.modelNotAllowed("Tenant " + tenant.name() + " may not use the channels serving model '"
                         + plan.model() + "' (" + plan.chain().stream().map(Channel::name).collect(Collectors.joining(", "))
@@ -185,11 +200,23 @@ public final class RequestPlanner {
         }
         GatewayRequest request = new GatewayRequest(read.endpoint(), read.api(), plan.model(), chain, read.body(),
                 read.stream(), read::estimate, charge);
+        if (models != null) {
+            request.sendModels(models);
+        }
         if (exchange.getProperty(Exchanges.BATCH_LINE) != null) {
             request.markBatch();
         }
         exchange.setProperty(Exchanges.REQUEST, request);
         exchange.setProperty(Exchanges.UPSTREAM_CONTENT_TYPE, request.upstreamContentType());
+    }
+
+    /** Whom a sticky group keeps on one target: the tenant, or the end user of OpenAI's {@code user} field. */
+    private static String sticky(ModelGroup group, TenantCharge charge, ClientRequest read) {
+        return switch (group.sticky()) {
+            case NONE -> null;
+            case TENANT -> charge == null ? null : charge.tenant().name();
+            case USER -> read.body() instanceof UpstreamBody json ? json.user() : null;
+        };
     }
 
     /** The API the entry route named (kpApi). */

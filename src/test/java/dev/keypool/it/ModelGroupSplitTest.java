@@ -1,0 +1,86 @@
+package dev.keypool.it;
+
+import java.net.http.HttpResponse;
+import java.util.HashMap;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A model group splits its requests by the weights of its targets (design §16): a gray split over real HTTP. */
+class ModelGroupSplitTest extends GatewayTestSupport {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: alpha
+                    baseUrl: UPSTREAM
+                    models: [alpha-chat]
+                    keys:
+                      - key: sk-alpha-1
+                  - name: beta
+                    baseUrl: UPSTREAM
+                    models: [beta-chat]
+                    keys:
+                      - key: sk-beta-1
+                modelGroups:
+                  - name: gray-9-1
+                    targets:
+                      - {channel: alpha, model: alpha-chat, weight: 9}
+                      - {channel: beta, model: beta-chat, weight: 1}
+                  - name: split-3-1
+                    targets:
+                      - {channel: alpha, model: alpha-chat, weight: 3}
+                      - {channel: beta, model: beta-chat, weight: 1}
+                """;
+    }
+
+    /** The models that answered 2,000 requests for the group, counted from X-KeyPool-Model. */
+    private Map<String, Integer> served(String group) throws Exception {
+        Map<String, Integer> counts = new HashMap<>();
+        for (int i = 0; i < 2000; i++) {
+            HttpResponse<String> r = chat(group);
+            assertThat(r.statusCode()).isEqualTo(200);
+            counts.merge(r.headers().firstValue("X-KeyPool-Model").orElse("none"), 1, Integer::sum);
+        }
+        return counts;
+    }
+
+    @Test
+    void should_send_ten_percent_to_the_target_of_weight_1_against_9() throws Exception {
+        Map<String, Integer> counts = served("gray-9-1");
+        // 10 % ± 2 % of 2,000
+        assertThat(counts.get("beta-chat")).isBetween(160, 240);
+        assertThat(counts.get("alpha-chat") + counts.get("beta-chat")).isEqualTo(2000);
+    }
+
+    @Test
+    void should_send_a_quarter_to_the_target_of_weight_1_against_3() throws Exception {
+        Map<String, Integer> counts = served("split-3-1");
+        assertThat(counts.get("beta-chat")).isBetween(460, 540);
+    }
+
+    @Test
+    void should_rewrite_the_model_upstream_and_say_where_it_went() throws Exception {
+        HttpResponse<String> r = chat("gray-9-1");
+
+        String channel = r.headers().firstValue("X-KeyPool-Channel").orElseThrow();
+        String model = r.headers().firstValue("X-KeyPool-Model").orElseThrow();
+        assertThat(model).isEqualTo(channel + "-chat");
+        assertThat(r.headers().firstValue("X-Fallback-Level")).contains("0");
+        assertThat(JSON.readTree(upstream.received().get(0).body()).get("model").asText()).isEqualTo(model);
+    }
+
+    @Test
+    void should_list_the_groups_in_the_models() throws Exception {
+        HttpResponse<String> r = get("/v1/models");
+
+        assertThat(JSON.readTree(r.body()).get("data")).extracting(m -> m.get("id").asText())
+                .contains("gray-9-1", "split-3-1", "alpha-chat", "beta-chat");
+    }
+}
