@@ -18,7 +18,6 @@ import dev.keypool.store.UsageTotals;
 import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
-import org.apache.camel.spi.PropertiesComponent;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,11 +40,10 @@ final class DatabaseBeans extends ServiceSupport {
     /** Also reads the spend of the log back into {@code channels}' and {@code tenants}' figures ({@link UsageReadBack}). */
     static RequestLog bind(CamelContext context, GatewayConfig config, Path stateDir, Clock clock, GatewayMetrics metrics,
                            Channels channels, Tenants tenants) {
-        PropertiesComponent properties = context.getPropertiesComponent();
-        int queueSize = Integer.parseInt(setting(properties, "keypool.request-log.queue-size"));
-        int poolSize = Integer.parseInt(setting(properties, "keypool.database.pool-size"));
-        long lockWaitMs = Long.parseLong(setting(properties, "keypool.database.lock-wait-ms"));
-        int bodyMaxBytes = Integer.parseInt(setting(properties, "keypool.request-log.body-max-bytes"));
+        int queueSize = Wiring.intSetting(context, "keypool.request-log.queue-size");
+        int poolSize = Wiring.intSetting(context, "keypool.database.pool-size");
+        long lockWaitMs = Wiring.longSetting(context, "keypool.database.lock-wait-ms");
+        int bodyMaxBytes = Wiring.intSetting(context, "keypool.request-log.body-max-bytes");
         long start = System.nanoTime();
         Database database = Database.open(config.database().postgres(), stateDir, poolSize, lockWaitMs);
         LOG.info("Database: {}{}, schema ready in {} ms; request log {}", database.kind(),
@@ -77,10 +75,5 @@ final class DatabaseBeans extends ServiceSupport {
     @Override
     protected void doStop() {
         database.close();
-    }
-
-    private static String setting(PropertiesComponent properties, String name) {
-        return properties.resolveProperty(name).orElseThrow(() -> new IllegalStateException(
-                "Setting " + name + " is missing: start KeyPool with its application.properties"));
     }
 }
