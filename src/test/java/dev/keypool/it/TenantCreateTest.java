@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,30 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * POST /admin/tenants creates a tenant at runtime and answers its token once: the token serves chat completions at
  * once, and appears in no later answer of the admin API, no log line and not in the database file (only its SHA-256).
  */
-class TenantCreateTest extends GatewayTestSupport {
-
-    private final ObjectMapper mapper = new ObjectMapper();
-
-    @Override
-    protected String keypoolYaml() {
-        return """
-                channels:
-                  - name: alpha
-                    baseUrl: UPSTREAM
-                    models: ["*"]
-                    keys:
-                      - key: sk-alpha-1
-                tenants:
-                  - name: team-a
-                    token: token-a
-                admin:
-                  token: admin-secret-token
-                """;
-    }
-
-    private AdminCalls admin() {
-        return new AdminCalls(http, url(""));
-    }
+class TenantCreateTest extends TenantAdminTestSupport {
 
     @Test
     void should_serve_a_created_tenant_and_show_its_token_only_once() throws Exception {

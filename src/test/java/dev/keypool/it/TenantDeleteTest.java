@@ -3,7 +3,6 @@ package dev.keypool.it;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,30 +11,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A deleted tenant, or one whose {@code expiresAt} the clock has passed, gets 401 {@code invalid_api_key} from its next
  * request on; deleting the last tenant does not open the gateway.
  */
-class TenantDeleteTest extends GatewayTestSupport {
-
-    private final ObjectMapper mapper = new ObjectMapper();
-
-    @Override
-    protected String keypoolYaml() {
-        return """
-                channels:
-                  - name: alpha
-                    baseUrl: UPSTREAM
-                    models: ["*"]
-                    keys:
-                      - key: sk-alpha-1
-                tenants:
-                  - name: team-a
-                    token: token-a
-                admin:
-                  token: admin-secret-token
-                """;
-    }
+class TenantDeleteTest extends TenantAdminTestSupport {
 
     @Test
     void should_refuse_a_deleted_tenant_at_its_next_request_and_stay_closed_without_tenants() throws Exception {
-        AdminCalls admin = new AdminCalls(http, url(""));
+        AdminCalls admin = admin();
         String token = mapper.readTree(admin.post("/admin/tenants", "{\"name\":\"team-c\"}").body()).path("token").asText();
         assertThat(chatAs(token, "gpt-test").statusCode()).isEqualTo(200);
 
@@ -53,7 +33,7 @@ class TenantDeleteTest extends GatewayTestSupport {
 
     @Test
     void should_refuse_a_tenant_once_the_clock_passes_its_expiry() throws Exception {
-        AdminCalls admin = new AdminCalls(http, url(""));
+        AdminCalls admin = admin();
         String expiry = clock.instant().plus(Duration.ofHours(1)).toString();
         String token = mapper.readTree(admin.post("/admin/tenants",
                 "{\"name\":\"team-c\",\"expiresAt\":\"" + expiry + "\"}").body()).path("token").asText();

@@ -4,7 +4,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,26 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * POST /admin/tenants/{name}/rotate answers a new token; the old one is refused from the next request on, or, with
  * {@code graceSeconds}, taken until the clock passes the grace.
  */
-class TenantRotateTest extends GatewayTestSupport {
-
-    private final ObjectMapper mapper = new ObjectMapper();
-
-    @Override
-    protected String keypoolYaml() {
-        return """
-                channels:
-                  - name: alpha
-                    baseUrl: UPSTREAM
-                    models: ["*"]
-                    keys:
-                      - key: sk-alpha-1
-                tenants:
-                  - name: team-a
-                    token: token-a
-                admin:
-                  token: admin-secret-token
-                """;
-    }
+class TenantRotateTest extends TenantAdminTestSupport {
 
     private String create(AdminCalls admin) throws Exception {
         return mapper.readTree(admin.post("/admin/tenants", "{\"name\":\"team-c\"}").body()).path("token").asText();
@@ -40,7 +20,7 @@ class TenantRotateTest extends GatewayTestSupport {
 
     @Test
     void should_refuse_the_old_token_at_once_without_grace() throws Exception {
-        AdminCalls admin = new AdminCalls(http, url(""));
+        AdminCalls admin = admin();
         String old = create(admin);
 
         HttpResponse<String> rotated = admin.post("/admin/tenants/team-c/rotate");
@@ -60,7 +40,7 @@ class TenantRotateTest extends GatewayTestSupport {
 
     @Test
     void should_take_both_tokens_until_the_grace_has_passed() throws Exception {
-        AdminCalls admin = new AdminCalls(http, url(""));
+        AdminCalls admin = admin();
         String old = create(admin);
 
         HttpResponse<String> rotated = admin.post("/admin/tenants/team-c/rotate", "{\"graceSeconds\":300}");
@@ -79,7 +59,7 @@ class TenantRotateTest extends GatewayTestSupport {
 
     @Test
     void should_refuse_a_grace_that_is_not_a_whole_number_of_seconds() throws Exception {
-        AdminCalls admin = new AdminCalls(http, url(""));
+        AdminCalls admin = admin();
         create(admin);
 
         HttpResponse<String> refused = admin.post("/admin/tenants/team-c/rotate", "{\"graceSeconds\":\"soon\"}");
