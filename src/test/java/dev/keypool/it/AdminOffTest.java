@@ -35,5 +35,6 @@ class AdminOffTest extends GatewayTestSupport {
         assertThat(admin.call("PATCH", "/admin/keys/" + key, "{\"weight\":2}").statusCode()).isEqualTo(404);
         assertThat(admin.get("/admin/events").statusCode()).isEqualTo(404);
         assertThat(admin.call("GET", "/admin/", null, null).statusCode()).isEqualTo(404);
+        assertThat(admin.call("GET", "/admin/assets/dashboard.js", null, null).body()).contains("\"code\":\"admin_disabled\"");
     }
 }
