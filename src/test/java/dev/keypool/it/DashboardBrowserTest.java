@@ -5,10 +5,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.logging.Level;
 
 import dev.keypool.pool.Fingerprint;
+import dev.keypool.testing.RequestLogRows;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -22,6 +24,7 @@ import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.logging.LogEntry;
 import org.openqa.selenium.logging.LogType;
 import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.Select;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -29,7 +32,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * The dashboard at /admin/ in a real browser: Debian's headless Chromium driven by Selenium (./test.sh installs
  * chromium and chromium-driver). It loads without a console error, refuses a wrong token, and shows a breaker forced
- * OPEN and a key disabled over the admin API within 5 seconds. Its screenshot is target/dashboard.png.
+ * OPEN and a key disabled over the admin API within 5 seconds. Its buttons act, each after a confirmation: a key
+ * disabled by a click gets no more requests, a tenant created by a click has a token that works. It charts the request
+ * log's usage; its screenshot with some traffic in it is target/dashboard.png.
  */
 @Tag("slow")
 class DashboardBrowserTest extends GatewayTestSupport {
@@ -115,9 +120,84 @@ class DashboardBrowserTest extends GatewayTestSupport {
             assertThat(text(By.id("events"))).contains("Channel [alpha] forced OPEN by operator: injected fault")
                     .contains("Key " + ONE + "(alpha) disabled by operator");
         });
+        assertThat(consoleErrors()).as("console errors while live").isEmpty();
+    }
+
+    @Test
+    void should_send_the_next_requests_to_the_other_key_once_a_click_disables_one() throws Exception {
+        browser.get(url("/admin/"));
+        signIn(AdminCalls.TOKEN);
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("key-state-alpha-" + ONE)).equals("ACTIVE"));
+
+        click(By.id("act-disable-alpha-" + ONE));
+        // asked first: nothing has changed until the operator confirms
+        await().atMost(Duration.ofSeconds(5)).until(() -> browser.findElement(By.id("dialog")).isDisplayed());
+        assertThat(text(By.id("dialog-title"))).contains("Disable key " + ONE);
+        assertThat(channel("alpha").pool().stateOf(key("sk-alpha-1")).name()).isEqualTo("ACTIVE");
+        click(By.id("dialog-confirm"));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("key-state-alpha-" + ONE)).equals("DISABLED"));
+        for (int i = 0; i < 6; i++) {
+            assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+        }
+        assertThat(upstream.hits("sk-alpha-1")).isZero();
+        assertThat(upstream.hits("sk-alpha-2")).isEqualTo(6);
+        assertThat(consoleErrors()).as("console errors").isEmpty();
+    }
+
+    @Test
+    void should_show_a_created_tenants_token_once_and_the_token_works() throws Exception {
+        browser.get(url("/admin/"));
+        signIn(AdminCalls.TOKEN);
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("tenants")).contains("no tenants"));
+
+        click(By.id("tenant-create"));
+        browser.findElement(By.id("field-name")).sendKeys("team-c");
+        browser.findElement(By.id("field-rpm")).sendKeys("60");
+        click(By.id("dialog-confirm"));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("new-token-text")).startsWith("kp-"));
+        String token = text(By.id("new-token-text"));
+        assertThat(chatAs(token, "gpt-test").statusCode()).isEqualTo(200);
+        assertThat(chatAs("kp-not-a-token", "gpt-test").statusCode()).isEqualTo(401);
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("tenant-team-c")).contains("rpm 60"));
+
+        click(By.id("new-token-done"));
+        assertThat(browser.getPageSource()).doesNotContain(token);
+        assertThat(consoleErrors()).as("console errors").isEmpty();
+    }
+
+    @Test
+    void should_chart_requests_per_channel_and_per_key_from_the_request_log() throws Exception {
+        // six hours of traffic, more each hour, on alpha's two keys and on beta
+        Instant start = Instant.parse("2026-01-01T00:10:00Z");
+        int requests = 0;
+        for (int hour = 0; hour < 6; hour++) {
+            clock.set(start.plus(Duration.ofHours(hour)));
+            for (int i = 0; i <= hour; i++) {
+                chat("gpt-test");
+                chat(i % 2 == 0 ? "gpt-beta" : "gpt-test");
+                requests += 2;
+            }
+        }
+        clock.set(start.plus(Duration.ofHours(6)));
+        RequestLogRows.sqlite(context.getPropertiesComponent().resolveProperty("state.dir").orElseThrow()).await(requests);
+        browser.manage().window().setSize(new Dimension(1400, 1250));
+        browser.get(url("/admin/"));
+        signIn(AdminCalls.TOKEN);
+
+        // per channel over the last 24 hours, the page's first view: 30 requests on alpha, 12 on beta
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("usage-totals")).contains("alpha 30"));
+        assertThat(text(By.id("usage-totals"))).contains("beta 12");
+        assertThat(browser.findElements(By.cssSelector("#usage-chart canvas"))).hasSize(1);
+        assertThat(text(By.id("usage-chart"))).contains("alpha").contains("beta");
         Path shot = browser.getScreenshotAs(OutputType.FILE).toPath();
         Files.copy(shot, Path.of("target", "dashboard.png"), StandardCopyOption.REPLACE_EXISTING);
-        assertThat(consoleErrors()).as("console errors while live").isEmpty();
+
+        new Select(browser.findElement(By.id("usage-group"))).selectByValue("key");
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("usage-totals")).contains(ONE));
+        assertThat(text(By.id("usage-totals"))).contains(Fingerprint.of("sk-alpha-2")).contains(Fingerprint.of("sk-beta-1"));
+        assertThat(consoleErrors()).as("console errors").isEmpty();
     }
 
     @Test
@@ -154,6 +234,20 @@ class DashboardBrowserTest extends GatewayTestSupport {
         assertThat(browser.executeScript("return sessionStorage.getItem('keypoolAdminToken')")).isNull();
         // the browser reports the refused request itself; nothing else may show up
         assertThat(consoleErrors()).allSatisfy(line -> assertThat(line).contains("/admin/status").contains("401"));
+    }
+
+    private dev.keypool.pool.ApiKey key(String raw) {
+        return channel("alpha").pool().keys().stream().filter(k -> k.fingerprint().equals(Fingerprint.of(raw))).findFirst().orElseThrow();
+    }
+
+    /** A click on an element the page may redraw meanwhile: looked up again if it was replaced. */
+    private void click(By by) {
+        // stale, not there yet, not clickable yet: all WebDriverExceptions
+        await().atMost(Duration.ofSeconds(5)).ignoreExceptionsInstanceOf(org.openqa.selenium.WebDriverException.class)
+                .until(() -> {
+                    browser.findElement(by).click();
+                    return true;
+                });
     }
 
     private void signIn(String token) {
