@@ -1,6 +1,7 @@
 package dev.keypool.it;
 
 import java.io.File;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -9,6 +10,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.logging.Level;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.testing.RequestLogRows;
 import org.junit.jupiter.api.AfterEach;
@@ -164,6 +166,57 @@ class DashboardBrowserTest extends GatewayTestSupport {
 
         click(By.id("new-token-done"));
         assertThat(browser.getPageSource()).doesNotContain(token);
+        assertThat(consoleErrors()).as("console errors").isEmpty();
+    }
+
+    @Test
+    void should_force_a_breaker_and_change_a_weight_by_clicks_and_do_nothing_when_cancelled() throws Exception {
+        browser.get(url("/admin/"));
+        signIn(AdminCalls.TOKEN);
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("breaker-alpha")).equals("CLOSED"));
+
+        click(By.id("act-drain-alpha-" + ONE));
+        click(By.id("dialog-cancel"));
+        click(By.id("act-open-alpha"));
+        click(By.id("dialog-confirm"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("breaker-alpha")).equals("OPEN"));
+        click(By.id("act-weight-alpha-" + ONE));
+        browser.findElement(By.id("field-weight")).clear();
+        browser.findElement(By.id("field-weight")).sendKeys("5");
+        click(By.id("dialog-confirm"));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> key("sk-alpha-1").weight() == 5);
+        assertThat(channel("alpha").breaker().forcedOpen()).isTrue();
+        assertThat(key("sk-alpha-1").draining()).as("drain cancelled").isFalse();
+        // alpha forced open: its requests go down the chain to beta
+        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+        assertThat(upstream.hits("sk-beta-1")).isEqualTo(1);
+        assertThat(consoleErrors()).as("console errors").isEmpty();
+    }
+
+    @Test
+    void should_rotate_and_delete_a_tenant_by_clicks() throws Exception {
+        AdminCalls admin = new AdminCalls(http, url(""));
+        HttpResponse<String> created = admin.post("/admin/tenants", "{\"name\":\"team-d\"}");
+        assertThat(created.statusCode()).isEqualTo(201);
+        String first = new ObjectMapper().readTree(created.body()).path("token").asText();
+        browser.get(url("/admin/"));
+        signIn(AdminCalls.TOKEN);
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("tenant-team-d")).contains("team-d"));
+
+        click(By.id("tenant-rotate-team-d"));
+        click(By.id("dialog-confirm"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("new-token-text")).startsWith("kp-"));
+        String second = text(By.id("new-token-text"));
+        assertThat(second).isNotEqualTo(first);
+        assertThat(chatAs(second, "gpt-test").statusCode()).isEqualTo(200);
+        assertThat(chatAs(first, "gpt-test").statusCode()).isEqualTo(401);
+
+        click(By.id("new-token-done"));
+        click(By.id("tenant-delete-team-d"));
+        click(By.id("dialog-confirm"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> browser.findElements(By.id("tenant-team-d")).isEmpty());
+        assertThat(chatAs(second, "gpt-test").statusCode()).isEqualTo(401);
         assertThat(consoleErrors()).as("console errors").isEmpty();
     }
 
