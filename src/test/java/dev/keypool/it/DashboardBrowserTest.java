@@ -247,9 +247,15 @@ class DashboardBrowserTest extends GatewayTestSupport {
         Path shot = browser.getScreenshotAs(OutputType.FILE).toPath();
         Files.copy(shot, Path.of("target", "dashboard.png"), StandardCopyOption.REPLACE_EXISTING);
 
+        // the last hour on the gateway's clock: the buckets from 05:00, the sixth hour's 9 and 3
+        new Select(browser.findElement(By.id("usage-range"))).selectByValue("hour");
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("usage-totals")).contains("alpha 9"));
+        assertThat(text(By.id("usage-totals"))).contains("beta 3");
+        new Select(browser.findElement(By.id("usage-range"))).selectByValue("month");
         new Select(browser.findElement(By.id("usage-group"))).selectByValue("key");
         await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("usage-totals")).contains(ONE));
         assertThat(text(By.id("usage-totals"))).contains(Fingerprint.of("sk-alpha-2")).contains(Fingerprint.of("sk-beta-1"));
+        assertThat(text(By.id("usage-caption"))).contains("per key, last 30 days");
         assertThat(consoleErrors()).as("console errors").isEmpty();
     }
 
