@@ -8,6 +8,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Properties;
 import java.util.logging.Level;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -73,6 +74,14 @@ class DashboardBrowserTest extends GatewayTestSupport {
                 admin:
                   token: admin-secret-token
                 """;
+    }
+
+    @Override
+    protected Properties overrideProperties() {
+        Properties p = super.overrideProperties();
+        // keys added by a click are stored encrypted under it
+        p.put("KEYPOOL_MASTER_KEY", ProviderKeyAddTest.masterKey());
+        return p;
     }
 
     @BeforeEach
@@ -217,6 +226,25 @@ class DashboardBrowserTest extends GatewayTestSupport {
         click(By.id("dialog-confirm"));
         await().atMost(Duration.ofSeconds(5)).until(() -> browser.findElements(By.id("tenant-team-d")).isEmpty());
         assertThat(chatAs(second, "gpt-test").statusCode()).isEqualTo(401);
+        assertThat(consoleErrors()).as("console errors").isEmpty();
+    }
+
+    @Test
+    void should_add_a_key_by_a_click_and_show_only_its_fingerprint() throws Exception {
+        String raw = "sk-typed-into-the-dashboard-41c2";
+        browser.get(url("/admin/"));
+        signIn(AdminCalls.TOKEN);
+
+        click(By.id("act-add-key-alpha"));
+        assertThat(browser.findElement(By.id("field-key")).getAttribute("type")).isEqualTo("password");
+        browser.findElement(By.id("field-key")).sendKeys(raw);
+        browser.findElement(By.id("field-label")).sendKeys("added by a click");
+        click(By.id("dialog-confirm"));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> text(By.id("channel-alpha")).contains(Fingerprint.of(raw)));
+        assertThat(text(By.id("notice"))).isEqualTo("Key " + Fingerprint.of(raw) + " added to alpha");
+        assertThat(channel("alpha").pool().keys()).extracting(dev.keypool.pool.ApiKey::fingerprint).contains(Fingerprint.of(raw));
+        assertThat(browser.getPageSource()).doesNotContain(raw);
         assertThat(consoleErrors()).as("console errors").isEmpty();
     }
 
