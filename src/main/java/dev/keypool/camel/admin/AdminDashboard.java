@@ -33,8 +33,8 @@ public final class AdminDashboard {
             "txt", "text/plain; charset=utf-8");
 
     private final byte[] page;
-    /** The files read so far, by name: a handful, read once each. */
-    private final Map<String, Optional<byte[]>> assets = new ConcurrentHashMap<>();
+    /** The files read so far, by name: those of the folder, read once each. */
+    private final Map<String, byte[]> assets = new ConcurrentHashMap<>();
 
     public AdminDashboard() {
         page = read(PAGE).orElseThrow(() -> new IllegalStateException(PAGE + " is missing from the classpath"));
@@ -52,7 +52,12 @@ public final class AdminDashboard {
         if (type == null || !FILE_NAME.matcher(name).matches()) {
             throw notFound();
         }
-        byte[] file = assets.computeIfAbsent(name, n -> read(FOLDER + n)).orElseThrow(AdminDashboard::notFound);
+        byte[] file = assets.get(name);
+        if (file == null) {
+            // only files found are kept: names asked for in vain must not pile up
+            file = read(FOLDER + name).orElseThrow(AdminDashboard::notFound);
+            assets.put(name, file);
+        }
         Exchanges.answer(exchange.getMessage(), 200, type, file);
         // the page and its scripts change together with the jar: a browser must not mix an old script with a new page
         exchange.getMessage().setHeader("Cache-Control", "no-cache");
