@@ -6,7 +6,8 @@ import java.util.stream.Collectors;
 
 /**
  * How a channel's provider takes an API key ({@code auth:} in keypool.yaml): {@code Authorization: Bearer <key>}
- * (OpenAI and most compatible servers) or {@code x-api-key: <key>} (Anthropic's own API).
+ * (OpenAI and most compatible servers), {@code x-api-key: <key>} (Anthropic's own API) or {@code api-key: <key>}
+ * (Azure OpenAI, implied by a channel's {@code type: azure}).
  */
 public enum ProviderAuth {
 
@@ -17,6 +18,12 @@ public enum ProviderAuth {
         }
     },
     X_API_KEY("x-api-key", "x-api-key") {
+        @Override
+        public String headerValue(String key) {
+            return key;
+        }
+    },
+    API_KEY("api-key", "api-key") {
         @Override
         public String headerValue(String key) {
             return key;

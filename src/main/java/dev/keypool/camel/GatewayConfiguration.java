@@ -63,6 +63,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         RedisLink redis = SharedStateBeans.link(context, config);
         ChannelBeans channels = ChannelBeans.bind(context, config, clock, metrics, redis);
         UpstreamBeans.bind(context);
+        ProviderBeans.bind(context);
         TenantBeans tenants = TenantBeans.of(context, config.tenants(), redis, clock);
         // batches, async tasks and the queue consumers (routes/batch.camel.yaml)
         BatchBeans.bind(context, tenants.tenants(), mapper, clock);

@@ -34,9 +34,12 @@ final class ProviderKeyBeans {
         ProviderKeys keys = new ProviderKeys(new JdbcProviderKeyStore(dataSource), masterKey, channels, clock);
         keys.start();
         assembly.keepStoredKeys(keys::keysBeside);
-        ProviderKeyActions actions = new ProviderKeyActions(keys, channels, metrics, probes, new ObjectMapper());
-        context.getRegistry().bind("providerKeyActions", actions);
-        metrics.refresh();
-        probes.reload(channels.all());
+        // the metrics and the health probes take the channels' keys as they are now: the stored ones, then each change
+        Runnable keysChanged = () -> {
+            metrics.refresh();
+            probes.reload(channels.all());
+        };
+        context.getRegistry().bind("providerKeyActions", new ProviderKeyActions(keys, keysChanged, new ObjectMapper()));
+        keysChanged.run();
     }
 }

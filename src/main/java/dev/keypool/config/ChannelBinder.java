@@ -32,9 +32,11 @@ final class ChannelBinder {
 
     private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
             "maxRetries", "cooldown", "disableAfter", "quotaZone", "pricing", "keys", "fallback", "breaker", "apis", "auth",
-            "probe", "warmup", "anthropicBeta");
+            "probe", "warmup", "anthropicBeta", "type", "apiVersion", "deployments", "headers", "query");
     private static final Set<String> PRICE_FIELDS = Set.of("input", "output", "cacheRead", "cacheWrite");
     private static final Pattern BETA_FLAG = Pattern.compile("[A-Za-z0-9._-]+");
+    /** An HTTP header name (RFC 9110 token). */
+    private static final Pattern HEADER_NAME = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]+");
 
     private static final String DEFAULT_STRATEGY = RoundRobinStrategy.NAME;
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
@@ -65,11 +67,12 @@ final class ChannelBinder {
         List<ChannelReferences.Ref> keyTenants = new ArrayList<>();
         List<KeyConfig> keyList = keys.bind(node.field("keys"), keyTenants);
         List<ChannelReferences.Ref> fallback = ChannelReferences.read(node.field("fallback"));
+        ProviderConfig provider = provider(node);
         ChannelConfig channel = new ChannelConfig(name, baseUrl, models, modelMap, strategy, timeout, maxRetries,
                 cooldown, disableAfter, quotaZone, keyList, ChannelReferences.names(fallback),
-                breaker.bind(node.field("breaker")), apis(node.field("apis")), auth(node.field("auth")), pricing,
+                breaker.bind(node.field("breaker")), apis(node.field("apis")), auth(node.field("auth"), provider.type()), pricing,
                 probe.bind(node.field("probe"), models), node.field("warmup").duration().orElse(Duration.ZERO),
-                anthropicBeta(node.field("anthropicBeta")));
+                anthropicBeta(node.field("anthropicBeta")), provider);
         return Optional.of(new BoundChannel(channel, fallback, keyTenants));
     }
 
@@ -196,15 +199,62 @@ final class ChannelBinder {
         return flags;
     }
 
-    /** How the provider takes a key: bearer (default) or x-api-key. */
-    private static ProviderAuth auth(ConfigNode node) {
+    /** How the provider takes a key: bearer (default), x-api-key, or api-key (the default of type: azure). */
+    private static ProviderAuth auth(ConfigNode node, ProviderConfig.Type type) {
         return node.text().flatMap(name -> {
             Optional<ProviderAuth> auth = ProviderAuth.named(name);
             if (auth.isEmpty()) {
                 node.problem("unknown auth " + Problems.quote(name) + " (use " + ProviderAuth.names() + ")");
             }
             return auth;
-        }).orElse(ProviderAuth.BEARER);
+        }).orElse(type == ProviderConfig.Type.AZURE ? ProviderAuth.API_KEY : ProviderAuth.BEARER);
+    }
+
+    /**
+     * {@code type} (openai, the default, or azure), Azure's {@code apiVersion} (required there) and {@code deployments}
+     * (only there), and the {@code headers} and {@code query} parameters any provider's calls carry. Header and query
+     * values are read as secrets: a problem never quotes them.
+     */
+    private static ProviderConfig provider(ConfigNode node) {
+        ConfigNode typeNode = node.field("type");
+        ProviderConfig.Type type = typeNode.text().flatMap(name -> {
+            Optional<ProviderConfig.Type> known = ProviderConfig.Type.named(name);
+            if (known.isEmpty()) {
+                typeNode.problem("unknown type " + Problems.quote(name) + " (use " + ProviderConfig.Type.names() + ")");
+            }
+            return known;
+        }).orElse(ProviderConfig.Type.OPENAI);
+        boolean azure = type == ProviderConfig.Type.AZURE;
+        ConfigNode apiVersionNode = node.field("apiVersion");
+        String apiVersion = null;
+        if (azure) {
+            apiVersion = apiVersionNode.requiredText().orElse(null);
+        } else if (!apiVersionNode.isAbsent()) {
+            apiVersionNode.problem("is only for type: azure");
+        }
+        ConfigNode deploymentsNode = node.field("deployments");
+        if (!azure && !deploymentsNode.isAbsent()) {
+            deploymentsNode.problem("is only for type: azure (Azure OpenAI's deployment names)");
+        }
+        Map<String, String> deployments = new LinkedHashMap<>();
+        deploymentsNode.entries().forEach((model, deployment) ->
+                deployment.requiredText().ifPresent(d -> deployments.put(model, d)));
+        Map<String, String> headers = new LinkedHashMap<>();
+        node.field("headers").entries().forEach((name, value) -> {
+            if (!HEADER_NAME.matcher(name).matches()) {
+                value.problem("is not an HTTP header name");
+            }
+            value.requiredSecret().ifPresent(v -> {
+                if (v.indexOf('\r') >= 0 || v.indexOf('\n') >= 0) {
+                    value.problem("must be one line");
+                } else {
+                    headers.put(name, v);
+                }
+            });
+        });
+        Map<String, String> query = new LinkedHashMap<>();
+        node.field("query").entries().forEach((name, value) -> value.requiredSecret().ifPresent(v -> query.put(name, v)));
+        return new ProviderConfig(type, apiVersion, deployments, headers, query);
     }
 
     private static Optional<String> strategy(ConfigNode node) {

@@ -14,14 +14,15 @@ import dev.keypool.quota.ModelPrice;
  * One upstream provider endpoint with its pool of keys, selection strategy, fallback chain and breaker;
  * {@code pricing} by upstream model name; {@code probe} its health probes (null: none); {@code warmup} how long a key
  * entering service ramps up to its weight (zero: at once); {@code anthropicBeta} the client's anthropic-beta flags it
- * passes on to the provider ({@value #ANY_BETA} for all; empty, the default: none).
+ * passes on to the provider ({@value #ANY_BETA} for all; empty, the default: none); {@code provider} how its calls
+ * are addressed (type, Azure's apiVersion and deployments, added headers and query).
  */
 public record ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
                             String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
                             ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker,
                             Set<Api> apis, ProviderAuth auth, Map<String, ModelPrice> pricing,
                             ProbeConfig probe, Duration warmup,
-                            List<String> anthropicBeta) {
+                            List<String> anthropicBeta, ProviderConfig provider) {
 
     /** In {@code models} means "serves every model". */
     public static final String ANY_MODEL = "*";
@@ -42,6 +43,17 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
         pricing = Copies.map(pricing);
         warmup = warmup == null ? Duration.ZERO : warmup;
         anthropicBeta = Copies.list(anthropicBeta);
+        provider = provider == null ? ProviderConfig.OPENAI : provider;
+    }
+
+    /** An OpenAI-compatible provider, nothing added to its calls. */
+    public ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
+                         String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
+                         ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker,
+                         Set<Api> apis, ProviderAuth auth, Map<String, ModelPrice> pricing,
+                         ProbeConfig probe, Duration warmup, List<String> anthropicBeta) {
+        this(name, baseUrl, models, modelMap, strategy, timeout, maxRetries, cooldown, disableAfter, quotaZone, keys,
+                fallback, breaker, apis, auth, pricing, probe, warmup, anthropicBeta, ProviderConfig.OPENAI);
     }
 
     /** Passing no anthropic-beta flag. */

@@ -35,8 +35,11 @@ public record Channel(ChannelConfig config, KeyPool pool, ChannelBreaker breaker
         return concrete.isEmpty() ? model : concrete.get(0);
     }
 
-    /** The provider's URL for an OpenAI path such as {@code chat/completions}. */
-    public String upstreamUrl(String endpoint) {
-        return config.baseUrl() + "/" + endpoint;
+    /**
+     * The provider's URL for an OpenAI path such as {@code chat/completions}, for {@code upstreamModel} (Azure puts
+     * its deployment in the path): {@link ProviderUrls}.
+     */
+    public String upstreamUrl(String endpoint, String upstreamModel) {
+        return ProviderUrls.url(config, endpoint, upstreamModel);
     }
 }

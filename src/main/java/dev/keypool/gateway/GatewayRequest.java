@@ -272,10 +272,10 @@ public final class GatewayRequest {
 
     /**
      * The request body for the current channel: the client's bytes, or a copy with the model renamed; for an upload on
-     * disk, the file to send ({@link SplicedFile}).
+     * disk, the file to send ({@link SplicedFile}). On Azure the model named is the deployment (Responses reads it).
      */
     public Object upstreamBody() {
-        return body.forModel(upstreamModel());
+        return body.forModel(current.config().provider().wireModel(upstreamModel()));
     }
 
     public Set<String> triedKeys() {

@@ -68,9 +68,10 @@ public final class Probe {
         return lease != null;
     }
 
-    /** The provider URL: {baseUrl}/models or {baseUrl}/chat/completions. */
+    /** The provider URL: {baseUrl}/models or {baseUrl}/chat/completions (on Azure, the probe model's deployment). */
     public String url() {
-        return channel.upstreamUrl(config.request() == ProbeConfig.Request.MODELS ? "models" : "chat/completions");
+        return channel.upstreamUrl(config.request() == ProbeConfig.Request.MODELS ? "models" : "chat/completions",
+                channel.config().upstreamModel(config.model()));
     }
 
     /** What the probe asks: {@code models} or {@code chat}. */

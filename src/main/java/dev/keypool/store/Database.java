@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Map;
 import java.util.Optional;
 
 import javax.sql.DataSource;
@@ -16,9 +17,10 @@ import org.flywaydb.core.Flyway;
 
 /**
  * The control plane's store: SQLite in {@code state.dir} (a file an operator can open with {@code sqlite3}), or the
- * PostgreSQL server several instances share. Its schema is Flyway's migrations, one folder per database
- * ({@code db/migration/sqlite}, {@code db/migration/postgresql}), so that what differs between the two stays there
- * and the SQL the rest of KeyPool runs is the same for both.
+ * PostgreSQL server several instances share. Its schema is Flyway's migrations: those written once for both in
+ * {@code db/migration/common} (the few types the two name differently set by placeholder), those that differ in one
+ * folder per database ({@code db/migration/sqlite}, {@code db/migration/postgresql}), so that the SQL the rest of
+ * KeyPool runs is the same for both.
  */
 public final class Database implements AutoCloseable {
 
@@ -44,14 +46,17 @@ public final class Database implements AutoCloseable {
         HikariConfig hikari = new HikariConfig();
         hikari.setPoolName("keypool-db");
         String kind;
+        Map<String, String> types;
         if (postgres.isPresent()) {
             kind = "postgresql";
+            types = Map.of("row_id", "BIGSERIAL PRIMARY KEY", "double", "DOUBLE PRECISION");
             hikari.setJdbcUrl(postgres.get().jdbcUrl());
             hikari.setUsername(postgres.get().user());
             hikari.setPassword(postgres.get().password());
             hikari.setMaximumPoolSize(poolSize);
         } else {
             kind = "sqlite";
+            types = Map.of("row_id", "INTEGER PRIMARY KEY", "double", "REAL");
             try {
                 Files.createDirectories(stateDir);
             } catch (java.io.IOException e) {
@@ -68,12 +73,14 @@ public final class Database implements AutoCloseable {
         hikari.setConnectionTimeout(5000);
         HikariDataSource dataSource = new HikariDataSource(hikari);
         try {
-            Flyway.configure()
+            Flyway flyway = Flyway.configure()
                     .dataSource(dataSource)
-                    .locations("classpath:db/migration/" + kind)
-                    .load()
-                    .migrate();
-        } catch (RuntimeException e) {
+                    .locations("classpath:db/migration/common", "classpath:db/migration/" + kind)
+                    .placeholders(types)
+                    .load();
+            MovedMigrations.realign(flyway, dataSource);
+            flyway.migrate();
+        } catch (RuntimeException | SQLException e) {
             dataSource.close();
             throw new IllegalStateException("Cannot prepare the " + kind + " database: " + safeMessage(e), e);
         }

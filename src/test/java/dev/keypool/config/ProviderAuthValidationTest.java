@@ -32,7 +32,7 @@ class ProviderAuthValidationTest {
 
     @Test
     void should_report_an_unknown_auth_with_its_path() {
-        assertThat(problemsOf(channel("api-key"))).containsExactly("channels[0].auth: unknown auth 'api-key' (use bearer, x-api-key)");
+        assertThat(problemsOf(channel("basic"))).containsExactly("channels[0].auth: unknown auth 'basic' (use bearer, x-api-key, api-key)");
         assertThat(problemsOf(channel("[bearer]"))).hasSize(1).first().asString().startsWith("channels[0].auth: ");
     }
 }

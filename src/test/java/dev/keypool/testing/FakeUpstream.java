@@ -29,7 +29,7 @@ import io.vertx.core.http.HttpServerRequest;
 public final class FakeUpstream implements AutoCloseable {
 
     /** One received request; {@code bytes} exactly as they arrived (multipart uploads, binary). */
-    public record Received(String key, String path, MultiMap headers, String body, byte[] bytes) {
+    public record Received(String key, String path, MultiMap headers, String body, byte[] bytes, String query) {
     }
 
     /** What /audio/speech answers: bytes that are not text (every byte value), as audio/mpeg. */
@@ -53,6 +53,8 @@ public final class FakeUpstream implements AutoCloseable {
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private final AtomicLong ids = new AtomicLong();
     private volatile long defaultDelayMs;
+    /** Set: answers only as Azure OpenAI would (azure()); null: any OpenAI-shaped path. */
+    private volatile String azureApiVersion;
     private volatile boolean keepRequests = true;
     private volatile int streamEvents = 5;
     private volatile long streamIntervalMs = 20;
@@ -73,6 +75,21 @@ public final class FakeUpstream implements AutoCloseable {
 
     public int port() {
         return server.actualPort();
+    }
+
+    /** The server's origin, as an Azure channel's baseUrl ({resource}.openai.azure.com): KeyPool appends /openai/… */
+    public String origin() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    /**
+     * From now on answers only what Azure OpenAI would: the key in {@code api-key} (else 401), {@code api-version}
+     * equal to {@code apiVersion} (else 400), and a deployment path {@code /openai/deployments/{name}/…} or
+     * {@code /openai/responses} (else 404).
+     */
+    public FakeUpstream azure(String apiVersion) {
+        this.azureApiVersion = apiVersion;
+        return this;
     }
 
     /** Base URL as a channel's baseUrl: /chat/completions and /embeddings are appended by KeyPool. */
@@ -333,15 +350,34 @@ public final class FakeUpstream implements AutoCloseable {
         }
     }
 
+    private static final java.util.regex.Pattern AZURE_PATH =
+            java.util.regex.Pattern.compile("/openai/(deployments/[^/]+/(chat/completions|completions|embeddings|images/.+|audio/.+)|responses)");
+
+    /** Answers as Azure does a request it would not serve; false when it would. */
+    private boolean refusedAsAzure(HttpServerRequest request) {
+        int status = request.getHeader("api-key") == null || request.getHeader("Authorization") != null ? 401
+                : !azureApiVersion.equals(request.getParam("api-version")) ? 400
+                : !AZURE_PATH.matcher(request.path()).matches() ? 404 : 0;
+        if (status != 0) {
+            request.response().setStatusCode(status).putHeader("Content-Type", "application/json")
+                    .end("{\"error\":{\"code\":\"" + status + "\",\"message\":\"not as Azure OpenAI takes it\"}}");
+        }
+        return status != 0;
+    }
+
     private void handle(HttpServerRequest request) {
         request.body().onSuccess(buffer -> {
             String auth = request.getHeader("Authorization");
             String key = auth != null && auth.startsWith("Bearer ") ? auth.substring(7)
-                    : request.getHeader("x-api-key") != null ? request.getHeader("x-api-key") : "";
+                    : request.getHeader("x-api-key") != null ? request.getHeader("x-api-key")
+                    : request.getHeader("api-key") != null ? request.getHeader("api-key") : "";
             hits.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
             if (keepRequests) {
                 received.add(new Received(key, request.path(), MultiMap.caseInsensitiveMultiMap().addAll(request.headers()),
-                        buffer.toString(), buffer.getBytes()));
+                        buffer.toString(), buffer.getBytes(), request.query()));
+            }
+            if (azureApiVersion != null && refusedAsAzure(request)) {
+                return;
             }
             if (overRpm(key)) {
                 refusedByLimit.incrementAndGet();

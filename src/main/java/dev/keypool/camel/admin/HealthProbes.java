@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.auth.ProviderAuth;
 import dev.keypool.camel.pipeline.AttemptOutcomes;
 import dev.keypool.camel.pipeline.Exchanges;
+import dev.keypool.camel.pipeline.ProviderHeaders;
 import dev.keypool.pool.RetryAfter;
 import dev.keypool.probe.Probe;
 import dev.keypool.probe.ProbeSchedule;
@@ -64,6 +65,7 @@ public final class HealthProbes {
         exchange.setProperty(Exchanges.CONNECT_TIMEOUT_MS,
                 Math.min(probe.channel().config().connectTimeout().toMillis(), probe.timeout().toMillis()));
         Message message = exchange.getMessage();
+        ProviderHeaders.put(message, probe.channel().config());
         ProviderAuth auth = probe.channel().config().auth();
         message.setHeader(auth.headerName(), probe.key().credential(auth));
         byte[] body = probe.body();

@@ -7,10 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.admin.ProviderKeys;
 import dev.keypool.camel.pipeline.Exchanges;
-import dev.keypool.gateway.Channels;
 import dev.keypool.gateway.GatewayError;
-import dev.keypool.metrics.GatewayMetrics;
-import dev.keypool.probe.ProbeSchedule;
 import org.apache.camel.Exchange;
 
 /**
@@ -22,17 +19,13 @@ import org.apache.camel.Exchange;
 public final class ProviderKeyActions {
 
     private final ProviderKeys keys;
-    private final Channels channels;
-    private final GatewayMetrics metrics;
-    private final ProbeSchedule probes;
+    private final Runnable keysChanged;
     private final ObjectMapper mapper;
 
-    public ProviderKeyActions(ProviderKeys keys, Channels channels, GatewayMetrics metrics, ProbeSchedule probes,
-                              ObjectMapper mapper) {
+    /** @param keysChanged what must take the channels' keys as they are now after each change (metrics, probes) */
+    public ProviderKeyActions(ProviderKeys keys, Runnable keysChanged, ObjectMapper mapper) {
         this.keys = keys;
-        this.channels = channels;
-        this.metrics = metrics;
-        this.probes = probes;
+        this.keysChanged = keysChanged;
         this.mapper = mapper;
     }
 
@@ -49,7 +42,7 @@ public final class ProviderKeyActions {
         }
         ProviderKeys.Change added = keys.add(exchange.getMessage().getHeader("name", String.class), key.asText(),
                 label.isTextual() && !label.asText().isBlank() ? label.asText().strip() : null);
-        changed();
+        keysChanged.run();
         answer(exchange, 201, added, "added");
     }
 
@@ -57,20 +50,15 @@ public final class ProviderKeyActions {
     public void remove(Exchange exchange) throws IOException {
         ProviderKeys.Change removed = keys.remove(exchange.getMessage().getHeader("name", String.class),
                 exchange.getMessage().getHeader("fingerprint", String.class));
-        changed();
+        keysChanged.run();
         answer(exchange, 200, removed, "removed");
     }
 
     /** Timer: keys other instances added or removed. */
     public void sync() {
         if (keys.sync()) {
-            changed();
+            keysChanged.run();
         }
-    }
-
-    private void changed() {
-        metrics.refresh();
-        probes.reload(channels.all());
     }
 
     private void answer(Exchange exchange, int status, ProviderKeys.Change change, String what) throws IOException {

@@ -1,7 +1,8 @@
 -- Tenants managed at runtime (docs/operations.md, "Tenants at runtime"): one row per tenant of keypool.yaml (origin
 -- 'file', holding what the admin API laid over it) or created through the admin API (origin 'api'). Tokens are never
 -- stored: token_hash is the SHA-256 of one in hex. A deleted tenant keeps its row (deleted = 1, no hashes), so that
--- every instance learns of it. Times are epoch milliseconds; in psql: to_timestamp(updated_at / 1000.0).
+-- every instance learns of it. Times are epoch milliseconds; in sqlite3: datetime(updated_at / 1000, 'unixepoch'),
+-- in psql: to_timestamp(updated_at / 1000.0).
 CREATE TABLE tenants (
     name           TEXT    PRIMARY KEY,
     origin         TEXT    NOT NULL,

@@ -1,8 +1,9 @@
 -- One row per client request (API, batch line, async task): docs/operations.md, "The request log".
 -- ts is epoch milliseconds in both databases, so that the SQL KeyPool runs is the same for SQLite and PostgreSQL;
--- in psql: SELECT to_timestamp(ts / 1000.0) ...
+-- in sqlite3: SELECT datetime(ts / 1000, 'unixepoch') ...; in psql: SELECT to_timestamp(ts / 1000.0) ...
+-- The two types the databases name differently are Flyway placeholders, set per database by dev.keypool.store.Database.
 CREATE TABLE request_log (
-    id                BIGSERIAL PRIMARY KEY,
+    id                ${row_id},
     ts                BIGINT  NOT NULL,
     request_id        TEXT    NOT NULL,
     source            TEXT    NOT NULL,
@@ -20,7 +21,7 @@ CREATE TABLE request_log (
     prompt_tokens     BIGINT  NOT NULL,
     completion_tokens BIGINT  NOT NULL,
     cached_tokens     BIGINT  NOT NULL,
-    cost_usd          DOUBLE PRECISION NOT NULL,
+    cost_usd          ${double} NOT NULL,
     latency_ms        BIGINT  NOT NULL,
     ttfb_ms           BIGINT
 );
