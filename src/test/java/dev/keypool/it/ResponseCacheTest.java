@@ -111,6 +111,9 @@ class ResponseCacheTest extends GatewayTestSupport {
         assertThat(bypassed.statusCode()).isEqualTo(200);
         assertThat(bypassed.headers().firstValue("X-KeyPool-Cache")).isEmpty();
         assertThat(upstream.hits("sk-alpha-1")).isEqualTo(2);
+        // the entry is still there for a request that does not opt out
+        assertThat(ask("tok-team-a", "cached", "fresh please", ",\"temperature\":0").headers()
+                .firstValue("X-KeyPool-Cache")).contains("hit");
     }
 
     @Test
