@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # KeyPool benchmark: latency/throughput, in-flight capacity, memory, fault scenario, quotas.
 #
-#   bench/run.sh [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants]
+#   bench/run.sh [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants|cache]
 #   (default: all; all does not include inflight10k, quota, scenarios and tenants; quota uses bench/keypool-quota.yaml,
 #   scenarios bench/keypool-scenarios.yaml: the design's four load scenarios, also as bench/scenarios.sh; tenants
-#   bench/keypool-tenants.yaml)
+#   bench/keypool-tenants.yaml; cache: the response cache's hits on bench/keypool-bench.yaml's group cached-bench)
 #
 # Run it from a clone of the repository (it builds target/keypool.jar there if it is missing and starts the
 # gateway from the repository root). Everything runs on 127.0.0.1. See bench/README.md for what each figure
@@ -53,7 +53,7 @@ set -euo pipefail
 {
 
 MODE=${1:-all}
-case "$MODE" in all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants]" >&2; exit 2 ;; esac
+case "$MODE" in all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants|cache) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants|cache]" >&2; exit 2 ;; esac
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # the repository the gateway is built and started from (application.properties, routes/, target/keypool.jar)
@@ -759,6 +759,27 @@ tenants_part() {
   say ""
 }
 
+# ---------------------------------------------------------------- response cache
+# a model group's cache hit (design §16): answered before the walk, no key and no provider; measured at 1 connection
+# against the same request served by the provider (0 ms upstream)
+cache_part() {
+  warm_gateway
+  fake_ctl "$PRIMARY" "latency?ms=0"
+  say "== response cache: wrk ${DURATION}s at 1 connection after a ${WARMUP}s warm-up, POST $CHAT =="
+  local m_rps m_p50 m_p99 m_err h_rps h_p50 h_p99 h_err h_cpu v
+  wrk_run "$GW$CHAT" 1 "$WARMUP" cache-miss-warmup > /dev/null
+  read -r m_rps m_p50 m_p99 m_err _ _ _ <<< "$(wrk_run "$GW$CHAT" 1 "$DURATION" cache-miss)"
+  BENCH_MODEL=cached-bench wrk_run "$GW$CHAT" 1 "$WARMUP" cache-hit-warmup > /dev/null
+  read -r h_rps h_p50 h_p99 h_err h_cpu _ _ <<< "$(BENCH_MODEL=cached-bench wrk_run "$GW$CHAT" 1 "$DURATION" cache-hit)"
+  say "| request | RPS | p50 | p99 | errors |"
+  say "|---|---|---|---|---|"
+  say "| gpt-4o-mini (provider, 0 ms) | $m_rps | $(ms "$m_p50") ms | $(ms "$m_p99") ms | $m_err |"
+  say "| cached-bench (cache hit) | $h_rps | $(ms "$h_p50") ms | $(ms "$h_p99") ms | $h_err |"
+  v=$(ms "$h_p50")
+  say "cache hit p50 at 1 connection: $v ms (target <= 0.3 ms: $(awk -v v="$v" 'BEGIN {print ((v<=0.3) ? "met" : "MISSED by " sprintf("%.2f", v-0.3) " ms")}'))"
+  say ""
+}
+
 alive() {
   kill -0 "$GW_PID" 2>/dev/null && return 0
   say "GATEWAY DIED during the $1 part: $(grep -m1 -E 'shutdown hook|OutOfMemory|Exception' "$OUT/gateway.log" || echo 'no cause in the log') (see $OUT/gateway.log)"
@@ -774,6 +795,7 @@ case "$MODE" in
   quota) quota_part; alive quota ;;
   scenarios) scenarios_part; alive scenarios ;;
   tenants) tenants_part; alive tenants ;;
+  cache) cache_part; alive cache ;;
 esac
 
 kill -0 "$GW_PID" 2>/dev/null || die "the gateway died during the run (see $OUT/gateway.log)"

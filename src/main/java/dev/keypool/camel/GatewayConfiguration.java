@@ -76,6 +76,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         RoutingBeans routing = RoutingBeans.bind(context, config, channels.all());
         PipelineBeans pipeline = PipelineBeans.bind(context, requestsHeld, channels.all(), tenants.tenants(), config.queue(),
                 requestLog, metrics, mapper, clock, routing);
+        ResponseCacheBeans.bind(context, routing.groups(), redis, metrics, requestLog, clock);
         if (http) {
             ServerBeans.installEdge(context, pipeline.gatewayResponses());
         }

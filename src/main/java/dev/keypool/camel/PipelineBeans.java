@@ -1,6 +1,7 @@
 package dev.keypool.camel;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -26,6 +27,7 @@ import dev.keypool.gateway.InFlightLimit;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.quota.CapacityQueue;
 import dev.keypool.quota.TokenEstimator;
+import dev.keypool.routing.ModelSwitches;
 import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.Registry;
@@ -51,7 +53,7 @@ record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayRespon
                 Wiring.longSetting(context, "keypool.max-audio-body-bytes"), tokenEstimator, routing.groups(),
                 routing.routing()));
         registry.bind("tenantGate", new TenantGate(tenants));
-        registry.bind("channelRouter", new ChannelRouter());
+        registry.bind("channelRouter", new ChannelRouter(new ModelSwitches(Duration.ofMinutes(1), clock)));
         registry.bind("channelOutcomes", new ChannelOutcomes());
         CapacityQueue capacityQueue = new CapacityQueue(queue.maxSize(), clock);
         registry.bind("keySelector", new KeySelector(capacityQueue));

@@ -1,5 +1,6 @@
 package dev.keypool.config;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 import dev.keypool.routing.Balance;
+import dev.keypool.routing.CachePolicy;
 import dev.keypool.routing.ModelGroup;
 import dev.keypool.routing.Sticky;
 import dev.keypool.routing.Target;
@@ -16,7 +18,8 @@ import dev.keypool.routing.Target;
 /** The optional {@code modelGroups} list: model names served by weighted, tiered targets (design §16). */
 final class ModelGroupBinder {
 
-    private static final Set<String> FIELDS = Set.of("name", "balance", "sticky", "maxPriceRatio", "targets");
+    private static final Set<String> FIELDS = Set.of("name", "balance", "sticky", "maxPriceRatio", "targets", "cache");
+    private static final Set<String> CACHE_FIELDS = Set.of("ttl", "when", "staleFor", "shared");
     private static final Set<String> TARGET_FIELDS = Set.of("channel", "model", "weight", "tier");
 
     /** @param channels the channels bound before, by name */
@@ -55,11 +58,25 @@ final class ModelGroupBinder {
                     }
                 });
             }
+            CachePolicy cache = cache(item.field("cache"));
             if (name.isPresent() && !targets.isEmpty()) {
-                groups.add(new ModelGroup(name.get(), balance, sticky, ratio, targets));
+                groups.add(new ModelGroup(name.get(), balance, sticky, ratio, targets, cache));
             }
         }
         return groups;
+    }
+
+    /** The group's response cache, or null when it keeps none. */
+    private static CachePolicy cache(ConfigNode node) {
+        if (node.isAbsent() || !node.checkMapping(CACHE_FIELDS)) {
+            return null;
+        }
+        Duration ttl = node.field("ttl").positiveDuration().orElse(CachePolicy.DEFAULT_TTL);
+        CachePolicy.When when = named(node.field("when"), CachePolicy.When::named, CachePolicy.When.names())
+                .orElse(CachePolicy.When.DETERMINISTIC);
+        Duration staleFor = node.field("staleFor").duration().orElse(CachePolicy.DEFAULT_STALE_FOR);
+        boolean shared = node.field("shared").bool().orElse(false);
+        return new CachePolicy(ttl, when, staleFor, shared);
     }
 
     private static Optional<Target> target(ConfigNode node, Map<String, ChannelConfig> channels) {

@@ -22,9 +22,18 @@ public final class Channels {
 
     /**
      * Where a request goes: its model as the client meant it and the ordered chain of channels to try; for a model
-     * group, {@code models} the model to send at each step of the chain (null: each channel's own for {@code model}).
+     * group, {@code models} the model to send at each step of the chain (null: each channel's own for {@code model}),
+     * and {@code tooExpensive} the steps ({@code channel/model}) its cost guard took out of the chain.
      */
-    public record Plan(String model, List<Channel> chain, List<String> models) {
+    public record Plan(String model, List<Channel> chain, List<String> models, List<String> tooExpensive) {
+
+        public Plan {
+            tooExpensive = tooExpensive == null ? List.of() : List.copyOf(tooExpensive);
+        }
+
+        public Plan(String model, List<Channel> chain, List<String> models) {
+            this(model, chain, models, List.of());
+        }
 
         public Plan(String model, List<Channel> chain) {
             this(model, chain, null);
@@ -42,7 +51,7 @@ public final class Channels {
                     }
                 }
             }
-            return new Plan(model, keptChain, keptModels);
+            return new Plan(model, keptChain, keptModels, tooExpensive);
         }
     }
 

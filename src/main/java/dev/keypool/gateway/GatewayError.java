@@ -41,6 +41,11 @@ public final class GatewayError extends RuntimeException implements NeutralFailu
         return new GatewayError(503, "service_unavailable_error", "no_channel_available", message, retryAfterSeconds);
     }
 
+    /** design §16: the targets a model group's cost guard allowed could not serve; the costlier ones were skipped. */
+    public static GatewayError noAffordableFallback(String message, long retryAfterSeconds) {
+        return new GatewayError(503, "service_unavailable_error", "no_affordable_fallback", message, retryAfterSeconds);
+    }
+
     /** design §4: the keys of the chain have no quota room for the request, and none comes within queue.maxWait. */
     public static GatewayError quotaExhausted(String message, long retryAfterSeconds) {
         return new GatewayError(429, "rate_limit_error", "quota_exhausted", message, retryAfterSeconds);

@@ -63,6 +63,7 @@ public final class GatewayRequest {
     private String lastFailure;
     private boolean lastFailureKeyLevel;
     private final Map<String, String> whyNotServed = new LinkedHashMap<>();
+    private List<String> tooExpensive = List.of();
 
     private boolean batch;
 
@@ -229,6 +230,20 @@ public final class GatewayRequest {
     /** Channels that did not serve, in the order tried, with why. */
     public Map<String, String> whyNotServed() {
         return whyNotServed;
+    }
+
+    /** The steps ({@code channel/model}) a model group's cost guard took out of the chain (design §16). */
+    public void skippedAsTooExpensive(List<String> steps) {
+        this.tooExpensive = List.copyOf(steps);
+    }
+
+    public List<String> tooExpensive() {
+        return tooExpensive;
+    }
+
+    /** The model the first step of the chain sends upstream: what a walk that moves on to another model moved from. */
+    public String firstUpstreamModel() {
+        return models != null ? models.get(0) : chain.get(0).upstreamModel(model);
     }
 
     /** When this request stops waiting for quota room: {@code maxWait} after it first began to wait. */

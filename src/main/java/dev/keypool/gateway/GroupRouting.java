@@ -11,6 +11,8 @@ import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.KeyScope;
 import dev.keypool.quota.KeyQuota;
+import dev.keypool.quota.ModelPrice;
+import dev.keypool.routing.CostGuard;
 import dev.keypool.routing.ModelGroup;
 import dev.keypool.routing.Target;
 import dev.keypool.routing.TargetOrder;
@@ -67,6 +69,36 @@ public final class GroupRouting {
             throw GatewayError.modelNotFound(group.name(), api);
         }
         return new Channels.Plan(group.name(), List.copyOf(chain), List.copyOf(models));
+    }
+
+    /**
+     * The plan without the steps its group's cost guard forbids ({@link CostGuard}): priced against the plan's first
+     * step, the one the request starts with once the tenant's channels are known. The steps taken out are named in
+     * {@link Channels.Plan#tooExpensive()}.
+     */
+    public static Channels.Plan affordable(ModelGroup group, Channels.Plan plan) {
+        if (group.maxPriceRatio() == null || plan.models() == null || plan.chain().size() < 2) {
+            return plan;
+        }
+        List<Double> prices = new ArrayList<>(plan.chain().size());
+        for (int i = 0; i < plan.chain().size(); i++) {
+            ModelPrice price = plan.chain().get(i).config().pricing().get(plan.models().get(i));
+            prices.add(price == null ? null : price.inputUsdPerMillion() + price.outputUsdPerMillion());
+        }
+        boolean[] allowed = CostGuard.affordable(group.maxPriceRatio(), prices);
+        List<Channel> chain = new ArrayList<>();
+        List<String> models = new ArrayList<>();
+        List<String> skipped = new ArrayList<>(plan.tooExpensive());
+        for (int i = 0; i < allowed.length; i++) {
+            if (allowed[i]) {
+                chain.add(plan.chain().get(i));
+                models.add(plan.models().get(i));
+            } else {
+                skipped.add(plan.chain().get(i).name() + '/' + plan.models().get(i));
+            }
+        }
+        return skipped.size() == plan.tooExpensive().size() ? plan
+                : new Channels.Plan(plan.model(), List.copyOf(chain), List.copyOf(models), skipped);
     }
 
     /** What the channels of the targets look like now. */

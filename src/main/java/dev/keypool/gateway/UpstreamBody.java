@@ -2,6 +2,7 @@ package dev.keypool.gateway;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
+import java.util.Set;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -43,6 +44,25 @@ public final class UpstreamBody implements UpstreamPayload {
     public String user() {
         JsonNode user = json.get("user");
         return user != null && user.isTextual() ? user.asText() : null;
+    }
+
+    /** Whether the client asked for a repeatable answer: {@code temperature} 0, or a {@code seed}. */
+    public boolean deterministic() {
+        JsonNode temperature = json.get("temperature");
+        JsonNode seed = json.get("seed");
+        return temperature != null && temperature.isNumber() && temperature.asDouble() == 0
+                || seed != null && !seed.isNull();
+    }
+
+    /** The client's body without {@code fields}, as bytes: what makes two requests the same for a response cache. */
+    public byte[] without(Set<String> fields) {
+        ObjectNode copy = json.deepCopy();
+        copy.remove(fields);
+        // the stream_options the gateway may have added is not the client's either
+        if (usageAddedByGateway) {
+            copy.remove("stream_options");
+        }
+        return write(copy);
     }
 
     @Override

@@ -11,7 +11,8 @@ import java.util.Map;
  *
  * @param source       {@code api}, {@code batch} (a batch line) or {@code async} (an async task)
  * @param model        the model asked for; {@code servedModel} the provider's name for it on the serving channel
- * @param pool         {@code own} (a key of the request's tenant) or {@code shared}; null when no key served
+ * @param pool         {@code own} (a key of the request's tenant) or {@code shared}; {@code cache-hit} or {@code cache-stale} for an
+ *                     answer of a model group's response cache; null when no key served
  * @param fallbackLevel 0 = primary channel, n = n-th fallback; null when no channel served
  * @param errorCode    the gateway's error code ({@code quota_exhausted}, …), null when answered by the provider
  * @param cachedTokens prompt tokens read from the provider's prompt cache; {@code cacheWriteTokens} written to it

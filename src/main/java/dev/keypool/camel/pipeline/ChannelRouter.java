@@ -3,7 +3,10 @@ package dev.keypool.camel.pipeline;
 import dev.keypool.camel.routes.ChannelRouteNames;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.GatewayRequest;
+import dev.keypool.routing.ModelSwitches;
 import org.apache.camel.Exchange;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The fallback walk's next step (route fallback-walk): the primary channel, then its fallback list; or why there is
@@ -18,6 +21,15 @@ public final class ChannelRouter {
     static final String CLIENT_GONE = "clientGone";
     /** Every channel of the chain was tried or skipped: the request may wait for quota room, then walk it again. */
     static final String CHAIN_DONE = "chainDone";
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChannelRouter.class);
+
+    private final ModelSwitches switches;
+
+    /** @param switches when a walk that moves on to another model is logged */
+    public ChannelRouter(ModelSwitches switches) {
+        this.switches = switches;
+    }
 
     /**
      * Sets kpNextChannel to the route of the next channel to try; or, when there is none, removes it and sets
@@ -36,8 +48,19 @@ public final class ChannelRouter {
         }
     }
 
-    private static String nextRoute(GatewayRequest request) {
+    private String nextRoute(GatewayRequest request) {
         Channel channel = request.advance();
-        return channel == null ? null : ChannelRouteNames.endpoint(channel.name());
+        if (channel == null) {
+            return null;
+        }
+        if (request.level() > 0) {
+            String from = request.firstUpstreamModel();
+            String to = request.upstreamModel();
+            if (!from.equals(to) && switches.shouldLog(from, to)) {
+                LOG.info("Request for model '{}' walked on from model {} ({}) to model {} ({}); logged once a minute"
+                        + " for this pair", request.model(), from, request.primary().name(), to, channel.name());
+            }
+        }
+        return ChannelRouteNames.endpoint(channel.name());
     }
 }

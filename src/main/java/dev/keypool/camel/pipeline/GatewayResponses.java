@@ -45,6 +45,11 @@ public final class GatewayResponses {
             if (request.heldBackByQuota()) {
                 throw GatewayError.quotaExhausted(unavailableMessage(request), retryAfterSeconds(request));
             }
+            if (!request.tooExpensive().isEmpty()) {
+                throw GatewayError.noAffordableFallback(unavailableMessage(request) + "; skipped as too expensive"
+                        + " for the group's maxPriceRatio: " + String.join(", ", request.tooExpensive()),
+                        retryAfterSeconds(request));
+            }
             throw GatewayError.unavailable(unavailableMessage(request), retryAfterSeconds(request));
         }
         Message message = exchange.getMessage();

@@ -149,10 +149,16 @@ public final class RequestLog {
                 served ? request.servedBy().upstreamModel(request.model()) : null,
                 served ? request.servedBy().name() : null,
                 served ? request.servedKey().fingerprint() : null,
-                served ? (request.keyScope().isOwn(request.servedKey()) ? "own" : "shared") : null,
+                served ? (request.keyScope().isOwn(request.servedKey()) ? "own" : "shared") : fromCache(exchange),
                 request.totalAttempts(), served ? request.level() : null, status, errorCode,
                 request.promptTokens(), request.completionTokens(), request.cachedTokens(), request.cacheWriteTokens(),
                 request.costUsd(), latencyMs, ttfbMs, requestBody, bodies && errorCode == null ? answerBody(exchange) : null);
+    }
+
+    /** {@code cache-hit} or {@code cache-stale} for an answer of a model group's response cache, else null. */
+    private static String fromCache(Exchange exchange) {
+        String how = exchange.getProperty(ResponseCaching.CACHE_ANSWER, String.class);
+        return how == null ? null : ResponseCaching.FROM_CACHE + "-" + how;
     }
 
     /** The client's JSON body as it was read (an upload, multipart or on disk, is not kept). */

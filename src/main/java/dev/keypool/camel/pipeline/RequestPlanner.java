@@ -198,11 +198,20 @@ public final class RequestPlanner {
                         + ")");
             }
         }
+        List<String> tooExpensive = List.of();
+        if (group != null) {
+            // the cost guard prices the walk against the first step this request may take
+            Channels.Plan affordable = GroupRouting.affordable(group, new Channels.Plan(plan.model(), chain, models));
+            chain = affordable.chain();
+            models = affordable.models();
+            tooExpensive = affordable.tooExpensive();
+        }
         GatewayRequest request = new GatewayRequest(read.endpoint(), read.api(), plan.model(), chain, read.body(),
                 read.stream(), read::estimate, charge);
         if (models != null) {
             request.sendModels(models);
         }
+        request.skippedAsTooExpensive(tooExpensive);
         if (exchange.getProperty(Exchanges.BATCH_LINE) != null) {
             request.markBatch();
         }
