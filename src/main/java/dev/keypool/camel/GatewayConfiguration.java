@@ -75,6 +75,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         RoutingBeans routing = RoutingBeans.bind(context, config, channels.all());
         PipelineBeans pipeline = PipelineBeans.bind(context, requestsHeld, channels.all(), tenants.tenants(), config.queue(),
                 requestLog, metrics, mapper, clock, routing);
+        TranslateBeans.bind(context, channels.all(), mapper, clock);
         if (http) {
             ServerBeans.installEdge(context, pipeline.gatewayResponses());
         }
