@@ -202,6 +202,27 @@ class AnthropicOverOpenAiSdkTest extends GatewayTestSupport {
     }
 
     @Test
+    void should_end_a_stream_that_breaks_midway_with_anthropics_error_event() throws Exception {
+        upstream.streamEvents(6, 5).cutStreamAfter("sk-openai-pool", 2);
+        try {
+            HttpResponse<String> response = post("/v1/messages", "{\"model\":\"gpt-pool\",\"max_tokens\":10,"
+                    + "\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+
+            String[] events = response.body().strip().split("\n\n");
+            assertThat(events[0]).startsWith("event: message_start\n");
+            assertThat(response.body()).contains("\"text\":\"tok1 \"").doesNotContain("message_stop");
+            String last = events[events.length - 1];
+            assertThat(last).startsWith("event: error\ndata: ");
+            JsonNode error = JSON.readTree(last.substring(last.indexOf("data: ") + 6));
+            assertThat(error.path("type").asText()).isEqualTo("error");
+            assertThat(error.path("error").path("type").asText()).isEqualTo("api_error");
+            assertThat(response.headers().firstValue("X-KeyPool-Translated")).contains("anthropic->openai");
+        } finally {
+            upstream.healthy("sk-openai-pool");
+        }
+    }
+
+    @Test
     void should_answer_a_provider_error_in_anthropic_shape() throws Exception {
         upstream.answer("sk-openai-pool", 400);
         try {
