@@ -48,8 +48,9 @@ class LayersTest {
         LAYERS.put("request", List.of("gateway", "admin", "probe", "fault", "alert"));
         // keypool.yaml bound and validated into the settings of the domain
         LAYERS.put("configuration", List.of("config"));
-        // the decisions: which key, is the breaker open, is there room in the quota, may the tenant go on
-        LAYERS.put("domain", List.of("pool", "quota", "breaker", "tenant", "batch", "routing"));
+        // the decisions: which key, is the breaker open, is there room in the quota, may the tenant go on; and how a
+        // request reads in the other format
+        LAYERS.put("domain", List.of("pool", "quota", "breaker", "tenant", "batch", "routing", "translate"));
         // what the domain is built from: counting windows, state events, durable files, hashing
         LAYERS.put("base", List.of("auth", "events", "state", "window"));
     }

@@ -49,6 +49,7 @@ record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayRespon
         Registry registry = context.getRegistry();
         registry.bind("admission", new Admission(inFlightLimit(context, requestsHeld)));
         TokenEstimator tokenEstimator = new TokenEstimator();
+        registry.bind("tokenEstimator", tokenEstimator);
         registry.bind("requestPlanner", new RequestPlanner(all, mapper, Wiring.longSetting(context, "keypool.max-body-bytes"),
                 Wiring.longSetting(context, "keypool.max-audio-body-bytes"), tokenEstimator, routing.groups(),
                 routing.routing()));

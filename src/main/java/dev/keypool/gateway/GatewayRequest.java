@@ -17,6 +17,7 @@ import dev.keypool.pool.KeyScope;
 import dev.keypool.quota.Priority;
 import dev.keypool.quota.TokenEstimate;
 import dev.keypool.tenant.TenantCharge;
+import dev.keypool.translate.Translation;
 
 /**
  * The state of one client request on its way through the channel chain. It is stored on the exchange before
@@ -47,7 +48,9 @@ public final class GatewayRequest {
     private List<String> models;
     private final UpstreamPayload body;
     private final boolean stream;
-    private final Supplier<TokenEstimate> tokenEstimate;
+    private Supplier<TokenEstimate> tokenEstimate;
+    /** The body for a channel of the other format (design §17); null when every channel of the chain speaks the client's. */
+    private UpstreamPayload translatedBody;
     private final TenantCharge charge;
     private final KeyScope keyScope;
     private TokenEstimate estimate;
@@ -125,6 +128,12 @@ public final class GatewayRequest {
         return body.usageAddedByGateway();
     }
 
+    /** Whether the client asked for a stream's usage chunk itself ({@code stream_options.include_usage}). */
+    public boolean clientAskedStreamUsage() {
+        return body instanceof UpstreamBody json && !json.usageAddedByGateway()
+                && json.json().path("stream_options").path("include_usage").asBoolean(false);
+    }
+
     /** A stream that broke after its first byte: the channel answered, then failed. */
     public boolean isStreamBroken() {
         return streamBroken;
@@ -142,9 +151,50 @@ public final class GatewayRequest {
         return api;
     }
 
-    /** How the provider's events of a {@code stream: true} answer read. */
+    /** How the provider's events of a {@code stream: true} answer read: the current channel's format. */
     public StreamFormat streamFormat() {
+        Translation translation = translation();
+        return StreamFormat.of(translation == null ? api : Formats.other(api));
+    }
+
+    /** How the client's events read: its API's format, whichever the provider speaks. */
+    public StreamFormat clientStreamFormat() {
         return StreamFormat.of(api);
+    }
+
+    /**
+     * The translation the current channel needs (design §17): null when it speaks the client's format, which is the
+     * common case and costs one set lookup.
+     */
+    public Translation translation() {
+        return current == null ? null : Formats.translation(api, current.config());
+    }
+
+    /** Whether some channel of the chain speaks the other format. */
+    public boolean needsTranslation() {
+        for (Channel channel : chain) {
+            if (!channel.config().servesApi(api)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The request as channels of the other format get it, and what it costs in tokens as they count it: quotas and
+     * limits see the request the provider really gets.
+     */
+    public void translateWith(UpstreamPayload translated, Supplier<TokenEstimate> translatedEstimate) {
+        this.translatedBody = translated;
+        if (estimate == null) {
+            this.tokenEstimate = translatedEstimate;
+        }
+    }
+
+    /** The path after the current channel's baseUrl: the client's, or the other format's for a translated request. */
+    public String upstreamEndpoint() {
+        Translation translation = translation();
+        return translation == null ? endpoint : translation.upstreamEndpoint(endpoint);
     }
 
     /** The Content-Type of {@link #upstreamBody()}. */
@@ -290,7 +340,8 @@ public final class GatewayRequest {
      * disk, the file to send ({@link SplicedFile}). On Azure the model named is the deployment (Responses reads it).
      */
     public Object upstreamBody() {
-        return body.forModel(current.config().provider().wireModel(upstreamModel()));
+        return (translatedBody != null && translation() != null ? translatedBody : body)
+                .forModel(current.config().provider().wireModel(upstreamModel()));
     }
 
     public Set<String> triedKeys() {
@@ -431,6 +482,10 @@ public final class GatewayRequest {
         headers.put("X-Fallback-Level", String.valueOf(level));
         headers.put("X-KeyPool-Model", models != null ? models.get(level) : servedBy.upstreamModel(model));
         headers.put(POOL_HEADER, keyScope.isOwn(servedKey) ? "own" : "shared");
+        Translation translation = Formats.translation(api, servedBy.config());
+        if (translation != null) {
+            headers.put(Translation.HEADER, translation.headerValue());
+        }
         if (charge != null) {
             headers.putAll(charge.rateLimits().headers());
         }

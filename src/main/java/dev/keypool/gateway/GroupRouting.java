@@ -44,7 +44,8 @@ public final class GroupRouting {
         List<Channel> targetChannels = new ArrayList<>();
         for (Target target : order.order(group, signals, sticky)) {
             Channel channel = channels.get(target.channel()).orElse(null);
-            if (channel != null && channel.config().servesApi(api)) {
+            // a target of the other format gets the request translated (design §17)
+            if (channel != null && Formats.reachable(api, channel.config())) {
                 String model = channel.upstreamModel(target.model());
                 if (steps.add(channel.name() + '/' + model)) {
                     chain.add(channel);

@@ -65,6 +65,11 @@ public final class UpstreamBody implements UpstreamPayload {
         return write(copy);
     }
 
+    /** The body as JSON, as the client sent it (with include_usage when the gateway added it). */
+    public ObjectNode json() {
+        return json;
+    }
+
     @Override
     public String contentType() {
         return "application/json";

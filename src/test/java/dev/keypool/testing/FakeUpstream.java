@@ -392,19 +392,24 @@ public final class FakeUpstream implements AutoCloseable {
             }
             Behaviour b = behaviours.getOrDefault(key, OK);
             JsonNode json = json(buffer.toString());
+            if (b.status() == 200 && !b.reset() && b.delayMs() == 0 && json.path("stream").asBoolean(false)
+                    && speaksTools(request.path()) && asksForTool(json)) {
+                streamToolCall(request, json);
+                return;
+            }
             if (b.status() == 200 && !b.reset() && b.delayMs() == 0 && json.path("stream").asBoolean(false)) {
                 stream(request, b, json.path("stream_options").path("include_usage").asBoolean(false)
                         || request.path().endsWith("/responses"));
                 return;
             }
             long delay = b == OK ? defaultDelayMs : b.delayMs();
-            if (held(() -> respond(request, key, b))) {
+            if (held(() -> respond(request, key, b, json))) {
                 return;
             }
             if (delay > 0) {
-                vertx.setTimer(delay, t -> respond(request, key, b));
+                vertx.setTimer(delay, t -> respond(request, key, b, json));
             } else {
-                respond(request, key, b);
+                respond(request, key, b, json);
             }
         });
     }
@@ -475,7 +480,7 @@ public final class FakeUpstream implements AutoCloseable {
         });
     }
 
-    private void respond(HttpServerRequest request, String key, Behaviour b) {
+    private void respond(HttpServerRequest request, String key, Behaviour b, JsonNode json) {
         if (request.response().closed()) {
             return;   // a held answer whose caller went away
         }
@@ -496,6 +501,8 @@ public final class FakeUpstream implements AutoCloseable {
         }
         boolean anthropic = request.path().contains("/messages");
         String body = b.body() != null ? b.body()
+                : b.status() == 200 && speaksTools(request.path()) && asksForTool(json) ? toolCall(request.path(), json)
+                : b.status() == 200 && speaksTools(request.path()) && json.has("tools") ? afterTool(request.path(), json)
                 : b.status() == 200 ? success(request.path(), key)
                 : anthropic ? "{\"type\":\"error\",\"error\":{\"type\":\"" + (b.status() == 529 ? "overloaded_error" : "api_error")
                         + "\",\"message\":\"upstream said " + b.status() + "\"}}"
@@ -546,6 +553,123 @@ public final class FakeUpstream implements AutoCloseable {
                 + "\"model\":\"fake-model\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
                 + "\"content\":\"fake answer " + id + "\"},\"finish_reason\":\"stop\"}],"
                 + "\"usage\":{\"prompt_tokens\":11,\"completion_tokens\":7,\"total_tokens\":18}}";
+    }
+
+    /** The arguments every fake tool call has. */
+    public static final String TOOL_ARGUMENTS = "{\"city\":\"Paris\",\"unit\":\"celsius\"}";
+
+    /**
+     * A chat or messages request with {@code tools} whose last turn is not a tool's result: the model asks for its first
+     * tool (a round trip's first half).
+     */
+    private static boolean asksForTool(JsonNode json) {
+        if (!json.path("tools").isArray() || json.path("tools").isEmpty()) {
+            return false;
+        }
+        JsonNode last = json.path("messages").path(json.path("messages").size() - 1);
+        if ("tool".equals(last.path("role").asText())) {
+            return false;
+        }
+        for (JsonNode block : last.path("content")) {
+            if ("tool_result".equals(block.path("type").asText())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean speaksTools(String path) {
+        return path.endsWith("/chat/completions") || path.endsWith("/messages");
+    }
+
+    private static String toolName(JsonNode json) {
+        JsonNode tool = json.path("tools").path(0);
+        return tool.has("function") ? tool.path("function").path("name").asText() : tool.path("name").asText();
+    }
+
+    /** The model asks for the first tool with {@link #TOOL_ARGUMENTS}, as chat or as messages answers it. */
+    private String toolCall(String path, JsonNode json) {
+        long id = ids.incrementAndGet();
+        if (path.endsWith("/messages")) {
+            return "{\"id\":\"msg_fake_" + id + "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"fake-claude\","
+                    + "\"content\":[{\"type\":\"text\",\"text\":\"Let me look.\"},{\"type\":\"tool_use\",\"id\":\"toolu_fake_" + id
+                    + "\",\"name\":\"" + toolName(json) + "\",\"input\":" + TOOL_ARGUMENTS + "}],\"stop_reason\":\"tool_use\","
+                    + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":30,\"output_tokens\":9}}";
+        }
+        return "{\"id\":\"chatcmpl-fake-" + id + "\",\"object\":\"chat.completion\",\"created\":1700000000,"
+                + "\"model\":\"fake-model\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,"
+                + "\"tool_calls\":[{\"id\":\"call_fake_" + id + "\",\"type\":\"function\",\"function\":{\"name\":\""
+                + toolName(json) + "\",\"arguments\":" + JSON.valueToTree(TOOL_ARGUMENTS) + "}}]},\"finish_reason\":\"tool_calls\"}],"
+                + "\"usage\":{\"prompt_tokens\":30,\"completion_tokens\":9,\"total_tokens\":39}}";
+    }
+
+    /** The model answers with the tool's result it was sent: "the tool said <result>". */
+    private String afterTool(String path, JsonNode json) {
+        JsonNode last = json.path("messages").path(json.path("messages").size() - 1);
+        String result = last.path("content").isTextual() ? last.path("content").asText() : "";
+        for (JsonNode block : last.path("content")) {
+            if ("tool_result".equals(block.path("type").asText())) {
+                result = block.path("content").isTextual() ? block.path("content").asText()
+                        : block.path("content").path(0).path("text").asText();
+            }
+        }
+        String text = JSON.valueToTree("the tool said " + result).toString();
+        long id = ids.incrementAndGet();
+        if (path.endsWith("/messages")) {
+            return "{\"id\":\"msg_fake_" + id + "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"fake-claude\","
+                    + "\"content\":[{\"type\":\"text\",\"text\":" + text + "}],\"stop_reason\":\"end_turn\","
+                    + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":40,\"output_tokens\":6}}";
+        }
+        return "{\"id\":\"chatcmpl-fake-" + id + "\",\"object\":\"chat.completion\",\"created\":1700000000,"
+                + "\"model\":\"fake-model\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
+                + text + "},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":40,\"completion_tokens\":6,\"total_tokens\":46}}";
+    }
+
+    /**
+     * A streamed tool call, its arguments in pieces of three characters: chat chunks with {@code delta.tool_calls} (and
+     * the usage chunk when asked), or Anthropic's {@code input_json_delta} events.
+     */
+    private void streamToolCall(HttpServerRequest request, JsonNode json) {
+        var response = request.response().setStatusCode(200).setChunked(true).putHeader("Content-Type", "text/event-stream");
+        long id = ids.incrementAndGet();
+        String name = toolName(json);
+        List<String> pieces = new java.util.ArrayList<>();
+        for (int i = 0; i < TOOL_ARGUMENTS.length(); i += 3) {
+            pieces.add(TOOL_ARGUMENTS.substring(i, Math.min(TOOL_ARGUMENTS.length(), i + 3)));
+        }
+        if (request.path().endsWith("/messages")) {
+            response.write("event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_fake_" + id
+                    + "\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"fake-claude\",\"content\":[],"
+                    + "\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":30,\"output_tokens\":1}}}\n\n");
+            response.write("event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,"
+                    + "\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_fake_" + id + "\",\"name\":\"" + name
+                    + "\",\"input\":{}}}\n\n");
+            for (String piece : pieces) {
+                response.write("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,"
+                        + "\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":" + JSON.valueToTree(piece) + "}}\n\n");
+            }
+            response.write("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n");
+            response.write("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\","
+                    + "\"stop_sequence\":null},\"usage\":{\"output_tokens\":9}}\n\n");
+            streamsCompleted.incrementAndGet();
+            response.end("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
+            return;
+        }
+        String head = "data: {\"id\":\"chatcmpl-stream-" + id + "\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,"
+                + "\"model\":\"fake-model\",\"choices\":";
+        response.write(head + "[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"tool_calls\":[{\"index\":0,"
+                + "\"id\":\"call_fake_" + id + "\",\"type\":\"function\",\"function\":{\"name\":\"" + name
+                + "\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n");
+        for (String piece : pieces) {
+            response.write(head + "[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":"
+                    + JSON.valueToTree(piece) + "}}]},\"finish_reason\":null}]}\n\n");
+        }
+        response.write(head + "[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\n");
+        if (json.path("stream_options").path("include_usage").asBoolean(false)) {
+            response.write(head + "[],\"usage\":{\"prompt_tokens\":30,\"completion_tokens\":9,\"total_tokens\":39}}\n\n");
+        }
+        streamsCompleted.incrementAndGet();
+        response.end("data: [DONE]\n\n");
     }
 
     /** What /messages/count_tokens answers. */

@@ -24,7 +24,7 @@ public final class ChannelOutcomes {
     public void enter(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
         Channel channel = request.current();
-        exchange.setProperty(Exchanges.UPSTREAM_URL, channel.upstreamUrl(request.endpoint(), request.upstreamModel()));
+        exchange.setProperty(Exchanges.UPSTREAM_URL, channel.upstreamUrl(request.upstreamEndpoint(), request.upstreamModel()));
         exchange.setProperty(Exchanges.TIMEOUT_MS, channel.config().timeout().toMillis());
         exchange.setProperty(Exchanges.CONNECT_TIMEOUT_MS, channel.config().connectTimeout().toMillis());
         TenantAdmission pending = TenantGate.pendingAdmission(request);

@@ -15,6 +15,7 @@ import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.tenant.Tenant;
+import dev.keypool.translate.AnthropicErrors;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.slf4j.Logger;
@@ -138,25 +139,12 @@ public final class GatewayResponses {
      */
     private byte[] anthropicErrorBody(GatewayError error) {
         ObjectNode root = mapper.createObjectNode().put("type", "error");
-        root.putObject("error").put("type", anthropicType(error.status())).put("message", error.getMessage());
+        root.putObject("error").put("type", AnthropicErrors.type(error.status())).put("message", error.getMessage());
         try {
             return mapper.writeValueAsBytes(root);
         } catch (Exception impossible) {
             throw new IllegalStateException(impossible);
         }
-    }
-
-    /** Anthropic's error type for a status: 503 (no channel, or the gateway full) is overloaded_error, as its 529. */
-    static String anthropicType(int status) {
-        return switch (status) {
-            case 400, 405, 413, 422 -> "invalid_request_error";
-            case 401 -> "authentication_error";
-            case 403 -> "permission_error";
-            case 404 -> "not_found_error";
-            case 429 -> "rate_limit_error";
-            case 503, 529 -> "overloaded_error";
-            default -> "api_error";
-        };
     }
 
     private static GatewayError internal(Throwable cause) {

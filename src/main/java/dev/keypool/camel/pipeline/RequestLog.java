@@ -133,7 +133,7 @@ public final class RequestLog {
         String api = exchange.getProperty(Exchanges.API, String.class);
         Instant time = clock.instant();
         ClientRequest asked = exchange.getProperty(Exchanges.CLIENT_REQUEST, ClientRequest.class);
-        String requestBody = bodies ? requestBody(asked) : null;
+        String requestBody = bodies ? requestBody(asked, request) : null;
         if (request == null) {
             // refused before its channels were planned: the model it asked for, once its body was read
             Tenant tenant = exchange.getProperty(Exchanges.TENANT, Tenant.class);
@@ -161,8 +161,15 @@ public final class RequestLog {
         return how == null ? null : ResponseCaching.FROM_CACHE + "-" + how;
     }
 
-    /** The client's JSON body as it was read (an upload, multipart or on disk, is not kept). */
-    private String requestBody(ClientRequest asked) {
+    /**
+     * The client's JSON body as it was read (an upload, multipart or on disk, is not kept); for a request a channel of
+     * the other format served, the translated body that provider got (design §17).
+     */
+    private String requestBody(ClientRequest asked, GatewayRequest request) {
+        if (request != null && request.isServed() && request.translation() != null
+                && request.upstreamBody() instanceof byte[] translated) {
+            return capped(translated);
+        }
         if (asked == null || asked.body() == null || !isText(asked.body().contentType())) {
             return null;
         }

@@ -20,6 +20,7 @@ import dev.keypool.camel.http.RequestEdge;
 import dev.keypool.config.Api;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
+import dev.keypool.gateway.Formats;
 import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.GroupRouting;
@@ -178,7 +179,7 @@ public final class RequestPlanner {
         TenantCharge charge = exchange.getProperty(Exchanges.TENANT_CHARGE, TenantCharge.class);
         // a model group (design §16) before a channel's model of the same name
         ModelGroup group = groups.get(read.model());
-        Channels.Plan plan = group == null ? channels.plan(read.model(), read.api())
+        Channels.Plan plan = group == null ? channelPlan(read)
                 : groupRouting.plan(group, read.api(), charge == null ? KeyScope.SHARED : charge.tenant().keyScope(),
                         sticky(group, charge, read));
         List<Channel> chain = plan.chain();
@@ -217,6 +218,27 @@ public final class RequestPlanner {
         }
         exchange.setProperty(Exchanges.REQUEST, request);
         exchange.setProperty(Exchanges.UPSTREAM_CONTENT_TYPE, request.upstreamContentType());
+    }
+
+    /**
+     * The channels of the model that speak the request's format; when none does, those of the other format, which get
+     * it translated (design §17). The native plan is tried first, so a request that needs no translation costs nothing
+     * more.
+     */
+    private Channels.Plan channelPlan(ClientRequest read) {
+        try {
+            return channels.plan(read.model(), read.api());
+        } catch (GatewayError notServed) {
+            Api other = Formats.other(read.api());
+            if (other == null || !"model_not_found".equals(notServed.code())) {
+                throw notServed;
+            }
+            try {
+                return channels.plan(read.model(), other);
+            } catch (GatewayError notServedEither) {
+                throw notServed;
+            }
+        }
     }
 
     /** Whom a sticky group keeps on one target: the tenant, or the end user of OpenAI's {@code user} field. */

@@ -17,6 +17,8 @@ import dev.keypool.gateway.StreamEvent;
 import dev.keypool.gateway.StreamFormat;
 import dev.keypool.quota.TokenEstimator;
 import dev.keypool.gateway.TokenUsage;
+import dev.keypool.translate.StreamTranslator;
+import dev.keypool.translate.Translation;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import org.apache.camel.Exchange;
@@ -140,7 +142,10 @@ public final class StreamRelay {
         private final GatewayRequest request;
         private final HttpServerResponse client;
         private final InputStream upstream;
+        /** The provider's format, read for the usage and the end. */
         private final StreamFormat format;
+        /** For a channel of the other format, the converter into the client's events (design §17); else null. */
+        private final StreamTranslator translator;
         private final long deadline;
         private volatile boolean clientGone;
         private long promptTokens;
@@ -160,6 +165,9 @@ public final class StreamRelay {
             this.client = client;
             this.upstream = upstream;
             this.format = request.streamFormat();
+            Translation translation = request.translation();
+            this.translator = translation == null ? null
+                    : translation.stream(mapper, request.clientAskedStreamUsage(), System.currentTimeMillis() / 1000);
         }
 
         void head() {
@@ -226,10 +234,15 @@ public final class StreamRelay {
                         completionTokens = seen.completionTokens();
                     }
                 }
-                if (seen.usageOnly() && request.usageAddedByGateway()) {
+                if (translator != null) {
+                    for (byte[] translated : translator.translate(event)) {
+                        write(Buffer.buffer(translated));
+                    }
+                } else if (seen.usageOnly() && request.usageAddedByGateway()) {
                     continue;   // the client did not ask for the usage chunk: it was for our accounting
+                } else {
+                    write(Buffer.buffer(event));
                 }
-                write(Buffer.buffer(event));
                 eventsSent++;
                 if (!sawUsage) {
                     // after the write: the client's event is not held up for our accounting
@@ -286,7 +299,7 @@ public final class StreamRelay {
 
         /** In the stream's own format: a data: error for chat, an {@code event: error} for Responses and Messages. */
         private String errorEvent() {
-            return format.errorEvent(mapper, "The upstream stream of channel " + request.current().name()
+            return request.clientStreamFormat().errorEvent(mapper, "The upstream stream of channel " + request.current().name()
                     + " broke after " + eventsSent + " events; the answer is incomplete", eventsSent);
         }
     }
