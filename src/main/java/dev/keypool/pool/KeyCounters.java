@@ -99,6 +99,12 @@ final class KeyCounters {
         return recent.calls() == 0 ? OptionalDouble.empty() : OptionalDouble.of(recent.averageLatencyMs());
     }
 
+    /** Whether more than {@code percent} of the calls in the window failed (none there: no). */
+    boolean failingMoreThan(double percent) {
+        SlidingWindow w = window;
+        return w != null && w.failureRateAbove(percent);
+    }
+
     KeyStats snapshot() {
         SlidingWindow.Snapshot recent = windowSnapshot();
         return new KeyStats(calls.get(), successes.get(), failures.get(), rateLimits.get(),
