@@ -150,6 +150,10 @@ public final class KeyHealing {
             endDegraded(key, recovery, "degraded for " + KeyTransitions.shortly(settings.recovery().degradedFor()));
             until = null;
         }
+        if (recovery.failing) {
+            // its failures may have left the window since its last call: a key taking few calls is not held back by them
+            checkErrorRate(key, recovery);
+        }
         return until != null || recovery.failing ? Recovery.DEGRADED_FACTOR : 1.0;
     }
 
