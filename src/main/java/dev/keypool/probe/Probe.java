@@ -127,10 +127,13 @@ public final class Probe {
         if (modelsMissing != null && status == 404 && config.request() == ProbeConfig.Request.MODELS) {
             Runnable recorded = record;
             // not the key's failure: its next probe, a chat, goes out at once
-            failed("404", () -> {
+            if (end("404", () -> {
                 recorded.run();
                 modelsMissing.run();
-            }, false);
+            }, true)) {
+                LOG.info("Key {}({}) probe: no GET /models at this provider (404), probing with a one-token chat",
+                        key.fingerprint(), channel.name());
+            }
             return;
         }
         failed(String.valueOf(status), record);
@@ -160,12 +163,8 @@ public final class Probe {
     }
 
     private void failed(String cause, Runnable record) {
-        failed(cause, record, modelsMissing != null);
-    }
-
-    /** @param backOff whether a recovery probe's failure makes the key's next probe wait longer */
-    private void failed(String cause, Runnable record, boolean backOff) {
-        Runnable recorded = !backOff ? record : () -> {
+        // a recovery probe's failure makes the key's next probe wait longer
+        Runnable recorded = modelsMissing == null ? record : () -> {
             record.run();
             channel.pool().healing().probeFailed(key, cause);
         };
