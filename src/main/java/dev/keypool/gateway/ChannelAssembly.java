@@ -110,6 +110,7 @@ public final class ChannelAssembly {
                 .listener(listener)
                 .warmup(config.warmup())
                 .degradedErrorRatePercent(config.breaker().errorRateThreshold())
+                .degradedMinimumCalls(config.breaker().minimumCalls())
                 .ledgers(ledgers)
                 .build(), keys(config));
         pools.put(config.name(), pool);

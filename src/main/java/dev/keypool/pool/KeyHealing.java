@@ -169,7 +169,7 @@ public final class KeyHealing {
 
     private void checkErrorRate(ApiKey key, KeyRecovery recovery) {
         double threshold = settings.degradedErrorRatePercent();
-        boolean failing = key.counters().failingMoreThan(threshold);
+        boolean failing = key.counters().failingMoreThan(threshold, settings.degradedMinimumCalls());
         if (failing == recovery.failing) {
             return;
         }

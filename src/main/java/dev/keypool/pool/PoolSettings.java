@@ -29,11 +29,13 @@ import dev.keypool.quota.QuotaLedger;
  * @param ledgers                  the count each key's quota shares with other gateway instances (design §11)
  * @param jitter                   numbers in [0, 1) that spread the cooling times; a test passes a seeded one
  * @param recovery                 how DISABLED keys heal by themselves ({@link Recovery#OFF} with a probe block)
+ * @param degradedMinimumCalls     the calls a key's last 60 s must hold before its error rate lowers its weight (the
+ *                                 breaker's minimumCalls): one failed call of one is no rate
  */
 public record PoolSettings(String channel, SelectionStrategy strategy, Cooling cooling, int disableAfter,
                            ZoneId quotaZone, Clock clock, StateListener listener, Duration warmup,
                            double degradedErrorRatePercent, QuotaLedger.Factory ledgers, DoubleSupplier jitter,
-                           Recovery recovery) {
+                           Recovery recovery, int degradedMinimumCalls) {
 
     public PoolSettings {
         if (channel == null || channel.isBlank()) {
@@ -59,7 +61,7 @@ public record PoolSettings(String channel, SelectionStrategy strategy, Cooling c
     /** The settings a reloaded keypool.yaml may change, checked as at startup. */
     PoolSettings reloaded(SelectionStrategy newStrategy, Cooling newCooling, int newDisableAfter, Recovery newRecovery) {
         return new PoolSettings(channel, newStrategy, newCooling, newDisableAfter, quotaZone, clock, listener, warmup,
-                degradedErrorRatePercent, ledgers, jitter, newRecovery);
+                degradedErrorRatePercent, ledgers, jitter, newRecovery, degradedMinimumCalls);
     }
 
     private static void checkReloadable(String channel, int disableAfter) {
@@ -88,6 +90,7 @@ public record PoolSettings(String channel, SelectionStrategy strategy, Cooling c
         private QuotaLedger.Factory ledgers = QuotaLedger.Factory.LOCAL;
         private DoubleSupplier jitter = () -> ThreadLocalRandom.current().nextDouble();
         private Recovery recovery = Recovery.OFF;
+        private int degradedMinimumCalls = 1;
 
         private Builder(String channel) {
             this.channel = channel;
@@ -116,6 +119,11 @@ public record PoolSettings(String channel, SelectionStrategy strategy, Cooling c
 
         public Builder recovery(Recovery recovery) {
             this.recovery = recovery;
+            return this;
+        }
+
+        public Builder degradedMinimumCalls(int degradedMinimumCalls) {
+            this.degradedMinimumCalls = degradedMinimumCalls;
             return this;
         }
 
@@ -156,7 +164,7 @@ public record PoolSettings(String channel, SelectionStrategy strategy, Cooling c
 
         public PoolSettings build() {
             return new PoolSettings(channel, strategy, cooling, disableAfter, quotaZone, clock, listener, warmup,
-                    degradedErrorRatePercent, ledgers, jitter, recovery);
+                    degradedErrorRatePercent, ledgers, jitter, recovery, degradedMinimumCalls);
         }
     }
 }

@@ -80,10 +80,11 @@ public final class SlidingWindow {
     }
 
     /**
-     * Whether more than {@code percent} of the calls now in the window failed (false when there were none): what
-     * {@code snapshot().failureRatePercent() > percent} says, without a snapshot, for a check made on every call.
+     * Whether more than {@code percent} of the calls now in the window failed, once it holds {@code minimumCalls}
+     * (false before): what {@code snapshot().failureRatePercent() > percent} says, without a snapshot, for a check
+     * made on every call.
      */
-    public synchronized boolean failureRateAbove(double percent) {
+    public synchronized boolean failureRateAbove(double percent, long minimumCalls) {
         long epoch = clock.millis() / bucketMillis;
         long oldest = epoch - bucketEpoch.length + 1;
         long c = 0;
@@ -94,7 +95,7 @@ public final class SlidingWindow {
                 f += failures[i];
             }
         }
-        return c > 0 && f * 100.0 / c > percent;
+        return c > 0 && c >= minimumCalls && f * 100.0 / c > percent;
     }
 
     public synchronized void reset() {

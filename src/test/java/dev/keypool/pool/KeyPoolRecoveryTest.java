@@ -148,6 +148,22 @@ class KeyPoolRecoveryTest {
                 "Key " + key.fingerprint() + "(chat) no longer failing more than 50 % of its calls of the last 60s");
     }
 
+    @Test
+    void should_leave_the_weight_alone_until_the_window_holds_the_minimum_calls() {
+        ApiKey k = new ApiKey("sk-m", null, 1);
+        KeyPool pool = new KeyPool(PoolSettings.builder("min").disableAfter(10).clock(clock).degradedErrorRatePercent(50)
+                .degradedMinimumCalls(4).recovery(new Recovery(true, Duration.ofMinutes(1), Duration.ofMinutes(30),
+                        Duration.ofMinutes(5))).build(), List.of(k));
+        for (int i = 0; i < 3; i++) {
+            pool.outcomes().recordFailure(acquire(pool, k), NO_TIME, "503");
+        }
+        assertThat(pool.selection().effectiveWeight(k)).as("3 calls").isEqualTo(1.0);
+
+        pool.outcomes().recordFailure(acquire(pool, k), NO_TIME, "503");
+
+        assertThat(pool.selection().effectiveWeight(k)).as("4 calls").isEqualTo(0.3);
+    }
+
     private void disableByFailures() {
         pool.outcomes().recordFailure(acquire(pool, key), NO_TIME, "503");
         pool.outcomes().recordFailure(acquire(pool, key), NO_TIME, "503");
