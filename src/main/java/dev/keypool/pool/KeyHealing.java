@@ -7,8 +7,8 @@ import java.time.Instant;
  * How a pool's keys come back by themselves (design §3 cooling, design §8 recovery): how long a 429 without
  * Retry-After cools a key ({@link Cooling}, doubling for 429s in a row), and, where the channel's {@link Recovery}
  * is on, when a DISABLED key is probed, and the degraded weight of a key that came back or fails too often. Every change
- * is one log line and one event (KeyTransitions). Calls on a key that is neither recovering nor failing write nothing
- * here.
+ * is one log line and one event (KeyTransitions). A successful call on a key that is neither recovering nor failing
+ * reads two volatile fields here and writes nothing.
  */
 public final class KeyHealing {
 
@@ -48,7 +48,10 @@ public final class KeyHealing {
         if (recovery.degradedUntil != null && recovery.cleanCalls.incrementAndGet() >= Recovery.CLEAN_CALLS) {
             endDegraded(key, recovery, Recovery.CLEAN_CALLS + " calls without error");
         }
-        checkErrorRate(key, recovery);
+        if (recovery.failing) {
+            // a success only lowers the rate: a key that was not failing is not now, and its call takes no lock here
+            checkErrorRate(key, recovery);
+        }
     }
 
     /** A call on the key failed (5xx, timeout, connection error, refused credentials). */
