@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.random.RandomGenerator;
 import java.util.stream.Collectors;
 
 import dev.keypool.admin.RuntimeChanges;
@@ -53,6 +54,11 @@ record ChannelBeans(Channels all, ChannelAssembly assembly, StateListeners state
         BreakerPeers breakerPeers = redis == null ? BreakerPeers.LOCAL : new RedisBreakers(redis);
         ChannelAssembly assembly = new ChannelAssembly(clock, stateListeners, metrics::channel, breakerPeers,
                 redis == null ? QuotaLedger.Factory.LOCAL : RedisQuotaLedger.on(redis));
+        // a RandomGenerator bound before startup (a test's seeded one) draws the cooling times, as a Clock bean keeps time
+        RandomGenerator coolingRandom = context.getRegistry().findSingleByType(RandomGenerator.class);
+        if (coolingRandom != null) {
+            assembly.drawCoolingFrom(coolingRandom);
+        }
         List<Channel> channels = new ArrayList<>();
         for (ChannelConfig c : config.channels()) {
             Channel channel = assembly.build(c);

@@ -32,7 +32,8 @@ final class ChannelBinder {
 
     private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
             "maxRetries", "cooldown", "disableAfter", "quotaZone", "pricing", "keys", "fallback", "breaker", "apis", "auth",
-            "probe", "warmup", "anthropicBeta", "type", "apiVersion", "deployments", "headers", "query");
+            "probe", "warmup", "anthropicBeta", "type", "apiVersion", "deployments", "headers", "query",
+            "cooldownMin", "cooldownMax", "recovery");
     private static final Set<String> PRICE_FIELDS = Set.of("input", "output", "cacheRead", "cacheWrite");
     private static final Pattern BETA_FLAG = Pattern.compile("[A-Za-z0-9._-]+");
     /** An HTTP header name (RFC 9110 token). */
@@ -41,12 +42,14 @@ final class ChannelBinder {
     private static final String DEFAULT_STRATEGY = RoundRobinStrategy.NAME;
     private static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
     private static final int DEFAULT_MAX_RETRIES = 3;
-    private static final Duration DEFAULT_COOLDOWN = Duration.ofSeconds(60);
+    private static final Duration DEFAULT_COOLDOWN_MIN = Duration.ofSeconds(30);
+    private static final Duration DEFAULT_COOLDOWN_MAX = Duration.ofSeconds(60);
     private static final int DEFAULT_DISABLE_AFTER = 5;
 
     private final KeyBinder keys = new KeyBinder();
     private final BreakerBinder breaker = new BreakerBinder();
     private final ProbeBinder probe = new ProbeBinder();
+    private final RecoveryBinder recovery = new RecoveryBinder();
 
     Optional<BoundChannel> bind(ConfigNode node, UniqueNames names) {
         if (!node.checkMapping(FIELDS)) {
@@ -60,7 +63,9 @@ final class ChannelBinder {
         String strategy = strategy(node.field("strategy")).orElse(DEFAULT_STRATEGY);
         Duration timeout = node.field("timeout").positiveDuration().orElse(DEFAULT_TIMEOUT);
         int maxRetries = node.field("maxRetries").integer(0).orElse(DEFAULT_MAX_RETRIES);
-        Duration cooldown = node.field("cooldown").positiveDuration().orElse(DEFAULT_COOLDOWN);
+        ConfigNode cooldownNode = node.field("cooldown");
+        Duration cooldown = cooldownNode.positiveDuration().orElse(null);
+        Duration[] cooldownBounds = cooldownBounds(node, cooldownNode);
         int disableAfter = node.field("disableAfter").integer(1).orElse(DEFAULT_DISABLE_AFTER);
         ZoneId quotaZone = zone(node.field("quotaZone")).orElse(ZoneOffset.UTC);
         Map<String, ModelPrice> pricing = pricing(node.field("pricing"));
@@ -72,7 +77,8 @@ final class ChannelBinder {
                 cooldown, disableAfter, quotaZone, keyList, ChannelReferences.names(fallback),
                 breaker.bind(node.field("breaker")), apis(node.field("apis")), auth(node.field("auth"), provider.type()), pricing,
                 probe.bind(node.field("probe"), models), node.field("warmup").duration().orElse(Duration.ZERO),
-                anthropicBeta(node.field("anthropicBeta")), provider);
+                anthropicBeta(node.field("anthropicBeta")), provider, cooldownBounds[0], cooldownBounds[1],
+                recovery.bind(node.field("recovery")));
         return Optional.of(new BoundChannel(channel, fallback, keyTenants));
     }
 
@@ -94,6 +100,28 @@ final class ChannelBinder {
             node.problem("must be an absolute http or https URL");
             return Optional.empty();
         });
+    }
+
+    /**
+     * {@code cooldownMin} and {@code cooldownMax}: the bounds of a cooling spread at random, min <= max; a channel
+     * that sets a fixed {@code cooldown} sets neither.
+     */
+    private static Duration[] cooldownBounds(ConfigNode node, ConfigNode cooldownNode) {
+        ConfigNode minNode = node.field("cooldownMin");
+        ConfigNode maxNode = node.field("cooldownMax");
+        Optional<Duration> min = minNode.positiveDuration();
+        Optional<Duration> max = maxNode.positiveDuration();
+        if (!cooldownNode.isAbsent() && (!minNode.isAbsent() || !maxNode.isAbsent())) {
+            cooldownNode.problem("is a fixed cooling time: set it, or cooldownMin and cooldownMax, not both");
+        }
+        Duration lo = min.orElse(DEFAULT_COOLDOWN_MIN);
+        Duration hi = max.orElse(DEFAULT_COOLDOWN_MAX);
+        if (hi.compareTo(lo) < 0) {
+            (maxNode.isAbsent() ? minNode : maxNode).problem("cooldownMin (" + Durations.format(lo)
+                    + ") must not be longer than cooldownMax (" + Durations.format(hi) + ")");
+            return new Duration[] {DEFAULT_COOLDOWN_MIN, DEFAULT_COOLDOWN_MAX};
+        }
+        return new Duration[] {lo, hi};
     }
 
     /** A time zone id such as {@code Asia/Shanghai} or {@code UTC}. */

@@ -8,6 +8,8 @@ import java.util.Set;
 
 import dev.keypool.auth.ProviderAuth;
 import dev.keypool.breaker.BreakerSettings;
+import dev.keypool.pool.Cooling;
+import dev.keypool.pool.Recovery;
 import dev.keypool.quota.ModelPrice;
 
 /**
@@ -15,14 +17,17 @@ import dev.keypool.quota.ModelPrice;
  * {@code pricing} by upstream model name; {@code probe} its health probes (null: none); {@code warmup} how long a key
  * entering service ramps up to its weight (zero: at once); {@code anthropicBeta} the client's anthropic-beta flags it
  * passes on to the provider ({@value #ANY_BETA} for all; empty, the default: none); {@code provider} how its calls
- * are addressed (type, Azure's apiVersion and deployments, added headers and query).
+ * are addressed (type, Azure's apiVersion and deployments, added headers and query). A 429 without Retry-After cools
+ * a key for exactly {@code cooldown} when the channel sets it, else for a random time in {@code [cooldownMin,
+ * cooldownMax]} ({@link #cooling}); {@code recovery} how DISABLED keys heal by themselves where there is no probe block.
  */
 public record ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
                             String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
                             ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker,
                             Set<Api> apis, ProviderAuth auth, Map<String, ModelPrice> pricing,
                             ProbeConfig probe, Duration warmup,
-                            List<String> anthropicBeta, ProviderConfig provider) {
+                            List<String> anthropicBeta, ProviderConfig provider, Duration cooldownMin,
+                            Duration cooldownMax, Recovery recovery) {
 
     /** In {@code models} means "serves every model". */
     public static final String ANY_MODEL = "*";
@@ -44,16 +49,18 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
         warmup = warmup == null ? Duration.ZERO : warmup;
         anthropicBeta = Copies.list(anthropicBeta);
         provider = provider == null ? ProviderConfig.OPENAI : provider;
+        recovery = recovery == null ? Recovery.OFF : recovery;
     }
 
-    /** An OpenAI-compatible provider, nothing added to its calls. */
+    /** An OpenAI-compatible provider with nothing added to its calls, a fixed {@code cooldown}, no recovery. */
     public ChannelConfig(String name, String baseUrl, List<String> models, Map<String, String> modelMap,
                          String strategy, Duration timeout, int maxRetries, Duration cooldown, int disableAfter,
                          ZoneId quotaZone, List<KeyConfig> keys, List<String> fallback, BreakerSettings breaker,
                          Set<Api> apis, ProviderAuth auth, Map<String, ModelPrice> pricing,
                          ProbeConfig probe, Duration warmup, List<String> anthropicBeta) {
         this(name, baseUrl, models, modelMap, strategy, timeout, maxRetries, cooldown, disableAfter, quotaZone, keys,
-                fallback, breaker, apis, auth, pricing, probe, warmup, anthropicBeta, ProviderConfig.OPENAI);
+                fallback, breaker, apis, auth, pricing, probe, warmup, anthropicBeta, ProviderConfig.OPENAI, null, null,
+                Recovery.OFF);
     }
 
     /** Passing no anthropic-beta flag. */
@@ -73,6 +80,16 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
                          Set<Api> apis, ProviderAuth auth, Map<String, ModelPrice> pricing) {
         this(name, baseUrl, models, modelMap, strategy, timeout, maxRetries, cooldown, disableAfter, quotaZone, keys,
                 fallback, breaker, apis, auth, pricing, null, Duration.ZERO);
+    }
+
+    /** How long a 429 without Retry-After cools a key: {@code cooldown} exactly, or spread over its bounds. */
+    public Cooling cooling() {
+        return cooldown != null ? Cooling.fixed(cooldown) : Cooling.spread(cooldownMin, cooldownMax);
+    }
+
+    /** How the channel's DISABLED keys heal by themselves: not at all where a probe block probes them. */
+    public Recovery keyRecovery() {
+        return probe == null ? recovery : Recovery.OFF;
     }
 
     /** Whether requests of this API may come here ({@code apis}, default chat, embeddings, completions). */

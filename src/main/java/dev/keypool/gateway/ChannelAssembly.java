@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.random.RandomGenerator;
 
 import dev.keypool.breaker.BreakerPeers;
 import dev.keypool.breaker.BreakerState;
@@ -58,6 +59,8 @@ public final class ChannelAssembly {
     private final Map<String, ChannelMeters> metersByChannel = new ConcurrentHashMap<>();
     /** The keys kept beside keypool.yaml for a channel (added through the admin API), which a reload keeps. */
     private volatile Function<ChannelConfig, List<ApiKey>> storedKeys = config -> List.of();
+    /** Where cooling times are drawn from; null: the pool's own random. */
+    private volatile RandomGenerator coolingRandom;
 
     /** @param meters the meters of the channel of a name, asked once per name */
     public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters) {
@@ -85,17 +88,29 @@ public final class ChannelAssembly {
         this.storedKeys = Objects.requireNonNull(stored, "stored");
     }
 
+    /** From now on the channels made draw their keys' cooling times from {@code random} (a test's seeded one). */
+    public void drawCoolingFrom(RandomGenerator random) {
+        this.coolingRandom = Objects.requireNonNull(random, "random");
+    }
+
     /** A new channel: its pool of keys, and its breaker (the one made before for this name, if any). */
     public Channel build(ChannelConfig config) {
-        KeyPool pool = new KeyPool(PoolSettings.builder(config.name())
+        PoolSettings.Builder settings = PoolSettings.builder(config.name());
+        RandomGenerator random = coolingRandom;
+        if (random != null) {
+            settings.jitter(random::nextDouble);
+        }
+        KeyPool pool = new KeyPool(settings
                 .strategy(SelectionStrategy.named(config.strategy()))
-                .cooldown(config.cooldown())
+                .cooling(config.cooling())
+                .recovery(config.keyRecovery())
                 .disableAfter(config.disableAfter())
                 .quotaZone(config.quotaZone())
                 .clock(clock)
                 .listener(listener)
                 .warmup(config.warmup())
                 .degradedErrorRatePercent(config.breaker().errorRateThreshold())
+                .degradedMinimumCalls(config.breaker().minimumCalls())
                 .ledgers(ledgers)
                 .build(), keys(config));
         pools.put(config.name(), pool);
@@ -137,7 +152,7 @@ public final class ChannelAssembly {
                 continue;
             }
             keys.put(config.name(), old.pool().reload(newKeys.get(config.name()), SelectionStrategy.named(config.strategy()),
-                    config.cooldown(), config.disableAfter()));
+                    config.cooling(), config.disableAfter(), config.keyRecovery()));
             old.costs().reprice(config.pricing());
             if (!old.config().breaker().equals(config.breaker())) {
                 // its state and windows are what an operator relies on across a reload; new thresholds need a restart
@@ -154,7 +169,7 @@ public final class ChannelAssembly {
         for (Channel gone : before.values()) {
             // its route stays for the requests still in it; its keys drain
             keys.put(gone.name(), gone.pool().reload(List.of(), SelectionStrategy.named(gone.config().strategy()),
-                    gone.config().cooldown(), gone.config().disableAfter()));
+                    gone.config().cooling(), gone.config().disableAfter(), gone.config().keyRecovery()));
             announce(gone, "removed by reload, its keys drain");
         }
         channels.replace(next);

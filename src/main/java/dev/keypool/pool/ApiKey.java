@@ -31,6 +31,8 @@ public final class ApiKey {
     private volatile KeyRamp.Plan rampPlan;
     private final AtomicReference<KeyAvailability> availability = new AtomicReference<>(KeyAvailability.ACTIVE);
     private final KeyCounters counters = new KeyCounters();
+    private final CoolingStreak coolingStreak = new CoolingStreak();
+    private final KeyRecovery recovery = new KeyRecovery();
 
     /**
      * @param secret the raw key, without whitespace or control characters (it goes into an HTTP header)
@@ -174,6 +176,14 @@ public final class ApiKey {
 
     KeyCounters counters() {
         return counters;
+    }
+
+    CoolingStreak coolingStreak() {
+        return coolingStreak;
+    }
+
+    KeyRecovery recovery() {
+        return recovery;
     }
 
     void useClock(Clock clock) {

@@ -99,6 +99,12 @@ final class KeyCounters {
         return recent.calls() == 0 ? OptionalDouble.empty() : OptionalDouble.of(recent.averageLatencyMs());
     }
 
+    /** Whether more than {@code percent} of the calls in the window failed, once it holds {@code minimumCalls}. */
+    boolean failingMoreThan(double percent, int minimumCalls) {
+        SlidingWindow w = window;
+        return w != null && w.failureRateAbove(percent, minimumCalls);
+    }
+
     KeyStats snapshot() {
         SlidingWindow.Snapshot recent = windowSnapshot();
         return new KeyStats(calls.get(), successes.get(), failures.get(), rateLimits.get(),

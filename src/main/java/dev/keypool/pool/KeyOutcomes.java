@@ -16,15 +16,17 @@ public final class KeyOutcomes {
 
     private final PoolKeys keys;
     private final KeyTransitions transitions;
+    private final KeyHealing healing;
     private volatile PoolSettings settings;
 
-    KeyOutcomes(PoolSettings settings, PoolKeys keys, KeyTransitions transitions) {
+    KeyOutcomes(PoolSettings settings, PoolKeys keys, KeyTransitions transitions, KeyHealing healing) {
         this.settings = settings;
         this.keys = keys;
         this.transitions = transitions;
+        this.healing = healing;
     }
 
-    /** A reloaded keypool.yaml's cooldown and disableAfter apply to the next outcomes. */
+    /** A reloaded keypool.yaml's disableAfter applies to the next outcomes (its cooling through KeyHealing). */
     void reloaded(PoolSettings reloaded) {
         settings = reloaded;
     }
@@ -34,20 +36,25 @@ public final class KeyOutcomes {
         keys.owned(key).counters().firstByte(millis(timeToFirstByte));
     }
 
-    /** A 2xx: resets the failures in a row. */
+    /** A 2xx: resets the failures in a row and the 429s in a row. */
     public void recordSuccess(ApiKey key, Duration latency, long promptTokens, long completionTokens) {
-        keys.owned(key).counters().success(millis(latency), promptTokens, completionTokens);
+        ApiKey owned = keys.owned(key);
+        owned.counters().success(millis(latency), promptTokens, completionTokens);
+        healing.succeeded(owned);
     }
 
     /**
-     * A 429: the key cools until now + retryAfter (or the pool's cooldown), or longer if it already cools longer.
-     * Leaves the failures in a row alone: being rate limited says nothing about the key being broken.
+     * A 429: the key cools until now + retryAfter, or without Retry-After for the pool's cooling ({@link Cooling}: a
+     * random time between its bounds, doubled for a key rate limited again on its first call after cooling), or
+     * longer if it already cools longer. Leaves the failures in a row alone: being rate limited says nothing about
+     * the key being broken.
      */
     public void recordRateLimited(ApiKey key, Duration latency, Optional<Duration> retryAfter) {
         ApiKey owned = keys.owned(key);
         owned.counters().rateLimited(millis(latency));
         Instant now = settings.clock().instant();
-        Instant deadline = now.plus(coolingTime(retryAfter));
+        Instant deadline = now.plus(retryAfter != null && retryAfter.isPresent() ? bounded(retryAfter.get())
+                : bounded(healing.coolingTime(owned, now)));
         // a DISABLED key stays DISABLED (no change, no line); otherwise it cools until the later deadline
         transitions.transition(owned, current -> current.coolUntil(deadline),
                 after -> "cooling " + Duration.between(now, after.coolingUntil()).toSeconds() + "s after 429");
@@ -61,7 +68,9 @@ public final class KeyOutcomes {
     public int recordFailure(ApiKey key, Duration latency, String cause) {
         ApiKey owned = keys.owned(key);
         int inARow = owned.counters().failure(millis(latency));
+        healing.failed(owned);
         if (inARow >= settings.disableAfter()) {
+            healing.disabled(owned, false);
             transitions.transition(owned, current -> KeyAvailability.DISABLED,
                     after -> "disabled after " + inARow + " consecutive failures (last: " + owned.redact(cause) + ")");
         }
@@ -72,6 +81,9 @@ public final class KeyOutcomes {
     public void recordRejected(ApiKey key, Duration latency, int status) {
         ApiKey owned = keys.owned(key);
         owned.counters().rejected(millis(latency));
+        healing.failed(owned);
+        // a 402 is often settled within the hour (a payment); new credentials for a 401/403 rarely are
+        healing.disabled(owned, status != 402);
         transitions.transition(owned, current -> KeyAvailability.DISABLED, after -> "disabled after " + status + " from upstream");
     }
 
@@ -81,22 +93,23 @@ public final class KeyOutcomes {
     }
 
     /**
-     * A probe got a 2xx: the failures in a row start again, and a DISABLED key comes back ACTIVE, warming up; a key
-     * an operator disabled stays DISABLED.
+     * A probe got a 2xx: the failures in a row start again, and a DISABLED key comes back ACTIVE, warming up, and
+     * where the pool recovers keys by itself degraded for a while (KeyHealing); a key an operator disabled stays
+     * DISABLED.
      */
     public void recordProbeSuccess(ApiKey key, Duration latency) {
         ApiKey owned = keys.owned(key);
         owned.counters().success(millis(latency), 0, 0);
-        if (transitions.disabledByOperator(owned.fingerprint())) {
+        owned.coolingStreak().succeeded();
+        if (transitions.disabledByOperator(owned.fingerprint()) || owned.storedState() != KeyState.DISABLED) {
             return;
         }
+        String degraded = healing.backFromProbe(owned);
         transitions.transition(owned, current -> current.state() == KeyState.DISABLED ? KeyAvailability.ACTIVE : current,
-                after -> "probe ok, DISABLED -> ACTIVE" + transitions.warmingUp());
+                after -> "probe ok, DISABLED -> ACTIVE" + transitions.warmingUp() + degraded);
     }
 
-    private Duration coolingTime(Optional<Duration> retryAfter) {
-        Duration cooldown = settings.cooldown();
-        Duration wait = retryAfter == null ? cooldown : retryAfter.orElse(cooldown);
+    private static Duration bounded(Duration wait) {
         if (wait.isNegative()) {
             return Duration.ZERO;
         }

@@ -25,6 +25,7 @@ public final class KeyPool {
     private final KeyOutcomes outcomes;
     private final KeyCapacity capacity;
     private final KeyControls controls;
+    private final KeyHealing healing;
     /** As made, then as the last reload left them. */
     private volatile PoolSettings settings;
 
@@ -38,8 +39,9 @@ public final class KeyPool {
         this.keys = new PoolKeys(settings, keys);
         this.transitions = new KeyTransitions(settings, this.keys);
         this.leases = new KeyLeases(this.keys);
-        this.selection = new KeySelection(settings, this.keys, transitions, leases);
-        this.outcomes = new KeyOutcomes(settings, this.keys, transitions);
+        this.healing = new KeyHealing(settings, this.keys, transitions);
+        this.selection = new KeySelection(settings, this.keys, transitions, leases, healing);
+        this.outcomes = new KeyOutcomes(settings, this.keys, transitions, healing);
         this.capacity = new KeyCapacity(settings, this.keys, transitions);
         this.controls = new KeyControls(settings, this.keys, transitions);
     }
@@ -66,6 +68,11 @@ public final class KeyPool {
 
     public KeyControls controls() {
         return controls;
+    }
+
+    /** How the keys come back by themselves: cooling times, recovery probes, degraded weights. */
+    public KeyHealing healing() {
+        return healing;
     }
 
     public String channel() {
@@ -98,8 +105,8 @@ public final class KeyPool {
 
     /**
      * The key's health now: unhealthy while COOLING or DISABLED; degraded while warming up, rolling out or retiring,
-     * at 90 % or more of a quota window, or failing more than the channel's error rate threshold of its calls of
-     * the last 60 s.
+     * at 90 % or more of a quota window, failing more than the channel's error rate threshold of its calls of
+     * the last 60 s, or back from DISABLED by a recovery probe for a while (KeyHealing).
      */
     public KeyHealth healthOf(ApiKey key) {
         if (stateOf(key) != KeyState.ACTIVE) {
@@ -108,7 +115,8 @@ public final class KeyPool {
         KeyStats stats = key.stats();
         boolean failing = stats.windowCalls() > 0
                 && 100.0 * stats.windowFailures() / stats.windowCalls() > settings.degradedErrorRatePercent();
-        return keys.quota(key).degraded() || keys.ramp(key).ramping(settings.clock().instant()) || failing
+        Instant now = settings.clock().instant();
+        return keys.quota(key).degraded() || keys.ramp(key).ramping(now) || failing || healing.factor(key, now) < 1
                 ? KeyHealth.DEGRADED : KeyHealth.HEALTHY;
     }
 
@@ -143,11 +151,18 @@ public final class KeyPool {
      * recorded (they still find it here).
      */
     public synchronized Reload reload(List<ApiKey> configured, SelectionStrategy newStrategy, Duration newCooldown, int newDisableAfter) {
-        PoolSettings reloaded = settings.reloaded(newStrategy, newCooldown, newDisableAfter);
+        return reload(configured, newStrategy, Cooling.fixed(newCooldown), newDisableAfter, settings.recovery());
+    }
+
+    /** {@link #reload} with the cooling and recovery of the reloaded file. */
+    public synchronized Reload reload(List<ApiKey> configured, SelectionStrategy newStrategy, Cooling newCooling,
+                                      int newDisableAfter, Recovery newRecovery) {
+        PoolSettings reloaded = settings.reloaded(newStrategy, newCooling, newDisableAfter, newRecovery);
         PoolKeys.Replaced replaced = keys.replace(configured);
         settings = reloaded;
         selection.reloaded(reloaded);
         outcomes.reloaded(reloaded);
+        healing.reloaded(reloaded);
         for (String fingerprint : replaced.added()) {
             ApiKey added = keys.get(fingerprint);
             // a key added to a running gateway enters service: it warms up (design §8)

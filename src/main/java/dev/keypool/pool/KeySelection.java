@@ -1,5 +1,6 @@
 package dev.keypool.pool;
 
+import java.time.Instant;
 import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
@@ -17,14 +18,16 @@ public final class KeySelection {
     private final PoolKeys keys;
     private final KeyTransitions transitions;
     private final KeyLeases leases;
+    private final KeyHealing healing;
     private final PoolSettings settings;
     private volatile SelectionStrategy strategy;
 
-    KeySelection(PoolSettings settings, PoolKeys keys, KeyTransitions transitions, KeyLeases leases) {
+    KeySelection(PoolSettings settings, PoolKeys keys, KeyTransitions transitions, KeyLeases leases, KeyHealing healing) {
         this.settings = settings;
         this.keys = keys;
         this.transitions = transitions;
         this.leases = leases;
+        this.healing = healing;
         this.strategy = settings.strategy();
     }
 
@@ -95,12 +98,13 @@ public final class KeySelection {
     /**
      * The share of traffic a key gets now, relative to the others (design §8): its configured weight times its quota
      * factor (a quarter from 90 % of a window, none from 95 %) times its ramp factor ({@link KeyRamp}: warming up,
-     * rolling out, retiring).
+     * rolling out, retiring) times its recovery factor ({@link KeyHealing}: 0.3 while back from DISABLED or failing).
      */
     public double effectiveWeight(ApiKey key) {
         KeyQuota quota = keys.quota(key);
         double weight = quota.limited() ? key.weight() * quota.weightFactor() : key.weight();
-        return weight * keys.ramp(key).factor(settings.clock().instant());
+        Instant now = settings.clock().instant();
+        return weight * keys.ramp(key).factor(now) * healing.factor(key, now);
     }
 
     /**

@@ -43,6 +43,7 @@ final class KeyTransitions {
         if (done.before().state() == KeyState.DISABLED && done.after().state() == KeyState.ACTIVE) {
             // back in service (re-enabled, or a probe succeeded): it ramps up over the channel's warmup
             keys.ramp(key).enteredService(settings.clock().instant());
+            key.recovery().inService();
         }
         String line = line(key, message.apply(done.after()));
         if (done.after().state() == KeyState.DISABLED) {
@@ -90,9 +91,19 @@ final class KeyTransitions {
         if (warmup.isZero()) {
             return "";
         }
-        long seconds = warmup.toSeconds();
-        return " (warming up " + (seconds > 0 && seconds % 60 == 0 ? seconds / 60 + "m" : seconds > 0 ? seconds + "s"
-                : warmup.toMillis() + "ms") + ")";
+        return " (warming up " + shortly(warmup) + ")";
+    }
+
+    /** A duration as a line says it: 3m, 90s, 250ms. */
+    static String shortly(Duration duration) {
+        long seconds = duration.toSeconds();
+        return seconds > 0 && seconds % 60 == 0 && duration.toMillis() % 1000 == 0 ? seconds / 60 + "m"
+                : seconds > 0 ? seconds + "s" : duration.toMillis() + "ms";
+    }
+
+    /** A share as a line says it: 50 %, 12.5 %. */
+    static String percent(double percent) {
+        return (percent == Math.rint(percent) ? String.valueOf((long) percent) : String.valueOf(percent)) + " %";
     }
 
     private String line(ApiKey key, String message) {

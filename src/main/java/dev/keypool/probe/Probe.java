@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * answer to a real call does (401/402/403 disable it, 429 cools it, 5xx and timeouts count towards
  * {@code disableAfter}), and a success brings a DISABLED key back. The channel's breaker does not hear of probes:
  * they are not traffic. Ends once; a probe that could not go out (already one in flight, no quota room) ends as
- * skipped.
+ * skipped. A recovery probe (a DISABLED key of a channel without a probe block) that fails makes the key's next one
+ * wait longer, except a 404 of GET /models: the provider has no such path, and the key is probed with a chat at once.
  */
 public final class Probe {
 
@@ -32,6 +33,8 @@ public final class Probe {
     private final ProbeConfig config;
     private final KeyPool.Lease lease;
     private final Runnable whenEnded;
+    /** Null unless this is a recovery probe: what a 404 of GET /models tells the schedule. */
+    private final Runnable modelsMissing;
     private final KeyState before;
     private final long startNanos = System.nanoTime();
     private volatile String outcome;
@@ -39,11 +42,17 @@ public final class Probe {
     private volatile long latencyMs = -1;
 
     Probe(Channel channel, ApiKey key, ProbeConfig config, KeyPool.Lease lease, Runnable whenEnded) {
+        this(channel, key, config, lease, whenEnded, null);
+    }
+
+    /** @param modelsMissing non-null for a recovery probe: run when GET /models answers 404 */
+    Probe(Channel channel, ApiKey key, ProbeConfig config, KeyPool.Lease lease, Runnable whenEnded, Runnable modelsMissing) {
         this.channel = channel;
         this.key = key;
         this.config = config;
         this.lease = lease;
         this.whenEnded = whenEnded;
+        this.modelsMissing = modelsMissing;
         this.before = channel.pool().stateOf(key);
     }
 
@@ -116,6 +125,18 @@ public final class Probe {
             // 404 (no /models at this provider), 400 (a chat probe of a model it does not know): not the key's fault
             record = () -> pool.outcomes().recordClientError(key, elapsed());
         }
+        if (modelsMissing != null && status == 404 && config.request() == ProbeConfig.Request.MODELS) {
+            Runnable recorded = record;
+            // not the key's failure: its next probe, a chat, goes out at once
+            if (end("404", () -> {
+                recorded.run();
+                modelsMissing.run();
+            }, true)) {
+                LOG.info("Key {}({}) probe: no GET /models at this provider (404), probing with a one-token chat",
+                        key.fingerprint(), channel.name());
+            }
+            return;
+        }
         failed(String.valueOf(status), record);
     }
 
@@ -143,7 +164,12 @@ public final class Probe {
     }
 
     private void failed(String cause, Runnable record) {
-        if (end(cause, record, true)) {
+        // a recovery probe's failure makes the key's next probe wait longer
+        Runnable recorded = modelsMissing == null ? record : () -> {
+            record.run();
+            channel.pool().healing().probeFailed(key, cause);
+        };
+        if (end(cause, recorded, true)) {
             LOG.warn("Key {}({}) probe failed: {}", key.fingerprint(), channel.name(), cause);
         }
     }

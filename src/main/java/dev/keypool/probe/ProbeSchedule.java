@@ -9,8 +9,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.ProbeConfig;
 import dev.keypool.gateway.Channel;
 import dev.keypool.pool.ApiKey;
@@ -23,7 +26,9 @@ import dev.keypool.pool.KeyState;
  * keys an operator disabled are left to the operator. The probes of a channel's N keys are spread evenly: key i's
  * probes fall on the slots {@code start + i·P/N + k·P} of its current period P, one per slot however late the
  * schedule is asked, and never two in flight for the same key. Asked on a beat by the probe-tick route; time is
- * the clock's. Thread-safe.
+ * the clock's. A channel without a {@code probe} block has its DISABLED keys probed when its pool's recovery plans
+ * (KeyHealing#probeDue, spread by the key's place), with GET /models, or with a one-token chat of the channel's first
+ * model once /models answered 404 there. Thread-safe.
  */
 public final class ProbeSchedule {
 
@@ -77,8 +82,31 @@ public final class ProbeSchedule {
             return since < 0 ? first : first.plusMillis((since / periodMs + 1) * periodMs);
         }
 
+        /** Whether the key, DISABLED in a channel without a probe block, is due for a recovery probe. */
+        boolean recoveryDue(Instant now) {
+            if (scheduled) {
+                return false;
+            }
+            Instant due = channel.pool().healing().probeDue(key, (double) index / count);
+            return due != null && !now.isBefore(due);
+        }
+
+        /** The recovery probe of this key: GET /models, or a one-token chat where the provider has no /models. */
+        Probe startRecovery(Instant now) {
+            String model = channel.config().models().stream().filter(m -> !ChannelConfig.ANY_MODEL.equals(m))
+                    .findFirst().orElse(null);
+            ProbeConfig recovery = model != null && withoutModels.contains(channel.name())
+                    ? new ProbeConfig(Duration.ZERO, Duration.ZERO, ProbeConfig.Request.CHAT, model, ProbeConfig.DEFAULT_TIMEOUT)
+                    : ON_DEMAND;
+            return start(now, recovery, () -> withoutModels.add(channel.name()));
+        }
+
         /** The probe of this key, in flight from now; skipped when one is in flight already or its quota has no room. */
         Probe start(Instant now) {
+            return start(now, config, null);
+        }
+
+        private Probe start(Instant now, ProbeConfig config, Runnable modelsMissing) {
             if (!inFlight.compareAndSet(false, true)) {
                 return Probe.skipped(channel, key, config, "a probe of this key is in flight");
             }
@@ -89,12 +117,14 @@ public final class ProbeSchedule {
                 inFlight.set(false);
                 return Probe.skipped(channel, key, config, "no quota room (rpm)");
             }
-            return new Probe(channel, key, config, lease.get(), () -> inFlight.set(false));
+            return new Probe(channel, key, config, lease.get(), () -> inFlight.set(false), modelsMissing);
         }
     }
 
     private final Clock clock;
     private final Instant start;
+    /** The channels whose provider answered 404 to GET /models: their recovery probes are chats. */
+    private final Set<String> withoutModels = ConcurrentHashMap.newKeySet();
     /** Replaced as a whole by {@link #reload}. */
     private volatile List<Slot> slots = List.of();
 
@@ -127,11 +157,14 @@ public final class ProbeSchedule {
         List<Probe> due = new ArrayList<>();
         for (Slot slot : slots) {
             Duration period = slot.period();
+            Probe probe = null;
             if (!period.isZero() && !slot.inFlight.get() && !now.isBefore(slot.nextSlot(period))) {
-                Probe probe = slot.start(now);
-                if (probe.sendable()) {
-                    due.add(probe);
-                }
+                probe = slot.start(now);
+            } else if (period.isZero() && !slot.inFlight.get() && slot.recoveryDue(now)) {
+                probe = slot.startRecovery(now);
+            }
+            if (probe != null && probe.sendable()) {
+                due.add(probe);
             }
         }
         return due;

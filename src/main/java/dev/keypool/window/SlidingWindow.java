@@ -79,6 +79,25 @@ public final class SlidingWindow {
         return new Snapshot(c, f, l);
     }
 
+    /**
+     * Whether more than {@code percent} of the calls now in the window failed, once it holds {@code minimumCalls}
+     * (false before): what {@code snapshot().failureRatePercent() > percent} says, without a snapshot, for a check
+     * made on every call.
+     */
+    public synchronized boolean failureRateAbove(double percent, long minimumCalls) {
+        long epoch = clock.millis() / bucketMillis;
+        long oldest = epoch - bucketEpoch.length + 1;
+        long c = 0;
+        long f = 0;
+        for (int i = 0; i < bucketEpoch.length; i++) {
+            if (bucketEpoch[i] >= oldest && bucketEpoch[i] <= epoch) {
+                c += calls[i];
+                f += failures[i];
+            }
+        }
+        return c > 0 && c >= minimumCalls && f * 100.0 / c > percent;
+    }
+
     public synchronized void reset() {
         java.util.Arrays.fill(bucketEpoch, Long.MIN_VALUE);
     }

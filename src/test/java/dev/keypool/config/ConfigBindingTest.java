@@ -7,6 +7,8 @@ import java.util.Set;
 
 import dev.keypool.breaker.BreakerSettings;
 import dev.keypool.breaker.BreakerTrigger;
+import dev.keypool.pool.Cooling;
+import dev.keypool.pool.Recovery;
 
 import org.junit.jupiter.api.Test;
 
@@ -71,7 +73,9 @@ class ConfigBindingTest {
         assertThat(zhipu.strategy()).isEqualTo("round-robin");
         assertThat(zhipu.timeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(zhipu.maxRetries()).isEqualTo(3);
-        assertThat(zhipu.cooldown()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(zhipu.cooling()).isEqualTo(Cooling.spread(Duration.ofSeconds(30), Duration.ofSeconds(60)));
+        assertThat(zhipu.keyRecovery()).isEqualTo(new Recovery(true, Duration.ofMinutes(1), Duration.ofMinutes(30),
+                Duration.ofMinutes(5)));
         assertThat(zhipu.disableAfter()).isEqualTo(5);
         assertThat(zhipu.modelMap()).isEmpty();
         assertThat(zhipu.fallback()).isEmpty();

@@ -33,6 +33,7 @@ class FaultInjectionTest extends GatewayTestSupport {
                     baseUrl: UPSTREAM
                     models: [gpt-fault]
                     maxRetries: 2
+                    cooldown: 60s
                     breaker:
                       triggers: [consecutive_fail]
                       consecutiveFailThreshold: 2

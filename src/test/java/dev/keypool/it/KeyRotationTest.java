@@ -26,6 +26,7 @@ class KeyRotationTest extends GatewayTestSupport {
                     maxRetries: 3
                     cooldown: 45s
                     disableAfter: 2
+                    recovery: {enabled: false}
                     keys:
                       - key: sk-alpha-1
                       - key: sk-alpha-2

@@ -216,7 +216,7 @@ class ProbeScheduleTest {
         ChannelConfig c = new ConfigLoader(name -> null).parse(yaml.toString(), "test.yaml").channels().get(0);
         List<ApiKey> keys = c.keys().stream().map(k -> new ApiKey(k.key(), k.label(), k.weight(), k.limits())).toList();
         KeyPool pool = new KeyPool(PoolSettings.builder(c.name())
-                .strategy(SelectionStrategy.named(c.strategy())).cooldown(c.cooldown()).disableAfter(c.disableAfter())
+                .strategy(SelectionStrategy.named(c.strategy())).cooling(c.cooling()).disableAfter(c.disableAfter())
                 .quotaZone(c.quotaZone()).clock(clock).warmup(c.warmup())
                 .degradedErrorRatePercent(c.breaker().errorRateThreshold()).build(),
                 keys);
