@@ -8,17 +8,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * At most one alert per rule and subject per period: a flapping breaker or a key at its quota all afternoon is one
- * message every period, not one per request or check. Thread-safe; the subjects come from the configuration (keys,
- * channels, tenants), so the map stays small.
+ * The throttle of one instance, in memory: an instance alone, or the first look of the shared one. Thread-safe; the
+ * subjects come from the configuration (keys, channels, tenants), so the map stays small.
  */
-public final class AlertThrottle {
+public final class LocalAlertThrottle implements AlertThrottle {
 
     private final Duration period;
     private final Clock clock;
     private final Map<String, Instant> lastSent = new ConcurrentHashMap<>();
 
-    public AlertThrottle(Duration period, Clock clock) {
+    public LocalAlertThrottle(Duration period, Clock clock) {
         if (period.isNegative() || period.isZero()) {
             throw new IllegalArgumentException("period must be > 0, was " + period);
         }
@@ -26,7 +25,7 @@ public final class AlertThrottle {
         this.clock = clock;
     }
 
-    /** True when this rule has not spoken of this subject within the period; then it has, as of now. */
+    @Override
     public boolean allow(AlertRule rule, String subject) {
         Instant now = clock.instant();
         AtomicBoolean allowed = new AtomicBoolean();
