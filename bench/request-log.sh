@@ -1,53 +1,282 @@
 #!/usr/bin/env bash
-# The request log's cost and completeness (docs/operations.md, "The database and the request log"):
-#   1. bench/run.sh latency with the log on (SQLite, the default) and off, alternated ROUNDS times, one gateway each;
-#   2. one gateway with the log on, wrk for LOAD_S seconds at about 1,000 requests/s (LOAD_CONNS connections against
-#      a fake provider answering after LOAD_LATENCY_MS), then the rows in state/keypool.db against the requests wrk
-#      completed, and keypool_request_log_dropped_total.
-# Knobs: ROUNDS=3 CONNS="1 64" LATENCIES="0" DURATION=8 WARMUP=2 JIT_WARMUP=15 LOAD_S=60 LOAD_CONNS=64
-#        LOAD_LATENCY_MS=50 PARTS="latency load". Everything on 127.0.0.1, every run bounded in time.
+# The request log's cost and completeness (docs/operations.md, "The database and the request log"), in one run:
+#
+#   1. cost (PARTS=cost): ROUNDS rounds. In each, the fake provider measured directly (1 connection, provider 0 ms;
+#      256 connections, provider 50 ms), then one fresh gateway per configuration, in an order that rotates from round
+#      to round: the log off, on with SQLite (the default, a fresh state.dir each), on with PostgreSQL. Each gateway
+#      gets JIT_WARMUP s of traffic, then the same two cells (WARMUP s, then DURATION s measured, wrk and post.lua).
+#      Prints every run, then per configuration the median and the spread (min-max) of the added p50 at 1 connection
+#      and of the requests/s at 256 connections (and gateway/direct), and the log's cost against off.
+#   2. sustained (PARTS=sustain): a fresh gateway per log configuration (SQLite, PostgreSQL), SUSTAIN_RATE requests/s
+#      for SUSTAIN_S s open loop (bench/quota.js paces by the clock: request i is due at i / rate whatever the others
+#      do), provider SUSTAIN_LATENCY_MS; then the rows the database gained against the requests answered, and
+#      keypool_request_log_dropped_total.
+#
+# Builds nothing: runs a copy of target/keypool.jar, its lib/, routes/ and application.properties (build with
+# mvn -B -q package -DskipTests first). Starts the fakes, the gateways and a
+# throwaway PostgreSQL (Debian's initdb/postgres under /usr/lib/postgresql/*/bin, on PG_PORT, in a temporary
+# directory), and stops each by its pid at the end. Everything on 127.0.0.1, every run bounded in time; ~20 min.
+# Knobs: ROUNDS=5 JIT_WARMUP=20 WARMUP=2 DURATION=8 SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
+#        PARTS="cost sustain" CONFIGS="off sqlite pg" GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102 PG_PORT (the first free from 15432)
+#        JAVA_HOME, KEYPOOL_JAVA_OPTS (default: the shipped flags, as bench/run.sh), BENCH_OUT
 set -euo pipefail
 {
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
-ROUNDS=${ROUNDS:-3}
-PARTS=${PARTS:-"latency load"}
-LOAD_S=${LOAD_S:-60}
-LOAD_CONNS=${LOAD_CONNS:-64}
-LOAD_LATENCY_MS=${LOAD_LATENCY_MS:-50}
+ROUNDS=${ROUNDS:-5}
+JIT_WARMUP=${JIT_WARMUP:-20}
+WARMUP=${WARMUP:-2}
+DURATION=${DURATION:-8}
+SUSTAIN_RATE=${SUSTAIN_RATE:-1000}
+SUSTAIN_S=${SUSTAIN_S:-60}
+SUSTAIN_LATENCY_MS=${SUSTAIN_LATENCY_MS:-50}
+PARTS=${PARTS:-"cost sustain"}
+CONFIGS=${CONFIGS:-"off sqlite pg"}
+GW_PORT=${GW_PORT:-18080}
+PRIMARY_PORT=${PRIMARY_PORT:-9101}
+BACKUP_PORT=${BACKUP_PORT:-9102}
+PG_PORT=${PG_PORT:-}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/request-log-$(date +%Y%m%d-%H%M%S)}
-mkdir -p "$OUT"
-export CONNS=${CONNS:-"1 64"} LATENCIES=${LATENCIES:-"0"} DURATION=${DURATION:-8} WARMUP=${WARMUP:-2}
-export JIT_WARMUP=${JIT_WARMUP:-15}
-# the same config with the log off
-off="$OUT/keypool-log-off.yaml"
-{ cat "$BENCH_DIR/keypool-bench.yaml"; printf '\nrequestLog:\n  enabled: false\n'; } > "$off"
+GW=http://127.0.0.1:$GW_PORT
+PRIMARY=http://127.0.0.1:$PRIMARY_PORT
+CHAT=/v1/chat/completions
+BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
 
-if [[ " $PARTS " == *" latency "* ]]; then
+die() { echo "request-log.sh: $*" >&2; exit 1; }
+say() { echo "$*" | tee -a "$OUT/summary.txt"; }
+
+JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+for tool in wrk node curl psql sqlite3 "$JAVA"; do command -v "$tool" > /dev/null || die "$tool not found"; done
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -x "$PG_BIN/postgres" ] || die "no PostgreSQL server under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)"
+[ -f "$ROOT/target/keypool.jar" ] || die "no target/keypool.jar: build it once with mvn -B -q package -DskipTests"
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+# PostgreSQL: the first free port from 15432 unless PG_PORT says
+if [ -z "$PG_PORT" ]; then PG_PORT=15432; while port_busy "$PG_PORT"; do PG_PORT=$((PG_PORT + 1)); done; fi
+for p in "$GW_PORT" "$PRIMARY_PORT" "$BACKUP_PORT" "$PG_PORT"; do port_busy "$p" && die "port $p on 127.0.0.1 is in use"; done
+mkdir -p "$OUT"
+: > "$OUT/summary.txt"
+# the gateways run from a copy (the jar, its lib/, routes/, application.properties): a checkout edited or rebuilt
+# during the run does not change what is measured
+APP="$OUT/app"
+mkdir -p "$APP/target"
+cp -r "$ROOT/application.properties" "$ROOT/routes" "$APP/"
+cp "$ROOT/target/keypool.jar" "$APP/target/"
+cp -al "$ROOT/target/lib" "$APP/target/lib" 2>/dev/null || cp -r "$ROOT/target/lib" "$APP/target/lib"
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+
+# ---------------------------------------------------------------- processes: every one started here is stopped by pid
+PIDS=()
+PG_DIR=""
+cleanup() {
+  local rc=$? pid
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  [ -n "$PG_DIR" ] && rm -rf "$PG_DIR"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+node "$BENCH_DIR/fake-upstream.js" --port "$PRIMARY_PORT" > "$OUT/fake-primary.log" 2>&1 &
+PIDS+=($!); FAKE_PID=$!
+node "$BENCH_DIR/fake-upstream.js" --port "$BACKUP_PORT" > "$OUT/fake-backup.log" 2>&1 &
+PIDS+=($!)
+fake_ctl() { curl -sf -m 10 -X POST "$PRIMARY/control/$1" > /dev/null || die "fake control $1 failed"; }
+
+# PostgreSQL refuses to run as root: as root, initdb and postgres run as the postgres user (as the slow tests do)
+as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+if [[ " $CONFIGS " == *" pg "* ]]; then
+  PG_DIR=$(mktemp -d /tmp/keypool-bench-pg-XXXXXX)
+  chmod 755 "$PG_DIR"
+  [ "$(id -u)" = 0 ] && chown postgres:postgres "$PG_DIR"
+  as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -U keypool --auth=trust -E UTF8 > "$OUT/pg-initdb.log" 2>&1 \
+    || die "initdb failed (see $OUT/pg-initdb.log)"
+  # the server's own defaults (fsync on): a batch of rows is one commit a second
+  as_pg "$PG_BIN/postgres" -D "$PG_DIR/data" -p "$PG_PORT" -h 127.0.0.1 -k "$PG_DIR/data" > "$OUT/postgres.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 1 60); do psql -h 127.0.0.1 -p "$PG_PORT" -U keypool -d postgres -Atqc 'select 1' > /dev/null 2>&1 && break; sleep 0.5; done
+  psql -h 127.0.0.1 -p "$PG_PORT" -U keypool -d postgres -Atqc 'select 1' > /dev/null || die "PostgreSQL did not start (see $OUT/postgres.log)"
+fi
+
+# the three configurations: bench/keypool-bench.yaml with the log off, as it is (SQLite), with a PostgreSQL url
+{ cat "$BENCH_DIR/keypool-bench.yaml"; printf '\nrequestLog:\n  enabled: false\n'; } > "$OUT/keypool-off.yaml"
+cp "$BENCH_DIR/keypool-bench.yaml" "$OUT/keypool-sqlite.yaml"
+{ cat "$BENCH_DIR/keypool-bench.yaml"; printf '\ndatabase:\n  url: postgresql://keypool:unused@127.0.0.1:%s/postgres\n' "$PG_PORT"; } > "$OUT/keypool-pg.yaml"
+
+# the shipped JVM flags (bench/run.sh)
+JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
+RUNTIME_OPTS=""
+[ "${JAVA_FEATURE%%.*}" -ge 24 ] 2>/dev/null && RUNTIME_OPTS="--sun-misc-unsafe-memory-access=allow"
+if [ -z "${KEYPOOL_JAVA_OPTS+set}" ]; then
+  KEYPOOL_JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000"
+  [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null && KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -XX:+UseCompactObjectHeaders"
+fi
+export BENCH_PRIMARY_PORT=$PRIMARY_PORT BENCH_BACKUP_PORT=$BACKUP_PORT
+
+post_status() { curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' -d "$BODY" "$1$CHAT" 2>/dev/null || true; }
+# start_gateway CONFIG NAME: a gateway on its own state.dir ($OUT/state-NAME), GW_PID, ready once it answers 200
+start_gateway() {
+  local config=$1 name=$2
+  rm -rf "$OUT/state-$name"
+  # shellcheck disable=SC2086  # lists of flags
+  (cd "$APP" && exec "$JAVA" $RUNTIME_OPTS $KEYPOOL_JAVA_OPTS -Dkeypool.config="$config" -Dstate.dir="$OUT/state-$name/" \
+    -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" -jar target/keypool.jar) > "$OUT/gateway-$name.log" 2>&1 &
+  GW_PID=$!
+  PIDS+=("$GW_PID")
+  for _ in $(seq 1 120); do
+    kill -0 "$GW_PID" 2>/dev/null || { tail -20 "$OUT/gateway-$name.log" >&2; die "the gateway exited during startup ($OUT/gateway-$name.log)"; }
+    [ "$(post_status "$GW")" = 200 ] && return 0
+    sleep 0.5
+  done
+  die "the gateway did not answer 200 within 60 s ($OUT/gateway-$name.log)"
+}
+stop_gateway() {
+  kill "$GW_PID" 2>/dev/null || true
+  for _ in $(seq 1 150); do kill -0 "$GW_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$GW_PID" 2>/dev/null || true
+  wait "$GW_PID" 2>/dev/null || true
+  local keep=() p
+  for p in "${PIDS[@]}"; do [ "$p" = "$GW_PID" ] || keep+=("$p"); done
+  PIDS=("${keep[@]}")
+  for _ in $(seq 1 50); do port_busy "$GW_PORT" || break; sleep 0.1; done
+}
+
+cpu_total() { awk '$1=="cpu" {idle=$5+$6; t=0; for(i=2;i<=NF;i++) t+=$i; print t-idle, t}' /proc/stat; }
+cpu_proc() { awk '{print $14+$15}' "/proc/$1/stat"; }
+HZ=$(getconf CLK_TCK)
+# wrk_run URL CONNS SECS TAG: prints "rps p50_us errors gw_cpu% box%" (box: the whole machine busy, % of all cores;
+# gw_cpu: the gateway's CPU, % of one core; 0 when measuring the fake directly)
+wrk_run() {
+  local url=$1 conns=$2 secs=$3 tag=$4 threads=2 t0 t1 g0=0 g1=0 line
+  [ "$conns" -lt 2 ] && threads=1
+  t0=$(cpu_total); [ -n "${GW_PID:-}" ] && kill -0 "$GW_PID" 2>/dev/null && g0=$(cpu_proc "$GW_PID")
+  wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
+  t1=$(cpu_total); [ -n "${GW_PID:-}" ] && kill -0 "$GW_PID" 2>/dev/null && g1=$(cpu_proc "$GW_PID")
+  line=$(grep '^BENCH ' "$OUT/wrk-$tag.txt" || true)
+  [ -n "$line" ] || { echo "0 0 fail 0 0"; return; }
+  [[ "$url" == "$PRIMARY"* ]] && { g0=0; g1=0; }
+  awk -v l="$line" -v a="$t0" -v b="$t1" -v g0="$g0" -v g1="$g1" -v hz="$HZ" -v secs="$secs" 'BEGIN {
+    n=split(l, f, " "); for (i=2;i<=n;i++) { split(f[i], kv, "="); v[kv[1]]=kv[2] }
+    split(a,x," "); split(b,y," "); d=y[2]-x[2]
+    printf "%.0f %d %d %.0f %.0f\n", v["rps"], v["p50_us"], v["non2xx"]+v["connect"]+v["read"]+v["write"]+v["timeout"],
+      100*(g1-g0)/hz/secs, (d>0 ? 100*(y[1]-x[1])/d : 0) }'
+}
+
+say "request log cost and completeness, $(date -u +%Y-%m-%dT%H:%M:%SZ); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+say "$("$JAVA" -version 2>&1 | head -1); KEYPOOL_JAVA_OPTS='$KEYPOOL_JAVA_OPTS'; PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}'); raw outputs $OUT"
+say ""
+
+# ---------------------------------------------------------------- 1. the cost, alternated
+if [[ " $PARTS " == *" cost "* ]]; then
+  say "== cost: $ROUNDS rounds; per round the fake directly, then a fresh gateway per configuration (order rotating), ${JIT_WARMUP}s JIT warm-up each; cells: 1 connection at provider 0 ms, 256 at 50 ms, ${WARMUP}s + ${DURATION}s measured =="
+  printf -v hdr '| %5s | %-6s | %9s | %9s | %9s | %7s | %9s | %9s | %6s | %7s | %6s |' round config "dir p50" "gw p50" "added p50" "dir RPS" "gw RPS" "gw/dir" "gw CPU" "box" errors
+  say "$hdr"
+  say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
+  read -r -a configs <<< "$CONFIGS"
+  results=""
   for round in $(seq 1 "$ROUNDS"); do
-    for mode in on off; do
-      cfg="$BENCH_DIR/keypool-bench.yaml"; [ "$mode" = off ] && cfg="$off"
-      BENCH_CONFIG="$cfg" BENCH_OUT="$OUT/latency-r$round-$mode" "$BENCH_DIR/run.sh" latency > "$OUT/latency-r$round-$mode.txt" 2>&1
-      echo "round $round, log $mode:"; grep -E '^\| [0-9]+ ms' "$OUT/latency-r$round-$mode.txt"
+    GW_PID=""
+    fake_ctl "latency?ms=0"
+    wrk_run "$PRIMARY$CHAT" 1 "$WARMUP" "r$round-direct-c1-warmup" > /dev/null
+    read -r _ d_p50 _ _ _ <<< "$(wrk_run "$PRIMARY$CHAT" 1 "$DURATION" "r$round-direct-c1")"
+    fake_ctl "latency?ms=50"
+    wrk_run "$PRIMARY$CHAT" 256 "$WARMUP" "r$round-direct-c256-warmup" > /dev/null
+    read -r d_rps _ _ _ _ <<< "$(wrk_run "$PRIMARY$CHAT" 256 "$DURATION" "r$round-direct-c256")"
+    n=${#configs[@]}
+    for k in $(seq 0 $((n - 1))); do
+      cfg=${configs[$(( (k + round - 1) % n ))]}
+      start_gateway "$OUT/keypool-$cfg.yaml" "r$round-$cfg"
+      fake_ctl "latency?ms=0"
+      wrk_run "$GW$CHAT" 1 $(( JIT_WARMUP / 2 )) "r$round-$cfg-jit-c1" > /dev/null
+      wrk_run "$GW$CHAT" 64 $(( JIT_WARMUP - JIT_WARMUP / 2 )) "r$round-$cfg-jit-c64" > /dev/null
+      wrk_run "$GW$CHAT" 1 "$WARMUP" "r$round-$cfg-c1-warmup" > /dev/null
+      read -r _ g_p50 e1 cpu1 box1 <<< "$(wrk_run "$GW$CHAT" 1 "$DURATION" "r$round-$cfg-c1")"
+      fake_ctl "latency?ms=50"
+      wrk_run "$GW$CHAT" 256 "$WARMUP" "r$round-$cfg-c256-warmup" > /dev/null
+      read -r g_rps _ e256 cpu256 box256 <<< "$(wrk_run "$GW$CHAT" 256 "$DURATION" "r$round-$cfg-c256")"
+      kill -0 "$GW_PID" 2>/dev/null || die "the gateway died ($OUT/gateway-r$round-$cfg.log)"
+      stop_gateway
+      added=$(awk -v g="$g_p50" -v d="$d_p50" 'BEGIN {printf "%.3f", (g-d)/1000}')
+      ratio=$(awk -v g="$g_rps" -v d="$d_rps" 'BEGIN {printf "%.3f", (d>0 ? g/d : 0)}')
+      results="$results $round:$cfg:$added:$g_rps:$ratio:$box1:$box256"
+      printf -v row '| %5s | %-6s | %6.3f ms | %6.3f ms | %6.3f ms | %7s | %9s | %6s | %3s/%3s%% | %2s/%2s%% | %6s |' "$round" "$cfg" \
+        "$(awk -v v="$d_p50" 'BEGIN {print v/1000}')" "$(awk -v v="$g_p50" 'BEGIN {print v/1000}')" "$added" "$d_rps" "$g_rps" \
+        "$ratio" "$cpu1" "$cpu256" "$box1" "$box256" "$e1/$e256"
+      say "$row"
     done
   done
+  say "(gw CPU: the gateway's CPU at 1 / 256 connections, % of one core; box: the whole machine busy, % of both cores, at 1 / 256)"
+  node -e '
+    const rows = process.argv[1].trim().split(" ").map(x => { const [r, c, added, rps, ratio, b1, b256] = x.split(":");
+      return { r: +r, c, added: +added, rps: +rps, ratio: +ratio, box: (+b1 + +b256) / 2 }; });
+    const med = a => { const s = [...a].sort((x, y) => x - y), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+    const by = c => rows.filter(x => x.c === c);
+    const stat = (c, f) => { const v = by(c).map(f); return { med: med(v), min: Math.min(...v), max: Math.max(...v) }; };
+    const names = { off: "log off", sqlite: "log on, SQLite", pg: "log on, PostgreSQL" };
+    for (const c of [...new Set(rows.map(x => x.c))]) {
+      const a = stat(c, x => x.added), t = stat(c, x => x.rps), q = stat(c, x => x.ratio), b = stat(c, x => x.box);
+      console.log(`${names[c] || c}: added p50 at 1 connection median ${a.med.toFixed(3)} ms (spread ${a.min.toFixed(3)}-${a.max.toFixed(3)}); ` +
+        `RPS at 256 median ${t.med.toFixed(0)} (${t.min.toFixed(0)}-${t.max.toFixed(0)}), gateway/direct ${q.med.toFixed(3)} (${q.min.toFixed(3)}-${q.max.toFixed(3)}); machine busy ${b.min.toFixed(0)}-${b.max.toFixed(0)}%`);
+    }
+    if (by("off").length) {
+      const off = stat("off", x => x.added), offRps = stat("off", x => x.rps);
+      for (const c of ["sqlite", "pg"].filter(c => by(c).length)) {
+        const on = stat(c, x => x.added), onRps = stat(c, x => x.rps);
+        const d = on.med - off.med, spread = Math.max(off.max - off.min, on.max - on.min);
+        // paired within each round: the same direct runs, minutes apart
+        const paired = by(c).map(x => { const o = rows.find(y => y.r === x.r && y.c === "off").rps; return o > 0 ? 1 - x.rps / o : NaN; });
+        const cost = 1 - onRps.med / offRps.med;
+        console.log(`${names[c]} against off: added p50 ${d >= 0 ? "+" : ""}${d.toFixed(3)} ms, the runs spread ${spread.toFixed(3)} ms (target: within it: ${Math.abs(d) <= spread ? "met" : "MISSED"}); ` +
+          `throughput at 256 ${(100 * cost).toFixed(1)} % lower by the medians, per round ${paired.map(p => isNaN(p) ? "n/a" : (100 * p).toFixed(1)).join(" / ")} % (target <= 3 %: ${cost <= 0.03 ? "met" : "MISSED"})`);
+      }
+    }' "$results" | tee -a "$OUT/summary.txt"
+  say ""
 fi
 
-if [[ " $PARTS " == *" load "* ]]; then
-  db="$ROOT/state/keypool.db"
-  before=$( [ -f "$db" ] && sqlite3 "$db" "SELECT count(*) FROM request_log" || echo 0)
-  # run.sh's latency part with one wrk run of LOAD_S seconds at LOAD_CONNS connections and LOAD_LATENCY_MS upstream
-  CONNS="$LOAD_CONNS" LATENCIES="$LOAD_LATENCY_MS" DURATION="$LOAD_S" WARMUP=1 JIT_WARMUP=0 \
-    BENCH_OUT="$OUT/load" "$BENCH_DIR/run.sh" latency > "$OUT/load.txt" 2>&1
-  # rows of everything the gateway answered during that run: warm-up, readiness checks and the measured run
-  sleep 2
-  after=$(sqlite3 "$db" "SELECT count(*) FROM request_log")
-  # wrk's completed requests through the gateway (its warm-up and measured run); the rows may exceed them by the
-  # readiness checks and the requests still in flight when wrk stopped (at most LOAD_CONNS per run)
-  sent=$(grep -h '^BENCH ' "$OUT"/load/wrk-gateway-*.txt | sed 's/.*requests=\([0-9]*\).*/\1/' | paste -sd+ | bc)
-  echo "load: $(grep -E '^\| [0-9]+ ms' "$OUT/load.txt")"
-  echo "load: wrk completed $sent requests through the gateway; request_log grew by $((after - before)) rows"
-  echo "load: database refusals in the gateway log: $(grep -c 'Request log: the database refused' "$OUT"/load/gateway.log || true)"
+# ---------------------------------------------------------------- 2. sustained load, rows against requests
+rows() {
+  case $1 in
+    sqlite) sqlite3 -cmd '.timeout 5000' "$OUT/state-$2/keypool.db" 'SELECT count(*) FROM request_log' ;;
+    pg) psql -h 127.0.0.1 -p "$PG_PORT" -U keypool -d postgres -Atqc 'SELECT count(*) FROM request_log' ;;
+  esac
+}
+dropped() { curl -s -m 10 "$GW/observe/metrics" | awk '$1 ~ /^keypool_request_log_dropped_total/ {s+=$2} END {printf "%d", s}'; }
+if [[ " $PARTS " == *" sustain "* ]]; then
+  say "== sustained: ${SUSTAIN_RATE} requests/s for ${SUSTAIN_S}s open loop (bench/quota.js), provider ${SUSTAIN_LATENCY_MS} ms, a fresh gateway per configuration after ${JIT_WARMUP}s of JIT warm-up =="
+  for cfg in $CONFIGS; do
+    [ "$cfg" = off ] && continue
+    GW_PID=""
+    start_gateway "$OUT/keypool-$cfg.yaml" "sustain-$cfg"
+    fake_ctl "latency?ms=0"
+    wrk_run "$GW$CHAT" 64 "$JIT_WARMUP" "sustain-$cfg-jit" > /dev/null
+    fake_ctl "latency?ms=$SUSTAIN_LATENCY_MS"
+    # the warm-up's rows are written within keypool.request-log.batch-ms (1 s)
+    sleep 3
+    before=$(rows "$cfg" "sustain-$cfg"); dropped_before=$(dropped)
+    t0=$(cpu_total)
+    node "$BENCH_DIR/quota.js" --url "$GW$CHAT" --rate "$SUSTAIN_RATE" --duration-s "$SUSTAIN_S" \
+      --fake-latency-ms "$SUSTAIN_LATENCY_MS" --capacity-per-min $(( SUSTAIN_RATE * 60 )) --timeout-ms 30000 > "$OUT/sustain-$cfg.txt"
+    t1=$(cpu_total)
+    sleep 3
+    after=$(rows "$cfg" "sustain-$cfg"); dropped_after=$(dropped)
+    kill -0 "$GW_PID" 2>/dev/null || die "the gateway died ($OUT/gateway-sustain-$cfg.log)"
+    stop_gateway
+    node -e '
+      const r = JSON.parse(process.argv[1]), rows = +process.argv[2], dropped = +process.argv[3], cfg = process.argv[4], box = process.argv[5];
+      const answered = Object.entries(r.statuses).filter(([k]) => /^[0-9]/.test(k)).reduce((a, [, v]) => a + v, 0);
+      const rate = r.okPerSecond.slice(0, r.durationS), steady = rate.slice(1, -1);
+      console.log(`${cfg}: offered ${r.offered} (send lag max ${r.maxSendLagMs} ms), answered ${answered} ${JSON.stringify(r.statuses)}, ` +
+        `200s per second ${Math.min(...steady)}-${Math.max(...steady)}; rows written ${rows}; keypool_request_log_dropped_total +${dropped}; ` +
+        `machine busy ${box}% (target rows == answered, 0 dropped: ${rows === answered && dropped === 0 ? "met" : "MISSED"})`);
+    ' "$(grep '^RESULT ' "$OUT/sustain-$cfg.txt" | cut -d' ' -f2-)" $(( after - before )) $(( dropped_after - dropped_before )) "$cfg" \
+      "$(awk -v a="$t0" -v b="$t1" 'BEGIN {split(a,x," "); split(b,y," "); printf "%.0f", 100*(y[1]-x[1])/(y[2]-x[2])}')" \
+      | tee -a "$OUT/summary.txt"
+  done
+  say ""
 fi
-echo "raw outputs: $OUT"
+say "summary: $OUT/summary.txt"
 }

@@ -30,7 +30,8 @@ import dev.keypool.tenant.Tenants;
  * channel left without a usable key are heard as they happen ({@link StateListener}); quotas, budgets, errors and the
  * request log are looked at by {@link #check()}, which a timer calls. Each alert passes the {@link AlertThrottle} (one
  * per rule and subject per period) and goes to {@code out}, which must not block: it is called on the thread of the
- * change, a request's.
+ * change, a request's. A throttle that asks Redis is not asked there: the alert is handed off first ({@code handOff},
+ * which must not block either), and whoever takes it calls {@link #raise}.
  */
 public final class Alerts implements StateListener {
 
@@ -47,6 +48,7 @@ public final class Alerts implements StateListener {
     private final AlertThrottle throttle;
     private final ChannelErrors errors;
     private final Consumer<Alert> out;
+    private final Consumer<Alert> handOff;
     // guarded by this (check)
     private long requestLogDroppedBefore;
 
@@ -56,15 +58,27 @@ public final class Alerts implements StateListener {
      */
     public Alerts(AlertsConfig settings, Channels channels, Tenants tenants, List<TenantConfig> budgets,
                   LongSupplier requestLogDropped, Clock clock, Consumer<Alert> out) {
+        this(settings, channels, tenants, budgets, requestLogDropped, clock, new LocalAlertThrottle(settings.period(), clock),
+                null, out);
+    }
+
+    /**
+     * @param throttle the throttle shared by the instances
+     * @param handOff  takes an alert off the thread of the change, to {@link #raise} it later; null: raised there
+     */
+    public Alerts(AlertsConfig settings, Channels channels, Tenants tenants, List<TenantConfig> budgets,
+                  LongSupplier requestLogDropped, Clock clock, AlertThrottle throttle, Consumer<Alert> handOff,
+                  Consumer<Alert> out) {
         this.settings = settings;
         this.channels = channels;
         this.tenants = tenants;
         this.budgets = List.copyOf(budgets);
         this.requestLogDropped = requestLogDropped;
         this.clock = clock;
-        this.throttle = new AlertThrottle(settings.period(), clock);
+        this.throttle = throttle;
         this.errors = new ChannelErrors(settings.channelErrorWindow());
         this.out = out;
+        this.handOff = handOff;
         this.requestLogDroppedBefore = requestLogDropped.getAsLong();
     }
 
@@ -162,8 +176,21 @@ public final class Alerts implements StateListener {
     }
 
     private void fire(AlertRule rule, String subject, String channel, String message) {
-        if (settings.on(rule.configName()) && throttle.allow(rule, subject)) {
-            out.accept(new Alert(clock.instant(), rule, subject, channel, message));
+        if (!settings.on(rule.configName())) {
+            return;
+        }
+        Alert alert = new Alert(clock.instant(), rule, subject, channel, message);
+        if (handOff == null) {
+            raise(alert);
+        } else {
+            handOff.accept(alert);
+        }
+    }
+
+    /** An alert of a rule that is on: sent when the throttle lets it through. */
+    public void raise(Alert alert) {
+        if (throttle.allow(alert.rule(), alert.subject())) {
+            out.accept(alert);
         }
     }
 }

@@ -83,7 +83,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         }
         // the alert rules and their sinks (routes/alerts.camel.yaml)
         AlertBeans.bind(context, config, channels.all(), tenants.tenants(), channels.eventLog(), channels.stateListeners(),
-                clock, mapper);
+                clock, mapper, redis);
         context.getRegistry().bind("demoUpstream", new DemoUpstream(mapper));
         AdminBeans.bind(context, config, file, loader, channels, tenants, runtimeTenants, pipeline.capacityQueue(), metrics,
                 mapper, clock);

@@ -8,10 +8,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** One alert per rule and subject per period, by the injected clock. */
-class AlertThrottleTest {
+class LocalAlertThrottleTest {
 
     private final MutableClock clock = new MutableClock();
-    private final AlertThrottle throttle = new AlertThrottle(Duration.ofMinutes(10), clock);
+    private final AlertThrottle throttle = new LocalAlertThrottle(Duration.ofMinutes(10), clock);
 
     @Test
     void should_let_one_alert_per_rule_and_subject_through_per_period() {
