@@ -94,6 +94,10 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
             // request-log rows written within 50 ms: a test reading them back, and a stopping gateway, need not wait
             // for the 1 s batch
             p.put("keypool.request-log.batch-ms", "50");
+            // none of Camel's listings of every route started and stopped and every setting applied (some 250 lines a
+            // boot that no test reads, and that the test JVM formats and hands to Maven): KeyPool's own lines stay
+            p.put("camel.main.startup-summary-level", "Off");
+            p.put("camel.main.auto-configuration-log-summary", "false");
             // each test its own quota state: none left over from another test or run
             p.put("state.dir", Files.createTempDirectory("keypool-state-").toString());
             // and its own batch inbox, not the repository's batch/inbox

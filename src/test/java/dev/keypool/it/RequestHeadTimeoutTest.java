@@ -95,7 +95,7 @@ class RequestHeadTimeoutTest extends GatewayTestSupport {
 
     @Test
     void should_answer_a_request_that_waits_longer_on_its_provider_than_the_timeout() throws Exception {
-        upstream.slow("sk-alpha-1", 6 * TIMEOUT_MS);
+        upstream.slow("sk-alpha-1", 3 * TIMEOUT_MS);
 
         assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
     }

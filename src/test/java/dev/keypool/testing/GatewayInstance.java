@@ -65,6 +65,9 @@ public final class GatewayInstance implements AutoCloseable {
             main.addOverrideProperty("camel.server.port", String.valueOf(port));
             main.addOverrideProperty("camel.management.port", String.valueOf(port));
             main.addOverrideProperty("state.dir", home.resolve("state").toString());
+            // none of Camel's listings of every route and setting (as GatewayTestSupport): KeyPool's own lines stay
+            main.addOverrideProperty("camel.main.startup-summary-level", "Off");
+            main.addOverrideProperty("camel.main.auto-configuration-log-summary", "false");
             settings.forEach(main::addOverrideProperty);
             main.start();
             return new GatewayInstance(main, port, home);
