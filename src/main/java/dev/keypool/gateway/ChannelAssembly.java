@@ -19,6 +19,7 @@ import dev.keypool.events.StateListener;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.PoolSettings;
+import dev.keypool.pool.Rotation;
 import dev.keypool.pool.SelectionStrategy;
 import dev.keypool.quota.CostLedger;
 import dev.keypool.quota.QuotaLedger;
@@ -53,6 +54,9 @@ public final class ChannelAssembly {
     private final Function<String, ChannelMeters> meters;
     private final BreakerPeers peers;
     private final QuotaLedger.Factory ledgers;
+    private final Rotation.Factory rotationFactory;
+    /** One rotation per channel name for the gateway's life: a reload's new strategy goes on where the old one was. */
+    private final Map<String, Rotation> rotations = new ConcurrentHashMap<>();
     private final Map<String, ChannelBreaker> breakers = new ConcurrentHashMap<>();
     private final Map<String, KeyPool> pools = new ConcurrentHashMap<>();
     private final Map<String, ChannelMeters> metersByChannel = new ConcurrentHashMap<>();
@@ -70,6 +74,13 @@ public final class ChannelAssembly {
      */
     public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters, BreakerPeers peers,
                            QuotaLedger.Factory ledgers) {
+        this(clock, listener, meters, peers, ledgers, Rotation.Factory.LOCAL);
+    }
+
+    /** @param rotations where each channel's round robin is when gateway instances share it (design §11) */
+    public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters, BreakerPeers peers,
+                           QuotaLedger.Factory ledgers, Rotation.Factory rotations) {
+        this.rotationFactory = Objects.requireNonNull(rotations, "rotations");
         this.ledgers = Objects.requireNonNull(ledgers, "ledgers");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.listener = Objects.requireNonNull(listener, "listener");
@@ -88,7 +99,7 @@ public final class ChannelAssembly {
     /** A new channel: its pool of keys, and its breaker (the one made before for this name, if any). */
     public Channel build(ChannelConfig config) {
         KeyPool pool = new KeyPool(PoolSettings.builder(config.name())
-                .strategy(SelectionStrategy.named(config.strategy()))
+                .strategy(strategy(config))
                 .cooldown(config.cooldown())
                 .disableAfter(config.disableAfter())
                 .quotaZone(config.quotaZone())
@@ -136,7 +147,7 @@ public final class ChannelAssembly {
                 announce(channel, "added by reload");
                 continue;
             }
-            keys.put(config.name(), old.pool().reload(newKeys.get(config.name()), SelectionStrategy.named(config.strategy()),
+            keys.put(config.name(), old.pool().reload(newKeys.get(config.name()), strategy(config),
                     config.cooldown(), config.disableAfter()));
             old.costs().reprice(config.pricing());
             if (!old.config().breaker().equals(config.breaker())) {
@@ -153,7 +164,7 @@ public final class ChannelAssembly {
         }
         for (Channel gone : before.values()) {
             // its route stays for the requests still in it; its keys drain
-            keys.put(gone.name(), gone.pool().reload(List.of(), SelectionStrategy.named(gone.config().strategy()),
+            keys.put(gone.name(), gone.pool().reload(List.of(), strategy(gone.config()),
                     gone.config().cooldown(), gone.config().disableAfter()));
             announce(gone, "removed by reload, its keys drain");
         }
@@ -167,6 +178,10 @@ public final class ChannelAssembly {
         LOG.info(line);
         BreakerState state = channel.breaker().state();
         listener.stateChanged(new BreakerStateChange(clock.instant(), channel.name(), state, state, line));
+    }
+
+    private SelectionStrategy strategy(ChannelConfig config) {
+        return SelectionStrategy.named(config.strategy(), rotations.computeIfAbsent(config.name(), rotationFactory::forChannel));
     }
 
     private ChannelMeters meters(String channel) {
