@@ -21,11 +21,13 @@ import dev.keypool.gateway.ChannelAssembly;
 import dev.keypool.gateway.Channels;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.pool.ApiKey;
+import dev.keypool.pool.Rotation;
 import dev.keypool.quota.QuotaLedger;
 import dev.keypool.redis.RedisBreakers;
 import dev.keypool.redis.RedisLink;
 import dev.keypool.redis.RedisQuotaLedger;
 import dev.keypool.redis.RedisRuntimeChanges;
+import dev.keypool.redis.SharedRotation;
 import org.apache.camel.CamelContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,8 +54,10 @@ record ChannelBeans(Channels all, ChannelAssembly assembly, StateListeners state
         // with Redis, each breaker announces its decisions to the other instances' and shares their probe budget, and
         // each key's quota reservation is also taken in the count the instances share (design §11)
         BreakerPeers breakerPeers = redis == null ? BreakerPeers.LOCAL : new RedisBreakers(redis);
+        // and the instances rotate over a channel's keys as one
         ChannelAssembly assembly = new ChannelAssembly(clock, stateListeners, metrics::channel, breakerPeers,
-                redis == null ? QuotaLedger.Factory.LOCAL : RedisQuotaLedger.on(redis));
+                redis == null ? QuotaLedger.Factory.LOCAL : RedisQuotaLedger.on(redis),
+                redis == null ? Rotation.Factory.LOCAL : SharedRotation.on(redis, Wiring.intSetting(context, "keypool.rotation-lease")));
         // a RandomGenerator bound before startup (a test's seeded one) draws the cooling times, as a Clock bean keeps time
         RandomGenerator coolingRandom = context.getRegistry().findSingleByType(RandomGenerator.class);
         if (coolingRandom != null) {

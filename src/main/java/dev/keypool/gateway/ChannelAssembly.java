@@ -20,6 +20,7 @@ import dev.keypool.events.StateListener;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.PoolSettings;
+import dev.keypool.pool.Rotation;
 import dev.keypool.pool.SelectionStrategy;
 import dev.keypool.quota.CostLedger;
 import dev.keypool.quota.QuotaLedger;
@@ -54,6 +55,9 @@ public final class ChannelAssembly {
     private final Function<String, ChannelMeters> meters;
     private final BreakerPeers peers;
     private final QuotaLedger.Factory ledgers;
+    private final Rotation.Factory rotationFactory;
+    /** One rotation per channel name for the gateway's life: a reload's new strategy goes on where the old one was. */
+    private final Map<String, Rotation> rotations = new ConcurrentHashMap<>();
     private final Map<String, ChannelBreaker> breakers = new ConcurrentHashMap<>();
     private final Map<String, KeyPool> pools = new ConcurrentHashMap<>();
     private final Map<String, ChannelMeters> metersByChannel = new ConcurrentHashMap<>();
@@ -73,6 +77,13 @@ public final class ChannelAssembly {
      */
     public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters, BreakerPeers peers,
                            QuotaLedger.Factory ledgers) {
+        this(clock, listener, meters, peers, ledgers, Rotation.Factory.LOCAL);
+    }
+
+    /** @param rotations where each channel's round robin is when gateway instances share it (design §11) */
+    public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters, BreakerPeers peers,
+                           QuotaLedger.Factory ledgers, Rotation.Factory rotations) {
+        this.rotationFactory = Objects.requireNonNull(rotations, "rotations");
         this.ledgers = Objects.requireNonNull(ledgers, "ledgers");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.listener = Objects.requireNonNull(listener, "listener");
@@ -101,7 +112,7 @@ public final class ChannelAssembly {
             settings.jitter(random::nextDouble);
         }
         KeyPool pool = new KeyPool(settings
-                .strategy(SelectionStrategy.named(config.strategy()))
+                .strategy(strategy(config))
                 .cooling(config.cooling())
                 .recovery(config.keyRecovery())
                 .disableAfter(config.disableAfter())
@@ -151,7 +162,7 @@ public final class ChannelAssembly {
                 announce(channel, "added by reload");
                 continue;
             }
-            keys.put(config.name(), old.pool().reload(newKeys.get(config.name()), SelectionStrategy.named(config.strategy()),
+            keys.put(config.name(), old.pool().reload(newKeys.get(config.name()), strategy(config),
                     config.cooling(), config.disableAfter(), config.keyRecovery()));
             old.costs().reprice(config.pricing());
             if (!old.config().breaker().equals(config.breaker())) {
@@ -168,7 +179,7 @@ public final class ChannelAssembly {
         }
         for (Channel gone : before.values()) {
             // its route stays for the requests still in it; its keys drain
-            keys.put(gone.name(), gone.pool().reload(List.of(), SelectionStrategy.named(gone.config().strategy()),
+            keys.put(gone.name(), gone.pool().reload(List.of(), strategy(gone.config()),
                     gone.config().cooling(), gone.config().disableAfter(), gone.config().keyRecovery()));
             announce(gone, "removed by reload, its keys drain");
         }
@@ -182,6 +193,10 @@ public final class ChannelAssembly {
         LOG.info(line);
         BreakerState state = channel.breaker().state();
         listener.stateChanged(new BreakerStateChange(clock.instant(), channel.name(), state, state, line));
+    }
+
+    private SelectionStrategy strategy(ChannelConfig config) {
+        return SelectionStrategy.named(config.strategy(), rotations.computeIfAbsent(config.name(), rotationFactory::forChannel));
     }
 
     private ChannelMeters meters(String channel) {

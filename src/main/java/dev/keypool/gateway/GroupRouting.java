@@ -35,8 +35,10 @@ public final class GroupRouting {
     /**
      * @param scope  the keys the request may use: a target without one of them is unusable
      * @param sticky the tenant or user the group keeps on one target, or null
+     * @param pinned the channel a {@code channel/group} pin names (design §2), or null: its steps come first, the rest
+     *               of the walk after them; 404 when the walk has no step on it
      */
-    public Channels.Plan plan(ModelGroup group, Api api, KeyScope scope, String sticky) {
+    public Channels.Plan plan(ModelGroup group, Api api, KeyScope scope, String sticky, String pinned) {
         TargetOrder.Signals signals = new Signals(scope);
         List<Channel> chain = new ArrayList<>();
         List<String> models = new ArrayList<>();
@@ -66,8 +68,11 @@ public final class GroupRouting {
                 }
             }
         }
+        if (pinned != null) {
+            pinFirst(pinned, chain, models);
+        }
         if (chain.isEmpty()) {
-            throw GatewayError.modelNotFound(group.name(), api);
+            throw GatewayError.modelNotFound(pinned == null ? group.name() : pinned + '/' + group.name(), api);
         }
         return new Channels.Plan(group.name(), List.copyOf(chain), List.copyOf(models));
     }
@@ -100,6 +105,27 @@ public final class GroupRouting {
         }
         return skipped.size() == plan.tooExpensive().size() ? plan
                 : new Channels.Plan(plan.model(), List.copyOf(chain), List.copyOf(models), skipped);
+    }
+
+    /** The steps on the pinned channel first, each with its model, the others after them in their order; none: empty. */
+    private static void pinFirst(String pinned, List<Channel> chain, List<String> models) {
+        List<Channel> pinnedChain = new ArrayList<>();
+        List<String> pinnedModels = new ArrayList<>();
+        List<Channel> restChain = new ArrayList<>();
+        List<String> restModels = new ArrayList<>();
+        for (int i = 0; i < chain.size(); i++) {
+            boolean first = chain.get(i).name().equals(pinned);
+            (first ? pinnedChain : restChain).add(chain.get(i));
+            (first ? pinnedModels : restModels).add(models.get(i));
+        }
+        chain.clear();
+        models.clear();
+        if (!pinnedChain.isEmpty()) {
+            chain.addAll(pinnedChain);
+            chain.addAll(restChain);
+            models.addAll(pinnedModels);
+            models.addAll(restModels);
+        }
     }
 
     /** What the channels of the targets look like now. */

@@ -44,4 +44,12 @@ public interface SelectionStrategy {
         }
         return strategy.get();
     }
+
+    /**
+     * {@link #named(String)}, the round robin at {@code rotation}'s positions (shared by gateway instances); the other
+     * strategies keep no rotation to share.
+     */
+    static SelectionStrategy named(String name, Rotation rotation) {
+        return RoundRobinStrategy.NAME.equals(name) ? new RoundRobinStrategy(rotation) : named(name);
+    }
 }

@@ -2,6 +2,7 @@ package dev.keypool.testing;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -20,7 +21,11 @@ public final class FreePorts {
     private static final int JVMS = 8;
 
     private static final int BASE = FIRST + Math.floorMod(Integer.getInteger("keypool.test.fork", 1) - 1, JVMS) * PER_JVM;
-    private static final AtomicInteger NEXT = new AtomicInteger();
+    /**
+     * From a random place in the range: test runs of other clones of the repository on the same machine use the same
+     * range, and all starting at its first port they would take each other's ports between the check and the bind.
+     */
+    private static final AtomicInteger NEXT = new AtomicInteger(ThreadLocalRandom.current().nextInt(PER_JVM));
 
     private FreePorts() {
     }

@@ -177,11 +177,18 @@ public final class RequestPlanner {
     public void plan(Exchange exchange) {
         ClientRequest read = exchange.getProperty(Exchanges.CLIENT_REQUEST, ClientRequest.class);
         TenantCharge charge = exchange.getProperty(Exchanges.TENANT_CHARGE, TenantCharge.class);
-        // a model group (design §16) before a channel's model of the same name
+        // a model group (design §16) before a channel's model of the same name; channel/group pins the group's walk
         ModelGroup group = groups.get(read.model());
+        String pinnedChannel = null;
+        if (group == null) {
+            String unpinned = channels.modelName(read.model());
+            group = unpinned.equals(read.model()) ? null : groups.get(unpinned);
+            pinnedChannel = group == null ? null
+                    : read.model().substring(0, read.model().length() - unpinned.length() - 1);
+        }
         Channels.Plan plan = group == null ? channelPlan(read)
                 : groupRouting.plan(group, read.api(), charge == null ? KeyScope.SHARED : charge.tenant().keyScope(),
-                        sticky(group, charge, read));
+                        sticky(group, charge, read), pinnedChannel);
         List<Channel> chain = plan.chain();
         List<String> models = plan.models();
         if (charge != null) {
