@@ -52,7 +52,7 @@ class ModelGroupSplitTest extends GatewayTestSupport {
     }
 
     /**
-     * The models that answered 1,000 requests for the group, counted from X-KeyPool-Model; sent by four clients at once,
+     * The models that answered 2,000 requests for the group, counted from X-KeyPool-Model; sent by four clients at once,
      * as each pick is a draw of its own.
      */
     private Map<String, Integer> served(String group) throws Exception {
@@ -60,7 +60,7 @@ class ModelGroupSplitTest extends GatewayTestSupport {
         ExecutorService clients = Executors.newFixedThreadPool(4);
         try {
             List<Callable<Void>> requests = new ArrayList<>();
-            for (int i = 0; i < 1000; i++) {
+            for (int i = 0; i < 2000; i++) {
                 requests.add(() -> {
                     HttpResponse<String> r = chat(group);
                     assertThat(r.statusCode()).isEqualTo(200);
@@ -80,16 +80,16 @@ class ModelGroupSplitTest extends GatewayTestSupport {
     @Test
     void should_send_ten_percent_to_the_target_of_weight_1_against_9() throws Exception {
         Map<String, Integer> counts = served("gray-9-1");
-        // 10 % of 1,000 ± 5 standard deviations (9.5 each): wrong once in a million runs, and far from a quarter
-        assertThat(counts.get("beta-chat")).isBetween(53, 147);
-        assertThat(counts.get("alpha-chat") + counts.get("beta-chat")).isEqualTo(1000);
+        // 10 % of 2,000 ± 5 standard deviations (13.4 each): wrong once in a million runs, and far from a quarter
+        assertThat(counts.get("beta-chat")).isBetween(133, 267);
+        assertThat(counts.get("alpha-chat") + counts.get("beta-chat")).isEqualTo(2000);
     }
 
     @Test
     void should_send_a_quarter_to_the_target_of_weight_1_against_3() throws Exception {
         Map<String, Integer> counts = served("split-3-1");
-        // 25 % of 1,000 ± 5 standard deviations (13.7 each), far from a tenth
-        assertThat(counts.get("beta-chat")).isBetween(182, 318);
+        // 25 % of 2,000 ± 5 standard deviations (19.4 each), far from a tenth
+        assertThat(counts.get("beta-chat")).isBetween(403, 597);
     }
 
     @Test
