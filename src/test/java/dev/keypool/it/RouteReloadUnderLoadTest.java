@@ -171,17 +171,13 @@ class RouteReloadUnderLoadTest extends GatewayTestSupport {
     /** The operator's edit, written in one atomic rename; returns when the file changed. */
     private long editGatewayRoute() throws IOException {
         String yaml = routes.read("gateway.camel.yaml");
-        String finish = """
-                        - bean:
-                            ref: gatewayResponses
-                            method: finish
-                """;
+        // the step that answers every request the walk served, in the fallback walk's tail
+        String finish = "                  - bean:\n                      ref: gatewayResponses\n"
+                + "                      method: finish\n";
         assertThat(yaml).contains(finish);
-        String edited = yaml.replace(finish, finish + """
-                        - setHeader:
-                            name: X-Reloaded
-                            constant: "yes"
-                """);
+        String edited = yaml.replace(finish, finish
+                + "                  - setHeader:\n                      name: X-Reloaded\n"
+                + "                      constant: \"yes\"\n");
         routes.write("gateway.camel.yaml", edited);
         return System.currentTimeMillis();
     }
