@@ -49,8 +49,9 @@ function keyActions(channel, k) {
       ? button("Enable", Object.assign({ id: id("enable"), "data-action": "enable" }, at))
       : button("Disable", Object.assign({ id: id("disable"), "data-action": "disable", class: "danger" }, at)),
     k.draining ? "" : button("Drain", Object.assign({ id: id("drain"), "data-action": "drain" }, at)),
-    button("Weight", Object.assign({ id: id("weight"), "data-action": "weight", "data-weight": k.weight }, at)),
-    button("Remove", Object.assign({ id: id("remove"), "data-action": "remove", class: "danger" }, at)));
+    // the API patches the weight of a key of keypool.yaml only and removes only a key added at runtime
+    k.origin === "file" ? button("Weight", Object.assign({ id: id("weight"), "data-action": "weight", "data-weight": k.weight }, at)) : "",
+    k.origin === "api" ? button("Remove", Object.assign({ id: id("remove"), "data-action": "remove", class: "danger" }, at)) : "");
 }
 
 function channelCard(channel) {
@@ -156,8 +157,7 @@ async function keyAction(action, channel, key, weight) {
       notice("Weight of " + where + " set to " + values.weight);
     } else if (action === "remove") {
       if (!await ask("Remove key " + key + " from " + channel + "?",
-        "No new requests at once, those in flight finish, then the key is gone (from the database too). "
-        + "A key of keypool.yaml is removed by editing the file.", [], "Remove")) return;
+        "No new requests at once, those in flight finish, then the key is gone (from the database too).", [], "Remove")) return;
       await act("DELETE", "/admin/channels/" + encodeURIComponent(channel) + "/keys/" + encodeURIComponent(key));
       notice("Key " + key + " removed from " + channel);
     }

@@ -245,6 +245,12 @@ class DashboardBrowserTest extends GatewayTestSupport {
         assertThat(text(By.id("notice"))).isEqualTo("Key " + Fingerprint.of(raw) + " added to alpha");
         assertThat(channel("alpha").pool().keys()).extracting(dev.keypool.pool.ApiKey::fingerprint).contains(Fingerprint.of(raw));
         assertThat(browser.getPageSource()).doesNotContain(raw);
+        // only the actions the API takes: a key added at runtime is removed, not weighted; one of keypool.yaml the other way
+        String added = Fingerprint.of(raw);
+        assertThat(browser.findElements(By.id("act-remove-alpha-" + added))).hasSize(1);
+        assertThat(browser.findElements(By.id("act-weight-alpha-" + added))).isEmpty();
+        assertThat(browser.findElements(By.id("act-weight-alpha-" + ONE))).hasSize(1);
+        assertThat(browser.findElements(By.id("act-remove-alpha-" + ONE))).isEmpty();
         assertThat(consoleErrors()).as("console errors").isEmpty();
     }
 

@@ -96,6 +96,14 @@ class ProviderKeyAddTest extends GatewayTestSupport {
     }
 
     @Test
+    void should_tell_an_added_key_from_a_key_of_keypool_yaml_in_the_status() throws Exception {
+        add("alpha", RAW);
+
+        assertThat(statusOf(FINGERPRINT).path("origin").asText()).isEqualTo("api");
+        assertThat(statusOf(Fingerprint.of("sk-file-1")).path("origin").asText()).isEqualTo("file");
+    }
+
+    @Test
     void should_keep_an_added_key_across_a_reload_of_keypool_yaml() throws Exception {
         add("alpha", RAW);
         Path file = Path.of(context.resolvePropertyPlaceholders("{{keypool.config}}"));

@@ -1,6 +1,8 @@
 package dev.keypool.camel.admin;
 
 import java.time.Instant;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -12,6 +14,7 @@ import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.quota.CapacityQueue;
 import dev.keypool.pool.ApiKey;
+import dev.keypool.pool.Fingerprint;
 import dev.keypool.pool.KeyStats;
 import dev.keypool.quota.CostLedger;
 import dev.keypool.quota.KeyQuota;
@@ -106,17 +109,21 @@ public final class AdminStatus {
                     .put("completionTokens", model.completionTokens()).put("costUsd", model.costUsd());
         }
         ArrayNode keys = node.putArray("keys");
+        Set<String> inFile = channel.config().keys().stream().map(k -> Fingerprint.of(k.key())).collect(Collectors.toSet());
         for (ApiKey key : channel.pool().keys()) {
-            keys.add(key(channel, key));
+            keys.add(key(channel, key, inFile.contains(key.fingerprint())));
         }
         return node;
     }
 
-    private ObjectNode key(Channel channel, ApiKey key) {
+    private ObjectNode key(Channel channel, ApiKey key, boolean inFile) {
         KeyStats s = key.stats();
         ObjectNode node = mapper.createObjectNode();
         node.put("fingerprint", key.fingerprint());
         node.put("label", key.label());
+        // "file": a key of keypool.yaml (its weight and limits can be patched, it is removed by editing the file);
+        // "api": added at runtime (removed through the API, its weight is the one it was added with)
+        node.put("origin", inFile ? "file" : "api");
         node.put("weight", key.weight());
         // whose own key it is; null for a shared key
         node.put("tenant", key.tenant());
