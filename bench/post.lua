@@ -8,6 +8,14 @@ if os.getenv("BENCH_TOKEN") then
   wrk.headers["Authorization"] = "Bearer " .. os.getenv("BENCH_TOKEN")
 end
 
+-- BENCH_HEADERS: more headers, "Name: value" pairs separated by ";" (bench/peer.sh: Portkey's provider headers)
+for pair in string.gmatch(os.getenv("BENCH_HEADERS") or "", "[^;]+") do
+  local name, value = pair:match("^%s*(.-)%s*:%s*(.-)%s*$")
+  if name and name ~= "" then
+    wrk.headers[name] = value
+  end
+end
+
 local threads = {}
 function setup(thread)
   table.insert(threads, thread)
