@@ -18,11 +18,13 @@
 # directory), and stops each by its pid at the end. Everything on 127.0.0.1, every run bounded in time; ~20 min.
 # Knobs: ROUNDS=5 JIT_WARMUP=20 WARMUP=2 DURATION=8 SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
 #        PARTS="cost sustain" CONFIGS="off sqlite pg" GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102 PG_PORT (the first free from 15432)
-#        JAVA_HOME, KEYPOOL_JAVA_OPTS (default: the shipped flags, as bench/run.sh), BENCH_OUT
+#        JAVA_HOME, KEYPOOL_JAVA_OPTS (default: the shipped flags, as bench/run.sh), BENCH_OUT, and those bench/lib.sh
+#        reads (KEYPOOL_HOME, KEYPOOL_EXTRA_CLASSPATH, GW_CPUS, FAKE_CPUS)
 set -euo pipefail
 {
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$BENCH_DIR/.." && pwd)
+# ROOT, the ports, JAVA and the shipped JVM flags, the fakes, starting and stopping gateways, stopping all on exit
+. "$BENCH_DIR/lib.sh"
 ROUNDS=${ROUNDS:-5}
 JIT_WARMUP=${JIT_WARMUP:-20}
 WARMUP=${WARMUP:-2}
@@ -32,25 +34,13 @@ SUSTAIN_S=${SUSTAIN_S:-60}
 SUSTAIN_LATENCY_MS=${SUSTAIN_LATENCY_MS:-50}
 PARTS=${PARTS:-"cost sustain"}
 CONFIGS=${CONFIGS:-"off sqlite pg"}
-GW_PORT=${GW_PORT:-18080}
-PRIMARY_PORT=${PRIMARY_PORT:-9101}
-BACKUP_PORT=${BACKUP_PORT:-9102}
 PG_PORT=${PG_PORT:-}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/request-log-$(date +%Y%m%d-%H%M%S)}
-GW=http://127.0.0.1:$GW_PORT
-PRIMARY=http://127.0.0.1:$PRIMARY_PORT
-CHAT=/v1/chat/completions
-BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
 
-die() { echo "request-log.sh: $*" >&2; exit 1; }
-say() { echo "$*" | tee -a "$OUT/summary.txt"; }
-
-JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 for tool in wrk node curl psql sqlite3 "$JAVA"; do command -v "$tool" > /dev/null || die "$tool not found"; done
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$PG_BIN/postgres" ] || die "no PostgreSQL server under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)"
 [ -f "$ROOT/target/keypool.jar" ] || die "no target/keypool.jar: build it once with mvn -B -q package -DskipTests"
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 # PostgreSQL: the first free port from 15432 unless PG_PORT says
 if [ -z "$PG_PORT" ]; then PG_PORT=15432; while port_busy "$PG_PORT"; do PG_PORT=$((PG_PORT + 1)); done; fi
 for p in "$GW_PORT" "$PRIMARY_PORT" "$BACKUP_PORT" "$PG_PORT"; do port_busy "$p" && die "port $p on 127.0.0.1 is in use"; done
@@ -66,25 +56,9 @@ cp -al "$ROOT/target/lib" "$APP/target/lib" 2>/dev/null || cp -r "$ROOT/target/l
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 # ---------------------------------------------------------------- processes: every one started here is stopped by pid
-PIDS=()
 PG_DIR=""
-cleanup() {
-  local rc=$? pid
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
-  [ -n "$PG_DIR" ] && rm -rf "$PG_DIR"
-  exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-node "$BENCH_DIR/fake-upstream.js" --port "$PRIMARY_PORT" > "$OUT/fake-primary.log" 2>&1 &
-PIDS+=($!); FAKE_PID=$!
-node "$BENCH_DIR/fake-upstream.js" --port "$BACKUP_PORT" > "$OUT/fake-backup.log" 2>&1 &
-PIDS+=($!)
+ON_EXIT='[ -z "$PG_DIR" ] || rm -rf "$PG_DIR"'
+start_fakes
 fake_ctl() { curl -sf -m 10 -X POST "$PRIMARY/control/$1" > /dev/null || die "fake control $1 failed"; }
 
 # PostgreSQL refuses to run as root: as root, initdb and postgres run as the postgres user (as the slow tests do)
@@ -107,42 +81,15 @@ fi
 cp "$BENCH_DIR/keypool-bench.yaml" "$OUT/keypool-sqlite.yaml"
 { cat "$BENCH_DIR/keypool-bench.yaml"; printf '\ndatabase:\n  url: postgresql://keypool:unused@127.0.0.1:%s/postgres\n' "$PG_PORT"; } > "$OUT/keypool-pg.yaml"
 
-# the shipped JVM flags (bench/run.sh)
-JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
-RUNTIME_OPTS=""
-[ "${JAVA_FEATURE%%.*}" -ge 24 ] 2>/dev/null && RUNTIME_OPTS="--sun-misc-unsafe-memory-access=allow"
-if [ -z "${KEYPOOL_JAVA_OPTS+set}" ]; then
-  KEYPOOL_JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000"
-  [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null && KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -XX:+UseCompactObjectHeaders"
-fi
-export BENCH_PRIMARY_PORT=$PRIMARY_PORT BENCH_BACKUP_PORT=$BACKUP_PORT
+java_flags
 
-post_status() { curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' -d "$BODY" "$1$CHAT" 2>/dev/null || true; }
+gateway_answers() { [ "$(post_status "$GW")" = 200 ]; }
 # start_gateway CONFIG NAME: a gateway on its own state.dir ($OUT/state-NAME), GW_PID, ready once it answers 200
 start_gateway() {
   local config=$1 name=$2
   rm -rf "$OUT/state-$name"
-  # shellcheck disable=SC2086  # lists of flags
-  (cd "$APP" && exec "$JAVA" $RUNTIME_OPTS $KEYPOOL_JAVA_OPTS -Dkeypool.config="$config" -Dstate.dir="$OUT/state-$name/" \
-    -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" -jar target/keypool.jar) > "$OUT/gateway-$name.log" 2>&1 &
-  GW_PID=$!
-  PIDS+=("$GW_PID")
-  for _ in $(seq 1 120); do
-    kill -0 "$GW_PID" 2>/dev/null || { tail -20 "$OUT/gateway-$name.log" >&2; die "the gateway exited during startup ($OUT/gateway-$name.log)"; }
-    [ "$(post_status "$GW")" = 200 ] && return 0
-    sleep 0.5
-  done
-  die "the gateway did not answer 200 within 60 s ($OUT/gateway-$name.log)"
-}
-stop_gateway() {
-  kill "$GW_PID" 2>/dev/null || true
-  for _ in $(seq 1 150); do kill -0 "$GW_PID" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$GW_PID" 2>/dev/null || true
-  wait "$GW_PID" 2>/dev/null || true
-  local keep=() p
-  for p in "${PIDS[@]}"; do [ "$p" = "$GW_PID" ] || keep+=("$p"); done
-  PIDS=("${keep[@]}")
-  for _ in $(seq 1 50); do port_busy "$GW_PORT" || break; sleep 0.1; done
+  launch_gateway "$APP" "$OUT/gateway-$name.log" "$config" -Dstate.dir="$OUT/state-$name/"
+  await_gateway "$OUT/gateway-$name.log" gateway_answers || die "the gateway did not answer 200 within 60 s ($OUT/gateway-$name.log)"
 }
 
 cpu_total() { awk '$1=="cpu" {idle=$5+$6; t=0; for(i=2;i<=NF;i++) t+=$i; print t-idle, t}' /proc/stat; }

@@ -58,12 +58,9 @@ MODE=${1:-all}
 case "$MODE" in all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants|cache|group) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants|cache|group]" >&2; exit 2 ;; esac
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# the repository the gateway is built and started from (application.properties, routes/, target/keypool.jar)
-ROOT=$(cd "${KEYPOOL_HOME:-$BENCH_DIR/..}" && pwd)
+# ROOT, the ports, JAVA and the shipped JVM flags, the fakes, starting and stopping gateways, stopping all on exit
+. "$BENCH_DIR/lib.sh"
 
-GW_PORT=${GW_PORT:-18080}
-PRIMARY_PORT=${PRIMARY_PORT:-9101}
-BACKUP_PORT=${BACKUP_PORT:-9102}
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-3}
 JIT_WARMUP=${JIT_WARMUP:-60}
@@ -83,9 +80,6 @@ FAULT_POLL_MS=${FAULT_POLL_MS:-50}
 BIG_N=${BIG_N:-10000}
 BIG_LATENCY_MS=${BIG_LATENCY_MS:-2000}
 BIG_WARM_BURSTS=${BIG_WARM_BURSTS:-2}
-# the heap, GC and native-heap trim the Dockerfile and README ship (plus compact object headers on Java 25+, below);
-# KEYPOOL_JAVA_OPTS= (empty) for the JVM's defaults
-SHIPPED_JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000"
 WRK_CPUS=${WRK_CPUS:-}
 GW_CPUS=${GW_CPUS:-}
 FAKE_CPUS=${FAKE_CPUS:-}
@@ -128,20 +122,12 @@ fi
 OUT=${BENCH_OUT:-$BENCH_DIR/results/$(date +%Y%m%d-%H%M%S)}
 ADMIN_TOKEN=${ADMIN_TOKEN:-bench-admin}
 
-GW=http://127.0.0.1:$GW_PORT
-PRIMARY=http://127.0.0.1:$PRIMARY_PORT
-BACKUP=http://127.0.0.1:$BACKUP_PORT
-CHAT=/v1/chat/completions
 RESPONSES=/v1/responses
-
-die() { echo "run.sh: $*" >&2; exit 1; }
-say() { echo "$*" | tee -a "$OUT/summary.txt"; }
 
 # ---------------------------------------------------------------- prerequisites (installs nothing)
 missing=0
 command -v wrk >/dev/null || { echo "wrk not found: install it with 'apt-get install -y wrk' (Debian/Ubuntu) or 'brew install wrk'" >&2; missing=1; }
 command -v node >/dev/null || { echo "node not found: install Node.js >= 18 (e.g. 'apt-get install -y nodejs')" >&2; missing=1; }
-JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 command -v "$JAVA" >/dev/null || { echo "$JAVA not found: install a JDK 17 or newer (e.g. 'apt-get install -y openjdk-17-jdk-headless')" >&2; missing=1; }
 command -v curl >/dev/null || { echo "curl not found: 'apt-get install -y curl'" >&2; missing=1; }
 [ -n "$WRK_CPUS$GW_CPUS$FAKE_CPUS" ] && ! command -v taskset >/dev/null && { echo "taskset not found (util-linux)" >&2; missing=1; }
@@ -161,29 +147,12 @@ if [ ! -f target/keypool.jar ] || [ -n "$(find src pom.xml -newer target/keypool
   touch target/keypool.jar   # the jar plugin leaves an up-to-date jar untouched; mark it as built now
 fi
 
-port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for p in "$GW_PORT" "$PRIMARY_PORT" "$BACKUP_PORT"; do
   port_busy "$p" && die "port $p on 127.0.0.1 is already in use (set GW_PORT/PRIMARY_PORT/BACKUP_PORT)"
 done
 
 mkdir -p "$OUT"
 : > "$OUT/summary.txt"
-
-# ---------------------------------------------------------------- processes (all ours are stopped on exit)
-PIDS=()
-cleanup() {
-  local rc=$?
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
-  exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-pin() { if [ -n "$1" ]; then echo "taskset -c $1"; fi; }
 
 # inflight10k alone, with gcc: the provider is bench/fake-burst.c and the bursts come from bench/burst.c (C, epoll),
 # so that the 2 cores go to the gateway: the Node fake and client spend 3-5 s of a core each on 10,000 sockets
@@ -193,68 +162,27 @@ if [ "$MODE" = inflight10k ] && [ "${BIG_CLIENT:-c}" = c ] && command -v gcc > /
     && BURST_C=1
 fi
 if [ -n "$BURST_C" ]; then
-  $(pin "$FAKE_CPUS") "$OUT/keypool-fake-burst" "$PRIMARY_PORT" 0 > "$OUT/fake-primary.log" 2>&1 &
+  start_fakes "$OUT/keypool-fake-burst" "$PRIMARY_PORT" 0
 else
-  $(pin "$FAKE_CPUS") node "$BENCH_DIR/fake-upstream.js" --port "$PRIMARY_PORT" > "$OUT/fake-primary.log" 2>&1 &
+  start_fakes
 fi
-PIDS+=($!); FAKE_PID=$!
-$(pin "$FAKE_CPUS") node "$BENCH_DIR/fake-upstream.js" --port "$BACKUP_PORT" > "$OUT/fake-backup.log" 2>&1 &
-PIDS+=($!)
+java_flags
 
-export BENCH_PRIMARY_PORT=$PRIMARY_PORT BENCH_BACKUP_PORT=$BACKUP_PORT
-# the Dockerfile's flag for Java 24+: Netty keeps sun.misc.Unsafe without a startup warning
-JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
-RUNTIME_OPTS=""
-[ "${JAVA_FEATURE%%.*}" -ge 24 ] 2>/dev/null && RUNTIME_OPTS="--sun-misc-unsafe-memory-access=allow"
-# the Dockerfile's 8-byte object headers (a product flag from Java 25; bench/README.md, inflight10k)
-if [ -z "${KEYPOOL_JAVA_OPTS+set}" ]; then
-  KEYPOOL_JAVA_OPTS=$SHIPPED_JAVA_OPTS
-  [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null && KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -XX:+UseCompactObjectHeaders"
-fi
-
-BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
 READY_BODY='{"model":"'$READY_MODEL'","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
-# post_status BASE_URL [BODY [TOKEN]]: the HTTP status of one chat completion (with Authorization: Bearer TOKEN if given)
-post_status() {
-  curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' ${3:+-H "Authorization: Bearer $3"} \
-    -d "${2:-$BODY}" "$1$CHAT" 2>/dev/null || true
-}
 fake_ctl() { curl -sf -m 10 -X POST "$1/control/$2" > /dev/null || die "fake upstream control $1/control/$2 failed"; }
 
 # start_gateway CONFIG LOG: starts the gateway (GW_PID) and waits until it serves a chat completion (READY_MS);
-# stop_gateway stops it. The quota part runs several gateways one after the other.
+# stop_gateway (bench/lib.sh) stops it. The quota part runs several gateways one after the other.
+gateway_ready() {
+  [ "$(post_status "$PRIMARY")" = 200 ] && [ "$(post_status "$BACKUP")" = 200 ] && [ "$(post_status "$GW" "$READY_BODY" "$READY_TOKEN")" = 200 ]
+}
 start_gateway() {
   local config=$1 log=$2 started
-  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
-  local launch=(-jar target/keypool.jar)
-  [ -n "${KEYPOOL_EXTRA_CLASSPATH:-}" ] && launch=(-cp "target/keypool.jar:$KEYPOOL_EXTRA_CLASSPATH" dev.keypool.camel.KeyPoolApplication)
-  $(pin "$GW_CPUS") "$JAVA" $RUNTIME_OPTS $KEYPOOL_JAVA_OPTS \
-    -Dkeypool.config="$config" \
-    -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" \
-    "${launch[@]}" > "$log" 2>&1 &
-  GW_PID=$!
-  PIDS+=("$GW_PID")
+  launch_gateway "$ROOT" "$log" "$config"
   started=$(date +%s%N)
-  for _ in $(seq 1 120); do
-    kill -0 "$GW_PID" 2>/dev/null || { tail -40 "$log" >&2; die "the gateway exited during startup (log above, $log)"; }
-    if [ "$(post_status "$PRIMARY")" = 200 ] && [ "$(post_status "$BACKUP")" = 200 ] && [ "$(post_status "$GW" "$READY_BODY" "$READY_TOKEN")" = 200 ]; then
-      break
-    fi
-    sleep 0.5
-  done
-  [ "$(post_status "$GW" "$READY_BODY" "$READY_TOKEN")" = 200 ] || die "the gateway did not serve $GW$CHAT with 200 within 60 s (see $log)"
+  await_gateway "$log" gateway_ready || die "the gateway did not serve $GW$CHAT with 200 within 60 s (see $log)"
   READY_MS=$(( ($(date +%s%N) - started) / 1000000 ))
   fake_ctl "$PRIMARY" reset; fake_ctl "$BACKUP" reset
-}
-stop_gateway() {
-  kill "$GW_PID" 2>/dev/null || true
-  for _ in $(seq 1 100); do kill -0 "$GW_PID" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$GW_PID" 2>/dev/null || true
-  wait "$GW_PID" 2>/dev/null || true
-  local keep=() p
-  for p in "${PIDS[@]}"; do [ "$p" = "$GW_PID" ] || keep+=("$p"); done
-  PIDS=("${keep[@]}")
-  for _ in $(seq 1 50); do port_busy "$GW_PORT" || break; sleep 0.1; done
 }
 
 start_gateway "$CONFIG" "$OUT/gateway.log"

@@ -2,7 +2,6 @@ package dev.keypool.camel;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.camel.admin.HeapWatch;
@@ -24,6 +23,7 @@ import dev.keypool.config.QueueConfig;
 import dev.keypool.gateway.Channels;
 import dev.keypool.gateway.HeapPressure;
 import dev.keypool.gateway.InFlightLimit;
+import dev.keypool.gateway.StreamLimits;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.quota.CapacityQueue;
 import dev.keypool.quota.TokenEstimator;
@@ -65,9 +65,9 @@ record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayRespon
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
         registry.bind("anthropicHeaders", new AnthropicHeaders());
-        registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator,
+        registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator, new StreamLimits(
                 Wiring.intSetting(context, "keypool.max-sse-event-bytes"),
-                TimeUnit.SECONDS.toNanos(Wiring.longSetting(context, "keypool.max-stream-seconds"))));
+                Duration.ofSeconds(Wiring.longSetting(context, "keypool.max-stream-seconds")))));
         registry.bind("capacityWait", new CapacityWait(capacityQueue, queue.maxWait(), clock, metrics));
         metrics.watch(all, capacityQueue);
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics, requestLog);

@@ -75,8 +75,10 @@ public class KeyPoolComponent extends DefaultComponent {
         if (!Set.of("chat", "embeddings").contains(remaining)) {
             throw new IllegalArgumentException("keypool:" + remaining + " is not an operation: use keypool:chat or keypool:embeddings");
         }
-        KeyPoolEndpoint endpoint = new KeyPoolEndpoint(uri, this);
-        endpoint.setOperation(remaining);
+        KeyPoolOptions options = new KeyPoolOptions(getAndRemoveParameter(parameters, "model", String.class),
+                getAndRemoveParameter(parameters, "tenant", String.class),
+                getAndRemoveParameter(parameters, "allowTenantHeader", Boolean.class, false));
+        KeyPoolEndpoint endpoint = new KeyPoolEndpoint(uri, this, remaining, options);
         setProperties(endpoint, parameters);
         return endpoint;
     }

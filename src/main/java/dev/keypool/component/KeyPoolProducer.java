@@ -57,8 +57,8 @@ public class KeyPoolProducer extends DefaultProducer {
         Message in = exchange.getMessage();
         Exchange call = endpoint.createExchange();
         Message request = call.getMessage();
-        request.setBody(requests.toJson(in.getBody(), endpoint.getOperation(), endpoint.getModel()));
-        String tenant = endpoint.tenantOf(in);
+        request.setBody(requests.toJson(in.getBody(), endpoint.getOperation(), endpoint.getOptions().model()));
+        String tenant = endpoint.getOptions().tenantOf(in);
         if (tenant != null) {
             request.setHeader(KeyPoolConstants.TENANT, tenant);
         }

@@ -20,6 +20,7 @@ import dev.keypool.events.StateListener;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.PoolSettings;
+import dev.keypool.pool.PoolSettingsBuilder;
 import dev.keypool.pool.Rotation;
 import dev.keypool.pool.SelectionStrategy;
 import dev.keypool.quota.CostLedger;
@@ -106,7 +107,7 @@ public final class ChannelAssembly {
 
     /** A new channel: its pool of keys, and its breaker (the one made before for this name, if any). */
     public Channel build(ChannelConfig config) {
-        PoolSettings.Builder settings = PoolSettings.builder(config.name());
+        PoolSettingsBuilder settings = PoolSettings.builder(config.name());
         RandomGenerator random = coolingRandom;
         if (random != null) {
             settings.jitter(random::nextDouble);

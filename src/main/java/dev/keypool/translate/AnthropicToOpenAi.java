@@ -96,9 +96,18 @@ final class AnthropicToOpenAi {
             assistant.put("content", content.asText(""));
             return assistant;
         }
+        return assistantContent(content, assistant);
+    }
+
+    /**
+     * Anthropic content blocks as an OpenAI assistant message's {@code content} (the text blocks joined; null when
+     * there are only tool calls) and {@code tool_calls} (the tool_use blocks), put on {@code message}: for an assistant
+     * turn of a request and for the message of an answer alike.
+     */
+    static ObjectNode assistantContent(JsonNode blocks, ObjectNode message) {
         StringBuilder text = new StringBuilder();
         ArrayNode calls = Json.NODES.arrayNode();
-        for (JsonNode block : content) {
+        for (JsonNode block : blocks) {
             switch (block.path("type").asText()) {
                 case "text" -> text.append(block.path("text").asText());
                 case "tool_use" -> {
@@ -107,19 +116,19 @@ final class AnthropicToOpenAi {
                             .put("arguments", Json.write(block.get("input")));
                 }
                 default -> {
-                    // thinking blocks stay with the provider that wrote them
+                    // thinking blocks stay with the provider that wrote them: OpenAI's messages have no place for them
                 }
             }
         }
         if (text.length() > 0 || calls.isEmpty()) {
-            assistant.put("content", text.toString());
+            message.put("content", text.toString());
         } else {
-            assistant.putNull("content");
+            message.putNull("content");
         }
         if (!calls.isEmpty()) {
-            assistant.set("tool_calls", calls);
+            message.set("tool_calls", calls);
         }
-        return assistant;
+        return message;
     }
 
     private static void tools(JsonNode client, ObjectNode chat) {

@@ -164,30 +164,7 @@ final class OpenAiToAnthropic {
         chat.put("object", "chat.completion").put("created", created);
         chat.put("model", message.path("model").asText(""));
         ObjectNode choice = chat.putArray("choices").addObject().put("index", 0);
-        ObjectNode out = choice.putObject("message").put("role", "assistant");
-        StringBuilder text = new StringBuilder();
-        ArrayNode calls = Json.NODES.arrayNode();
-        for (JsonNode block : message.path("content")) {
-            switch (block.path("type").asText()) {
-                case "text" -> text.append(block.path("text").asText());
-                case "tool_use" -> {
-                    ObjectNode call = calls.addObject().put("id", block.path("id").asText()).put("type", "function");
-                    call.putObject("function").put("name", block.path("name").asText())
-                            .put("arguments", Json.write(block.get("input")));
-                }
-                default -> {
-                    // thinking blocks are not part of a chat completion
-                }
-            }
-        }
-        if (text.length() > 0 || calls.isEmpty()) {
-            out.put("content", text.toString());
-        } else {
-            out.putNull("content");
-        }
-        if (!calls.isEmpty()) {
-            out.set("tool_calls", calls);
-        }
+        AnthropicToOpenAi.assistantContent(message.path("content"), choice.putObject("message").put("role", "assistant"));
         choice.putNull("logprobs");
         String stop = message.path("stop_reason").isTextual() ? message.path("stop_reason").asText() : null;
         choice.put("finish_reason", StopReasons.finishReason(stop));

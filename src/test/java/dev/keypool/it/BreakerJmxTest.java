@@ -6,14 +6,16 @@ import java.util.Set;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
 
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A channel's breaker over JMX, as Camel's own processors are: its step's MBean shows the state and figures, and an
- * operator forcing it OPEN sends the channel's requests to the fallback until forcing it CLOSED.
+ * A channel's breaker over JMX, as Camel's own processors are: its step's MBean shows the state, and the figures and
+ * the settings as one composite each; an operator forcing it OPEN sends the channel's requests to the fallback until
+ * forcing it CLOSED.
  */
 class BreakerJmxTest extends GatewayTestSupport {
 
@@ -49,14 +51,16 @@ class BreakerJmxTest extends GatewayTestSupport {
     void should_show_the_breaker_and_force_it_open_and_closed_over_jmx() throws Exception {
         ObjectName alpha = breakerMBean("alpha");
         assertThat(server.getAttribute(alpha, "CircuitBreakerState")).isEqualTo("CLOSED");
-        assertThat(server.getAttribute(alpha, "HalfOpenRequests")).isEqualTo(2);
+        assertThat(item(alpha, "Settings", "halfOpenRequests")).isEqualTo(2);
         assertThat(chat("gpt-test").headers().firstValue("X-KeyPool-Channel")).contains("alpha");
-        assertThat(server.getAttribute(alpha, "CallsInWindow")).isEqualTo(1L);
+        assertThat(item(alpha, "Figures", "callsInWindow")).isEqualTo(1L);
+        assertThat(item(alpha, "Figures", "trippedBy")).isEqualTo("");
 
         server.invoke(alpha, "forceOpen", new Object[] {"provider maintenance"}, new String[] {String.class.getName()});
 
         assertThat(server.getAttribute(alpha, "CircuitBreakerState")).isEqualTo("OPEN");
-        assertThat(server.getAttribute(alpha, "TrippedBy")).isEqualTo("operator: provider maintenance");
+        assertThat(item(alpha, "Figures", "state")).isEqualTo("OPEN");
+        assertThat(item(alpha, "Figures", "trippedBy")).isEqualTo("operator: provider maintenance");
         HttpResponse<String> walked = chat("gpt-test");
         assertThat(walked.statusCode()).isEqualTo(200);
         assertThat(walked.headers().firstValue("X-KeyPool-Channel")).contains("beta");
@@ -67,6 +71,11 @@ class BreakerJmxTest extends GatewayTestSupport {
         assertThat(server.getAttribute(alpha, "CircuitBreakerState")).isEqualTo("CLOSED");
         assertThat(chat("gpt-test").headers().firstValue("X-KeyPool-Channel")).contains("alpha");
         assertThat(upstream.hits("sk-alpha-1")).isEqualTo(2);
+    }
+
+    /** One item of a composite attribute, as a JMX console reads it. */
+    private Object item(ObjectName mbean, String attribute, String item) throws Exception {
+        return ((CompositeData) server.getAttribute(mbean, attribute)).get(item);
     }
 
     private ObjectName breakerMBean(String channel) throws Exception {

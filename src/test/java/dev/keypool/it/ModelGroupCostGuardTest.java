@@ -1,6 +1,7 @@
 package dev.keypool.it;
 
 import java.net.http.HttpResponse;
+import java.util.List;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.logging.log4j.Level;
@@ -13,33 +14,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * more than maxPriceRatio times as much, and the client gets 503 no_affordable_fallback; a fallback within the ratio
  * serves, and the switch of model is logged.
  */
-class ModelGroupCostGuardTest extends GatewayTestSupport {
+class ModelGroupCostGuardTest extends ModelGroupTestSupport {
 
     @Override
-    protected String keypoolYaml() {
+    protected List<String> channels() {
+        return List.of("cheap", "fair", "dear");
+    }
+
+    @Override
+    protected String groups() {
         return """
-                channels:
-                  - name: cheap
-                    baseUrl: UPSTREAM
-                    models: [cheap-chat]
-                    pricing:
-                      cheap-chat: {input: 0.5, output: 1.5}
-                    keys:
-                      - key: sk-cheap-1
-                  - name: fair
-                    baseUrl: UPSTREAM
-                    models: [fair-chat]
-                    pricing:
-                      fair-chat: {input: 1, output: 3}
-                    keys:
-                      - key: sk-fair-1
-                  - name: dear
-                    baseUrl: UPSTREAM
-                    models: [dear-chat]
-                    pricing:
-                      dear-chat: {input: 5, output: 15}
-                    keys:
-                      - key: sk-dear-1
                 modelGroups:
                   - name: guarded
                     balance: priority
@@ -55,6 +39,17 @@ class ModelGroupCostGuardTest extends GatewayTestSupport {
                       - {channel: dear, model: dear-chat}
                       - {channel: fair, model: fair-chat}
                 """;
+    }
+
+    /** Each channel's price per million tokens, input and output. */
+    @Override
+    protected String channelYaml(String name) {
+        String price = switch (name) {
+            case "cheap" -> "{input: 0.5, output: 1.5}";
+            case "fair" -> "{input: 1, output: 3}";
+            default -> "{input: 5, output: 15}";
+        };
+        return super.channelYaml(name) + "    pricing:\n      " + name + "-chat: " + price + "\n";
     }
 
     @Test

@@ -21,24 +21,18 @@ import static org.assertj.core.api.Assertions.assertThat;
  * share one gateway: each draw is independent of the previous ones, whatever other test sent them.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ModelGroupSplitTest extends GatewayTestSupport {
+class ModelGroupSplitTest extends ModelGroupTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Override
-    protected String keypoolYaml() {
+    protected List<String> channels() {
+        return List.of("alpha", "beta");
+    }
+
+    @Override
+    protected String groups() {
         return """
-                channels:
-                  - name: alpha
-                    baseUrl: UPSTREAM
-                    models: [alpha-chat]
-                    keys:
-                      - key: sk-alpha-1
-                  - name: beta
-                    baseUrl: UPSTREAM
-                    models: [beta-chat]
-                    keys:
-                      - key: sk-beta-1
                 modelGroups:
                   - name: gray-9-1
                     targets:

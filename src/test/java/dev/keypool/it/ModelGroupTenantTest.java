@@ -1,6 +1,7 @@
 package dev.keypool.it;
 
 import java.net.http.HttpResponse;
+import java.util.List;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
@@ -8,17 +9,16 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A tenant's {@code models} patterns name model groups as they name models (design §16). */
-class ModelGroupTenantTest extends GatewayTestSupport {
+class ModelGroupTenantTest extends ModelGroupTestSupport {
 
     @Override
-    protected String keypoolYaml() {
+    protected List<String> channels() {
+        return List.of("alpha");
+    }
+
+    @Override
+    protected String groups() {
         return """
-                channels:
-                  - name: alpha
-                    baseUrl: UPSTREAM
-                    models: [alpha-chat]
-                    keys:
-                      - key: sk-alpha-1
                 modelGroups:
                   - name: team-chat
                     targets:

@@ -1,41 +1,33 @@
 package dev.keypool.it;
 
 import java.net.http.HttpResponse;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** PATCH /admin/model-groups/{name} changes a group's weights for the next request (design §16). */
-class ModelGroupWeightsTest extends GatewayTestSupport {
+class ModelGroupWeightsTest extends ModelGroupTestSupport {
 
     @Override
-    protected String keypoolYaml() {
+    protected List<String> channels() {
+        return List.of("alpha", "beta");
+    }
+
+    @Override
+    protected String groups() {
         return """
-                channels:
-                  - name: alpha
-                    baseUrl: UPSTREAM
-                    models: [alpha-chat]
-                    keys:
-                      - key: sk-alpha-1
-                  - name: beta
-                    baseUrl: UPSTREAM
-                    models: [beta-chat]
-                    keys:
-                      - key: sk-beta-1
                 modelGroups:
                   - name: chat-default
                     targets:
                       - {channel: alpha, model: alpha-chat, weight: 1}
                       - {channel: beta, model: beta-chat, weight: 0}
-                admin:
-                  token: admin-secret-token
                 """;
     }
 
     @Test
     void should_send_the_next_requests_by_the_patched_weights() throws Exception {
-        AdminCalls admin = new AdminCalls(http, url(""));
         for (int i = 0; i < 20; i++) {
             assertThat(chat("chat-default").headers().firstValue("X-KeyPool-Channel")).contains("alpha");
         }

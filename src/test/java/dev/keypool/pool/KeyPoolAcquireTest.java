@@ -27,7 +27,7 @@ class KeyPoolAcquireTest {
     private final ApiKey b = new ApiKey("sk-b", "b", 1);
     private final ApiKey c = new ApiKey("sk-c", "c", 1);
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+            .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(clock).build(),
             List.of(a, b, c));
 
     @Test
@@ -82,7 +82,7 @@ class KeyPoolAcquireTest {
         ApiKey limitedA = new ApiKey("sk-l-a", null, 1, new QuotaLimits(20L, null, null, null, null));
         ApiKey limitedB = new ApiKey("sk-l-b", null, 1, new QuotaLimits(20L, null, null, null, null));
         KeyPool limited = new KeyPool(PoolSettings.builder("chat")
-                .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+                .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(clock).build(),
                 List.of(limitedA, limitedB));
         int batchLines = 0;
         while (limited.selection().acquireBelowSoftLimit(KeyScope.SHARED, Set.of(), () -> 0, null).isPresent()) {
@@ -175,7 +175,7 @@ class KeyPoolAcquireTest {
         List<ApiKey> twice = List.of(new ApiKey("sk-a", "one", 1), new ApiKey("sk-a", "two", 1));
 
         assertThat(catchThrowable(() -> new KeyPool(PoolSettings.builder("chat")
-                .cooldown(NO_TIME).disableAfter(1).clock(clock).build(),
+                .cooling(Cooling.fixed(NO_TIME)).disableAfter(1).clock(clock).build(),
                 twice)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .message().doesNotContain("sk-a");
@@ -184,14 +184,14 @@ class KeyPoolAcquireTest {
     @Test
     void should_reject_disable_after_below_one() {
         assertThat(catchThrowable(() -> new KeyPool(PoolSettings.builder("chat")
-                .cooldown(NO_TIME).disableAfter(0).clock(clock).build(),
+                .cooling(Cooling.fixed(NO_TIME)).disableAfter(0).clock(clock).build(),
                 List.of())))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void should_acquire_nothing_from_empty_pool() {
-        KeyPool empty = new KeyPool(PoolSettings.builder("chat").cooldown(NO_TIME).disableAfter(1).clock(clock).build(),
+        KeyPool empty = new KeyPool(PoolSettings.builder("chat").cooling(Cooling.fixed(NO_TIME)).disableAfter(1).clock(clock).build(),
                 List.of());
 
         assertThat(anyKey(empty, Set.of())).isEmpty();

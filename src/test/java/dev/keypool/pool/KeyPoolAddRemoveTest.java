@@ -18,7 +18,7 @@ class KeyPoolAddRemoveTest {
     private final MutableClock clock = new MutableClock();
     private final List<StateChange> heard = new CopyOnWriteArrayList<>();
     private final ApiKey file = new ApiKey("sk-file", null, 1);
-    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat").cooldown(Duration.ofSeconds(30)).disableAfter(3)
+    private final KeyPool pool = new KeyPool(PoolSettings.builder("chat").cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3)
             .clock(clock).listener(heard::add).warmup(Duration.ofMinutes(10)).degradedErrorRatePercent(50).build(), List.of(file));
 
     @Test

@@ -31,7 +31,7 @@ class KeyPoolConcurrencyTest {
     private final ApiKey a = new ApiKey("sk-a", "a", 1);
     private final ApiKey b = new ApiKey("sk-b", "b", 1);
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+            .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(clock).build(),
             List.of(a, b));
 
     @RepeatedTest(20)

@@ -100,7 +100,7 @@ class KeyPoolCoolingSpreadTest {
 
     @Test
     void should_keep_a_fixed_cooldown_fixed() {
-        KeyPool fixed = new KeyPool(PoolSettings.builder("fixed").cooldown(Duration.ofSeconds(45)).clock(clock)
+        KeyPool fixed = new KeyPool(PoolSettings.builder("fixed").cooling(Cooling.fixed(Duration.ofSeconds(45))).clock(clock)
                 .jitter(() -> draw).build(), List.of(new ApiKey("sk-f", null, 1)));
         ApiKey f = fixed.keys().get(0);
         for (int i = 0; i < 3; i++) {

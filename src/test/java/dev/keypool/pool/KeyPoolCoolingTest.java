@@ -26,7 +26,7 @@ class KeyPoolCoolingTest {
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final ApiKey other = new ApiKey("sk-b", "b", 1);
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(COOLDOWN).disableAfter(3).clock(clock).build(),
+            .cooling(Cooling.fixed(COOLDOWN)).disableAfter(3).clock(clock).build(),
             List.of(key, other));
 
     @Test

@@ -20,7 +20,7 @@ class KeyPoolCountersTest {
     private final MutableClock clock = new MutableClock();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+            .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(clock).build(),
             List.of(key));
 
     /** Every way a call can end. */

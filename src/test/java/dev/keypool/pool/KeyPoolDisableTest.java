@@ -22,7 +22,7 @@ class KeyPoolDisableTest {
     private final MutableClock clock = new MutableClock();
     private final ApiKey key = new ApiKey("sk-a", "a", 1);
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(Duration.ofSeconds(30)).disableAfter(DISABLE_AFTER).clock(clock).build(),
+            .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(DISABLE_AFTER).clock(clock).build(),
             List.of(key));
 
     @Test

@@ -22,7 +22,7 @@ class KeyPoolDrainTest {
     private final ApiKey one = new ApiKey("sk-one", null, 1);
     private final ApiKey two = new ApiKey("sk-two", null, 1);
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).listener(heard::add).build(),
+            .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(clock).listener(heard::add).build(),
             List.of(one, two));
 
     @Test

@@ -28,7 +28,7 @@ class KeyPoolLogTest {
     private final ApiKey key = new ApiKey(SECRET, "primary", 1);
     private final String fp = key.fingerprint();
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(Duration.ofSeconds(30)).disableAfter(2).clock(clock).build(),
+            .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(2).clock(clock).build(),
             List.of(key));
 
     @Test

@@ -164,7 +164,7 @@ class KeyPoolRampTest {
     void should_show_a_key_failing_over_the_error_rate_threshold_as_degraded() {
         ApiKey a = new ApiKey("sk-a", null, 1);
         KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-                .cooldown(Duration.ofSeconds(30)).disableAfter(5).clock(clock).degradedErrorRatePercent(40).build(),
+                .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(5).clock(clock).degradedErrorRatePercent(40).build(),
                 List.of(a));
         for (int i = 0; i < 3; i++) {
             anyKey(pool, Set.of()).orElseThrow();
@@ -209,7 +209,7 @@ class KeyPoolRampTest {
 
     private KeyPool pool(String strategy, ApiKey... keys) {
         return new KeyPool(PoolSettings.builder("chat")
-                .strategy(SelectionStrategy.named(strategy)).cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock)
+                .strategy(SelectionStrategy.named(strategy)).cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(clock)
                 .warmup(WARMUP).degradedErrorRatePercent(50).build(),
                 List.of(keys));
     }

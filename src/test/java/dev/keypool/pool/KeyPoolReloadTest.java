@@ -25,7 +25,7 @@ class KeyPoolReloadTest {
     private final ApiKey kept = new ApiKey("sk-kept", "old label", 1, rpm10);
     private final ApiKey leaving = new ApiKey("sk-leaving", null, 1);
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).listener(heard::add).build(),
+            .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(clock).listener(heard::add).build(),
             List.of(kept, leaving));
 
     @Test

@@ -23,7 +23,7 @@ class KeyPoolScopeTest {
     private final ApiKey shared = new ApiKey("sk-shared", null, 1);
     private final ApiKey ownB = new ApiKey("sk-b-1", null, 1, QuotaLimits.NONE, KeyRamp.Plan.NONE, "team-b");
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+            .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(clock).build(),
             List.of(ownB, shared, ownA1, ownA2));
     private final KeyScope teamA = new KeyScope("team-a", true);
 
@@ -77,7 +77,7 @@ class KeyPoolScopeTest {
         ApiKey limitedShared = new ApiKey("sk-l-2", null, 1, new QuotaLimits(7L, null, null, null, null));
         ApiKey limitedOther = new ApiKey("sk-l-3", null, 1, new QuotaLimits(11L, null, null, null, null), KeyRamp.Plan.NONE, "team-b");
         KeyPool limited = new KeyPool(PoolSettings.builder("chat")
-                .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+                .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(clock).build(),
                 List.of(limitedOwn, limitedShared, limitedOther));
 
         assertThat(limited.capacity().requestRoomBy(teamA, clock.instant().plusSeconds(1))).isEqualTo(12);

@@ -23,7 +23,7 @@ class KeyPoolSharedStateTest {
     private final ApiKey other = new ApiKey("sk-b", "b", 1);
     private final List<StateChange> heard = new CopyOnWriteArrayList<>();
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).listener(heard::add).build(),
+            .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(clock).listener(heard::add).build(),
             List.of(key, other));
 
     @Test

@@ -29,7 +29,7 @@ class KeyStateEventsTest {
     private final ApiKey key = new ApiKey("sk-events-secret", null, 1);
     private final String fp = key.fingerprint();
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(Duration.ofSeconds(30)).disableAfter(2).clock(clock).listener(events::add).build(),
+            .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(2).clock(clock).listener(events::add).build(),
             List.of(key));
 
     @Test

@@ -23,7 +23,7 @@ class LatencyWeightedStrategyTest {
     private final List<ApiKey> keys = List.of(fast, slow, fresh);
     // latency samples only come in through a pool
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+            .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(clock).build(),
             keys);
     private final LatencyWeightedStrategy strategy = new LatencyWeightedStrategy(new SplittableRandom(7));
 
@@ -64,7 +64,7 @@ class LatencyWeightedStrategyTest {
         ApiKey heavy = new ApiKey("sk-heavy", "heavy", 2);
         ApiKey light = new ApiKey("sk-light", "light", 1);
         KeyPool weighted = new KeyPool(PoolSettings.builder("chat")
-                .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(clock).build(),
+                .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(clock).build(),
                 List.of(heavy, light));
         acquire(weighted, heavy);
         weighted.outcomes().recordSuccess(heavy, Duration.ofMillis(200), 0, 0);

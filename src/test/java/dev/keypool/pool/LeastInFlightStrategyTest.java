@@ -21,7 +21,7 @@ class LeastInFlightStrategyTest {
     private final LeastInFlightStrategy strategy = new LeastInFlightStrategy();
     // in-flight counts only move through a pool
     private final KeyPool pool = new KeyPool(PoolSettings.builder("chat")
-            .cooldown(Duration.ofSeconds(30)).disableAfter(3).clock(new MutableClock()).build(),
+            .cooling(Cooling.fixed(Duration.ofSeconds(30))).disableAfter(3).clock(new MutableClock()).build(),
             keys);
 
     @Test

@@ -15,6 +15,7 @@ import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.SseEventBuffer;
 import dev.keypool.gateway.StreamEvent;
 import dev.keypool.gateway.StreamFormat;
+import dev.keypool.gateway.StreamLimits;
 import dev.keypool.quota.TokenEstimator;
 import dev.keypool.gateway.TokenUsage;
 import dev.keypool.translate.StreamTranslator;
@@ -38,9 +39,10 @@ import org.slf4j.LoggerFactory;
  * breaker, the fallback walk). After the head has gone out nothing fails over: a broken upstream becomes an SSE
  * error event and the end of the stream, never a clean end that looks complete.
  *
- * <p>A provider cannot make a stream hold the gateway without end: an event over {@code keypool.max-sse-event-bytes}
- * or a stream still going after {@code keypool.max-stream-seconds} fails the attempt like a broken connection (checked
- * as bytes arrive; a provider that sends nothing is cut by the channel's timeout on each read).
+ * <p>A provider cannot make a stream hold the gateway without end ({@link StreamLimits}): an event over
+ * {@code keypool.max-sse-event-bytes} or a stream still going after {@code keypool.max-stream-seconds} fails the
+ * attempt like a broken connection (checked as bytes arrive; a provider that sends nothing is cut by the channel's
+ * timeout on each read).
  */
 public final class StreamRelay {
 
@@ -52,18 +54,12 @@ public final class StreamRelay {
 
     private final ObjectMapper mapper;
     private final TokenEstimator tokens;
-    private final int maxEventBytes;
-    private final long maxStreamNanos;
+    private final StreamLimits limits;
 
-    /**
-     * @param maxEventBytes  the largest event relayed
-     * @param maxStreamNanos how long a stream may run from the provider's answer to its end event
-     */
-    public StreamRelay(ObjectMapper mapper, TokenEstimator tokens, int maxEventBytes, long maxStreamNanos) {
-        this.tokens = tokens;
+    public StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimits limits) {
         this.mapper = mapper;
-        this.maxEventBytes = maxEventBytes;
-        this.maxStreamNanos = maxStreamNanos;
+        this.tokens = tokens;
+        this.limits = limits;
     }
 
     public void relay(Exchange exchange) throws IOException {
@@ -73,9 +69,9 @@ public final class StreamRelay {
         if (upstream == null) {
             throw new EOFException("upstream answered 200 without a body");
         }
-        SseEventBuffer events = new SseEventBuffer(maxEventBytes);
+        SseEventBuffer events = limits.eventBuffer();
         byte[] buffer = new byte[8192];
-        long deadline = System.nanoTime() + maxStreamNanos;
+        long deadline = limits.deadlineNanos();
 
         // before the first byte reaches the client, any failure here is retried elsewhere
         List<byte[]> first = List.of();

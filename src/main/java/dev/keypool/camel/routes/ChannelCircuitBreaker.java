@@ -2,7 +2,8 @@ package dev.keypool.camel.routes;
 
 import java.util.List;
 
-import dev.keypool.breaker.BreakerFigures;
+import javax.management.openmbean.CompositeData;
+
 import dev.keypool.breaker.ChannelBreaker;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.AsyncProcessor;
@@ -147,61 +148,17 @@ public final class ChannelCircuitBreaker extends AsyncProcessorSupport implement
         return breaker.forcedOpen();
     }
 
-    @ManagedAttribute(description = "Failed visits in the error-rate window, percent")
-    public double getErrorRatePercent() {
-        return breaker.figures().errorRatePercent();
+    @ManagedAttribute(description = "The state and the figures each trigger looks at, taken together at one moment: "
+            + "errorRatePercent, callsInWindow, averageLatencyMs, maxKeyConsecutiveFailures, poolExhaustedCount, trippedBy "
+            + "(empty when CLOSED), nextAttemptAt (when OPEN and not forced), halfOpenProbes, halfOpenSuccesses")
+    public CompositeData getFigures() {
+        return RecordCompositeData.of(breaker.figures());
     }
 
-    @ManagedAttribute(description = "Visits in the error-rate window")
-    public long getCallsInWindow() {
-        return breaker.figures().callsInWindow();
-    }
-
-    @ManagedAttribute(description = "Mean upstream latency in the latency window, ms")
-    public double getAverageLatencyMs() {
-        return breaker.figures().averageLatencyMs();
-    }
-
-    @ManagedAttribute(description = "Highest current failure streak of a key of the channel")
-    public int getMaxKeyConsecutiveFailures() {
-        return breaker.figures().maxKeyConsecutiveFailures();
-    }
-
-    @ManagedAttribute(description = "Visits that found no usable key since the breaker last closed or tripped")
-    public long getPoolExhaustedCount() {
-        return breaker.figures().poolExhaustedCount();
-    }
-
-    @ManagedAttribute(description = "The trigger or operator reason that opened it; empty when CLOSED")
-    public String getTrippedBy() {
-        String trippedBy = breaker.figures().trippedBy();
-        return trippedBy == null ? "" : trippedBy;
-    }
-
-    @ManagedAttribute(description = "When OPEN: the earliest time for HALF_OPEN (ISO-8601); empty otherwise or when forced open")
-    public String getNextAttemptAt() {
-        BreakerFigures figures = breaker.figures();
-        return figures.nextAttemptAt() == null ? "" : figures.nextAttemptAt().toString();
-    }
-
-    @ManagedAttribute(description = "When HALF_OPEN: probe results so far")
-    public int getHalfOpenProbes() {
-        return breaker.figures().halfOpenProbes();
-    }
-
-    @ManagedAttribute(description = "When HALF_OPEN: successful probes so far")
-    public int getHalfOpenSuccesses() {
-        return breaker.figures().halfOpenSuccesses();
-    }
-
-    @ManagedAttribute(description = "Probes per half-open period (halfOpenRequests)")
-    public int getHalfOpenRequests() {
-        return breaker.settings().halfOpenRequests();
-    }
-
-    @ManagedAttribute(description = "Successful probes that close it (halfOpenSuccess)")
-    public int getHalfOpenSuccess() {
-        return breaker.settings().halfOpenSuccess();
+    @ManagedAttribute(description = "The channel's breaker: block of keypool.yaml, as in force (halfOpenRequests, "
+            + "halfOpenSuccess, the triggers' thresholds and windows)")
+    public CompositeData getSettings() {
+        return RecordCompositeData.of(breaker.settings());
     }
 
     @ManagedOperation(description = "Holds the channel OPEN until forced closed (or half-open)")

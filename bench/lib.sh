@@ -1,0 +1,120 @@
+# What bench/run.sh and bench/request-log.sh share: where the repository is, the JDK and the shipped JVM flags, the
+# fake providers, starting a gateway and waiting until it serves, and stopping every process the script started by
+# its pid when it ends. Sourced, not run:
+#
+#   BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+#   . "$BENCH_DIR/lib.sh"
+#
+# Knobs it reads (environment): KEYPOOL_HOME (the repository to run the gateway from, default the parent of bench/),
+# JAVA_HOME, KEYPOOL_JAVA_OPTS, KEYPOOL_EXTRA_CLASSPATH, GW_PORT, PRIMARY_PORT, BACKUP_PORT, GW_CPUS, FAKE_CPUS; the
+# script sets OUT before it starts anything.
+
+BENCH_NAME=$(basename "$0")
+# the repository the gateway is built and started from (application.properties, routes/, target/keypool.jar)
+ROOT=$(cd "${KEYPOOL_HOME:-$BENCH_DIR/..}" && pwd)
+GW_PORT=${GW_PORT:-18080}
+PRIMARY_PORT=${PRIMARY_PORT:-9101}
+BACKUP_PORT=${BACKUP_PORT:-9102}
+GW=http://127.0.0.1:$GW_PORT
+PRIMARY=http://127.0.0.1:$PRIMARY_PORT
+BACKUP=http://127.0.0.1:$BACKUP_PORT
+CHAT=/v1/chat/completions
+BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
+JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
+# the heap, GC and native-heap trim the Dockerfile and README ship (plus compact object headers on Java 25+, in
+# java_flags); KEYPOOL_JAVA_OPTS= (empty) for the JVM's defaults
+SHIPPED_JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000"
+
+die() { echo "$BENCH_NAME: $*" >&2; exit 1; }
+say() { echo "$*" | tee -a "$OUT/summary.txt"; }
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+pin() { if [ -n "$1" ]; then echo "taskset -c $1"; fi; }
+
+# java_flags: RUNTIME_OPTS (the Dockerfile's flag for Java 24+: Netty keeps sun.misc.Unsafe without a startup warning),
+# JAVA_FEATURE, and KEYPOOL_JAVA_OPTS when unset: the shipped flags, with the Dockerfile's 8-byte object headers on
+# Java 25+ (a product flag from Java 25; bench/README.md, inflight10k)
+java_flags() {
+  JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
+  RUNTIME_OPTS=""
+  [ "${JAVA_FEATURE%%.*}" -ge 24 ] 2>/dev/null && RUNTIME_OPTS="--sun-misc-unsafe-memory-access=allow"
+  if [ -z "${KEYPOOL_JAVA_OPTS+set}" ]; then
+    KEYPOOL_JAVA_OPTS=$SHIPPED_JAVA_OPTS
+    [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null && KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -XX:+UseCompactObjectHeaders"
+  fi
+  return 0
+}
+
+# ---------------------------------------------------------------- processes: every one started here is stopped by pid
+PIDS=()
+# a command the script adds to the end of the run (request-log.sh: removing its PostgreSQL's directory)
+ON_EXIT=""
+cleanup() {
+  local rc=$? pid
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  [ -z "$ON_EXIT" ] || eval "$ON_EXIT"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start_fakes [PRIMARY_COMMAND...]: the two fake providers (bench/fake-upstream.js, pinned to FAKE_CPUS), logging to
+# $OUT/fake-primary.log and fake-backup.log; the primary is PRIMARY_COMMAND instead when given. FAKE_PID: the primary.
+start_fakes() {
+  if [ $# -gt 0 ]; then
+    $(pin "${FAKE_CPUS:-}") "$@" > "$OUT/fake-primary.log" 2>&1 &
+  else
+    $(pin "${FAKE_CPUS:-}") node "$BENCH_DIR/fake-upstream.js" --port "$PRIMARY_PORT" > "$OUT/fake-primary.log" 2>&1 &
+  fi
+  PIDS+=($!); FAKE_PID=$!
+  $(pin "${FAKE_CPUS:-}") node "$BENCH_DIR/fake-upstream.js" --port "$BACKUP_PORT" > "$OUT/fake-backup.log" 2>&1 &
+  PIDS+=($!)
+  export BENCH_PRIMARY_PORT=$PRIMARY_PORT BENCH_BACKUP_PORT=$BACKUP_PORT
+}
+
+# post_status BASE_URL [BODY [TOKEN]]: the HTTP status of one chat completion (with Authorization: Bearer TOKEN if given)
+post_status() {
+  curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' ${3:+-H "Authorization: Bearer $3"} \
+    -d "${2:-$BODY}" "$1$CHAT" 2>/dev/null || true
+}
+
+# launch_gateway DIR LOG CONFIG [JVM_FLAG...]: starts target/keypool.jar of DIR (with KEYPOOL_EXTRA_CLASSPATH: -cp and
+# its Main-Class) on GW_PORT, pinned to GW_CPUS, with the JVM flags of java_flags and these; GW_PID
+launch_gateway() {
+  local dir=$1 log=$2 config=$3
+  shift 3
+  local main=(-jar target/keypool.jar)
+  [ -n "${KEYPOOL_EXTRA_CLASSPATH:-}" ] && main=(-cp "target/keypool.jar:$KEYPOOL_EXTRA_CLASSPATH" dev.keypool.camel.KeyPoolApplication)
+  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
+  (cd "$dir" && exec $(pin "${GW_CPUS:-}") "$JAVA" $RUNTIME_OPTS $KEYPOOL_JAVA_OPTS -Dkeypool.config="$config" "$@" \
+    -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" "${main[@]}") > "$log" 2>&1 &
+  GW_PID=$!
+  PIDS+=("$GW_PID")
+}
+
+# await_gateway LOG COMMAND...: true once COMMAND succeeds, within 60 s; dies with the log's tail if the gateway exits
+await_gateway() {
+  local log=$1
+  shift
+  for _ in $(seq 1 120); do
+    kill -0 "$GW_PID" 2>/dev/null || { tail -40 "$log" >&2; die "the gateway exited during startup (log above, $log)"; }
+    "$@" && return 0
+    sleep 0.5
+  done
+  return 1
+}
+
+# stop_gateway: stops GW_PID (killed after 15 s) and waits until GW_PORT is free again
+stop_gateway() {
+  kill "$GW_PID" 2>/dev/null || true
+  for _ in $(seq 1 150); do kill -0 "$GW_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$GW_PID" 2>/dev/null || true
+  wait "$GW_PID" 2>/dev/null || true
+  local keep=() p
+  for p in "${PIDS[@]}"; do [ "$p" = "$GW_PID" ] || keep+=("$p"); done
+  PIDS=("${keep[@]}")
+  for _ in $(seq 1 50); do port_busy "$GW_PORT" || break; sleep 0.1; done
+}
