@@ -2,6 +2,7 @@ package dev.keypool.camel;
 
 import java.util.concurrent.TimeUnit;
 
+import dev.keypool.camel.http.Http2OverTls;
 import dev.keypool.camel.http.ReloadSafeHttpEngine;
 import dev.keypool.camel.http.RequestEdge;
 import dev.keypool.camel.http.RequestThreads;
@@ -40,8 +41,9 @@ final class ServerBeans {
         return RequestThreads.requestsHeld(workers);
     }
 
-    /** The edge's handlers, and the metrics' token when one is set. */
+    /** The edge's handlers, HTTP/2 on a TLS listener, and the metrics' token when one is set. */
     static void installEdge(CamelContext context, GatewayResponses gatewayResponses) {
+        Http2OverTls.install(context);
         boolean reload = Wiring.flag(context, "camel.main.routes-reload-enabled");
         if (reload) {
             context.getRegistry().bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, PlatformHttpEngine.class,
