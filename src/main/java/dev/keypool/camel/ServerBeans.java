@@ -74,7 +74,8 @@ final class ServerBeans {
             public void onCamelContextStarting(CamelContext starting, boolean alreadyStarted) {
                 // the servers listen now; the routes' consumers have not started
                 // one router per HTTP server (the API's, and the management one when it has its own port)
-                for (VertxPlatformHttpRouter router : starting.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
+                for (VertxPlatformHttpRouter found : starting.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
+                    VertxPlatformHttpRouter router = RequestEdge.leavingReadBodies(starting, found);
                     UnmatchedRequests.install(router, gatewayResponses);
                     edge.install(router);
                 }
