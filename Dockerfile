@@ -1,6 +1,10 @@
 # KeyPool image: build the jar with Maven, run it on a JRE as a non-root user.
 # routes/, application.properties and keypool.yaml live in /app and can be mounted over:
 #   docker run -p 8080:8080 -v $PWD/keypool.yaml:/app/keypool.yaml -v $PWD/routes:/app/routes keypool
+# HTTPS on the same port (docs/operations.md, "TLS"): a PKCS12 key store readable by the keypool user, its password in
+# the environment:
+#   docker run -p 8080:8080 -v $PWD/tls.p12:/app/tls.p12:ro -e KEYPOOL_TLS=true -e KEYPOOL_TLS_KEY_STORE=/app/tls.p12 \
+#              -e KEYPOOL_TLS_PASSWORD keypool
 
 FROM maven:3.9-eclipse-temurin-25 AS build
 WORKDIR /src

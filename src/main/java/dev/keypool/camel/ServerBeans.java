@@ -2,6 +2,7 @@ package dev.keypool.camel;
 
 import java.util.concurrent.TimeUnit;
 
+import dev.keypool.camel.http.Http2OverTls;
 import dev.keypool.camel.http.ReloadSafeHttpEngine;
 import dev.keypool.camel.http.RequestEdge;
 import dev.keypool.camel.http.RequestThreads;
@@ -40,8 +41,9 @@ final class ServerBeans {
         return RequestThreads.requestsHeld(workers);
     }
 
-    /** The edge's handlers, and the metrics' token when one is set. */
+    /** The edge's handlers, HTTP/2 on a TLS listener, and the metrics' token when one is set. */
     static void installEdge(CamelContext context, GatewayResponses gatewayResponses) {
+        Http2OverTls.install(context);
         boolean reload = Wiring.flag(context, "camel.main.routes-reload-enabled");
         if (reload) {
             context.getRegistry().bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, PlatformHttpEngine.class,
@@ -72,7 +74,8 @@ final class ServerBeans {
             public void onCamelContextStarting(CamelContext starting, boolean alreadyStarted) {
                 // the servers listen now; the routes' consumers have not started
                 // one router per HTTP server (the API's, and the management one when it has its own port)
-                for (VertxPlatformHttpRouter router : starting.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
+                for (VertxPlatformHttpRouter found : starting.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
+                    VertxPlatformHttpRouter router = RequestEdge.leavingReadBodies(starting, found);
                     UnmatchedRequests.install(router, gatewayResponses);
                     edge.install(router);
                 }

@@ -14,9 +14,12 @@ import dev.keypool.gateway.BodyLimits;
 import dev.keypool.gateway.GatewayError;
 import dev.keypool.gateway.MultipartForm;
 import dev.keypool.gateway.PassthroughPaths;
+import io.netty.handler.codec.http2.Http2Error;
+import io.vertx.core.Handler;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.HttpVersion;
@@ -24,6 +27,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import org.apache.camel.CamelContext;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.apache.camel.spi.PropertiesComponent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * RFC 2046 allows. Then its body is read under the path's limit (a chunked one
  * counted as it arrives and cut there, by Vert.x's own body handler) or, for an upload, written to disk as it arrives
  * ({@link SpooledUploads}); a body not all there within {@code keypool.request-read-timeout-ms} gets 408 and its
- * connection closed (HTTP/1.1; an HTTP/2 body is read by platform-http). The time a request then waits on its
+ * connection closed (an HTTP/2 body that declares its length is read by platform-http, and held to that length by
+ * Netty; one that declares none is read here, and only its stream is reset). The time a request then waits on its
  * provider, or a stream takes to relay, is not limited here.
  * A request without a body goes on untouched.
  */
@@ -50,6 +55,7 @@ public final class RequestEdge {
     private static final long LINGER_MS = 5_000;
     private static final Logger LOG = LoggerFactory.getLogger(RequestEdge.class);
     private static final String BODY_PENDING = "kpBodyPending";
+    private static final Set<HttpMethod> BODY_METHODS = Set.of(HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH);
 
     private final Vertx vertx;
     private final BodyLimits limits;
@@ -109,6 +115,31 @@ public final class RequestEdge {
                 "Setting " + name + " is missing: start KeyPool with its application.properties"));
     }
 
+    /**
+     * platform-http's router as the consumers of its routes will look it up, with their body handler passing on a
+     * request whose body this edge has read. Theirs resumes a request before reading it, which an HTTP/2 request
+     * refuses once it has ended. Bound in place of {@code router} before the consumers start.
+     */
+    public static VertxPlatformHttpRouter leavingReadBodies(CamelContext camel, VertxPlatformHttpRouter router) {
+        Handler<RoutingContext> platforms = router.bodyHandler();
+        VertxPlatformHttpRouter edged = new VertxPlatformHttpRouter(router.getServer(), router.vertx(), router,
+                router.getName(), router.getServerType()) {
+            @Override
+            public Handler<RoutingContext> bodyHandler() {
+                return context -> {
+                    if (context.request().isEnded() && context.body().available()) {
+                        context.next();
+                    } else {
+                        platforms.handle(context);
+                    }
+                };
+            }
+        };
+        camel.getRegistry().unbind(router.getName());
+        camel.getRegistry().bind(router.getName(), VertxPlatformHttpRouter.class, edged);
+        return edged;
+    }
+
     /** Before every route of platform-http's router (after {@link ReloadGate}, which only holds requests back). */
     public void install(Router router) {
         router.route().order(Integer.MIN_VALUE + 1).handler(this::headers).handler(this::bodyRead);
@@ -117,7 +148,10 @@ public final class RequestEdge {
     private void headers(RoutingContext context) {
         HttpServerRequest request = context.request();
         long declared = contentLength(request);
-        if (declared <= 0 && !request.headers().contains(HttpHeaders.TRANSFER_ENCODING)) {
+        boolean http2 = request.version() == HttpVersion.HTTP_2;
+        // HTTP/2 has no Transfer-Encoding: a body that declares no length comes in frames until the stream ends
+        boolean unsized = http2 && declared < 0 && BODY_METHODS.contains(request.method());
+        if (declared <= 0 && !request.headers().contains(HttpHeaders.TRANSFER_ENCODING) && !unsized) {
             context.next();   // no body: bodyRead passes it on
             return;
         }
@@ -136,7 +170,7 @@ public final class RequestEdge {
         }
         // an upload over HTTP/1.1 goes to disk as it arrives and from there to the provider: it holds no more of the heap
         // than its connection's buffers, so it is counted against the disk's budget instead of the heap's
-        boolean spooled = limits.isUpload(path) && request.version() != HttpVersion.HTTP_2;
+        boolean spooled = limits.isUpload(path) && !http2;
         long reserved = declared > 0 ? declared : limit;
         BodyBudget held = spooled ? onDisk : budget;
         if (!held.tryTake(reserved)) {
@@ -144,17 +178,16 @@ public final class RequestEdge {
                     : GatewayError.bodiesOverloaded(budget.max()));
             return;
         }
-        if (request.version() == HttpVersion.HTTP_2) {
-            // platform-http resumes a request before its body handler reads it, which an HTTP/2 request refuses once
-            // read: it reads this one itself, under camel.server.max-body-size (and Netty holds an HTTP/2 body to its
-            // declared length)
+        if (http2 && !unsized) {
+            // platform-http reads this one itself, under camel.server.max-body-size, and Netty holds an HTTP/2 body to
+            // its declared length
             context.addEndHandler(v -> held.giveBack(reserved));
             context.next();
             return;
         }
         long timer = vertx.setTimer(readTimeoutMs, id -> {
             if (context.get(BODY_PENDING) != null && !context.response().ended()) {
-                answer(context, GatewayError.bodyTimeout(readTimeoutMs)).onComplete(v -> request.connection().close());
+                answer(context, GatewayError.bodyTimeout(readTimeoutMs)).onComplete(v -> hangUp(context));
             }
         });
         context.put(BODY_PENDING, timer);
@@ -166,7 +199,7 @@ public final class RequestEdge {
                 // that goes on sending is cut off after a while
                 vertx.setTimer(LINGER_MS, id -> {
                     if (!request.isEnded()) {
-                        request.connection().close();
+                        hangUp(context);
                     }
                 });
             }
@@ -204,6 +237,10 @@ public final class RequestEdge {
     private void refuse(RoutingContext context, GatewayError error) {
         context.remove(BODY_PENDING);
         HttpServerRequest request = context.request();
+        if (request.version() == HttpVersion.HTTP_2) {
+            refuseStream(context, error);
+            return;
+        }
         if (context.response().ended()) {
             request.connection().close();
             return;
@@ -224,10 +261,39 @@ public final class RequestEdge {
         });
     }
 
+    /**
+     * An HTTP/2 request is one stream of a connection that other requests share: the stream alone is answered, and
+     * reset once the answer is out if its client is still sending (RFC 9113 §8.1), which ends what is left of its body.
+     */
+    private void refuseStream(RoutingContext context, GatewayError error) {
+        HttpServerResponse response = context.response();
+        if (response.ended()) {
+            response.reset();
+            return;
+        }
+        answer(context, error).onComplete(v -> {
+            if (!context.request().isEnded()) {
+                response.reset(Http2Error.NO_ERROR.code());
+            }
+        });
+    }
+
+    /** Stops a client that goes on sending: its connection closed, or over HTTP/2 its stream alone reset. */
+    private static void hangUp(RoutingContext context) {
+        if (context.request().version() == HttpVersion.HTTP_2) {
+            context.response().reset();
+        } else {
+            context.request().connection().close();
+        }
+    }
+
     private io.vertx.core.Future<Void> answer(RoutingContext context, GatewayError error) {
         HttpServerResponse response = context.response().setStatusCode(error.status())
-                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                .putHeader(HttpHeaders.CONNECTION, "close");
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json");
+        if (context.request().version() != HttpVersion.HTTP_2) {
+            // HTTP/2 has no such header: its connection may carry other requests
+            response.putHeader(HttpHeaders.CONNECTION, "close");
+        }
         if (error.retryAfterSeconds() != null) {
             response.putHeader("Retry-After", String.valueOf(error.retryAfterSeconds()));
         }

@@ -1,10 +1,7 @@
 package dev.keypool.camel.http;
 
-import java.lang.reflect.Field;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
@@ -27,10 +24,9 @@ import org.slf4j.LoggerFactory;
  * the wait on its provider or the relay of its stream is not limited here.
  * <p>
  * Vert.x has no such timeout, and its idle timeout would also cut a request waiting on a slow provider. The timer
- * needs a connection handler, which Vert.x takes only before the server listens, and platform-http creates the server
- * and listens in one step: the handler is set from the thread platform-http starts to listen on, which Camel creates
- * through its {@link org.apache.camel.spi.ExecutorServiceManager} and names its server as the owner of. The server then
- * speaks no cleartext HTTP/2 (h2c), whose connections Vert.x makes known only after their first request.
+ * needs a connection handler, which Vert.x takes only before the server listens ({@link BeforeListen}). The server then
+ * speaks no cleartext HTTP/2 (h2c), whose connections Vert.x makes known only after their first request. A TLS
+ * connection is known once its handshake is done, which Vert.x bounds itself (10 s).
  */
 final class RequestHeadTimeout {
 
@@ -52,54 +48,25 @@ final class RequestHeadTimeout {
             return;
         }
         RequestHeadTimeout heads = new RequestHeadTimeout(camel, timeoutMs);
-        camel.getExecutorServiceManager().addThreadFactoryListener(heads::onNewThreadFactory);
+        BeforeListen.install(camel, "keypool.request-header-timeout-ms", heads::watch);
     }
 
-    private ThreadFactory onNewThreadFactory(Object owner, ThreadFactory factory) {
-        if (!(owner instanceof VertxPlatformHttpServer server)) {
-            return factory;
-        }
-        AtomicBoolean first = new AtomicBoolean(true);
-        // the first task of this thread makes the server listen: it has its Vert.x server and router by then
-        return task -> factory.newThread(() -> {
-            if (first.compareAndSet(true, false)) {
-                watch(server);
-            }
-            task.run();
-        });
-    }
-
-    private void watch(VertxPlatformHttpServer server) {
-        HttpServer http = server.getServer();
+    private void watch(VertxPlatformHttpServer server, HttpServer http, HttpServerOptions options) {
         VertxPlatformHttpRouter router = camel.getRegistry().findByType(VertxPlatformHttpRouter.class).stream()
                 .filter(r -> r.getServer() == server).findFirst().orElse(null);
-        if (http == null || router == null) {
-            LOG.warn("keypool.request-header-timeout-ms is not applied: platform-http's server or router was not there "
-                    + "before it listened");
+        if (router == null) {
+            LOG.warn("keypool.request-header-timeout-ms is not applied: platform-http's router was not there before its "
+                    + "server listened");
             return;
         }
-        try {
-            // Vert.x makes a cleartext connection known only after its first request, when that may ask to upgrade to
-            // HTTP/2 (h2c): without h2c it is known as it opens (HTTP/2 over TLS is unchanged)
-            HttpServerOptions options = optionsOf(http);
-            http.connectionHandler(this::connected);
-            options.setHttp2ClearTextEnabled(false);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            LOG.warn("keypool.request-header-timeout-ms is not applied: platform-http's server is not as expected ({})",
-                    e.toString());
-            return;
-        }
+        // Vert.x makes a cleartext connection known only after its first request, when that may ask to upgrade to
+        // HTTP/2 (h2c): without h2c it is known as it opens (HTTP/2 over TLS is unchanged)
+        options.setHttp2ClearTextEnabled(false);
+        http.connectionHandler(this::connected);
         // before every other handler, so that a request held back (ReloadGate) holds no timer
         router.route().order(Integer.MIN_VALUE).handler(this::requestHead);
         LOG.info("A connection without a complete request head {} ms after it opened or its last answer is closed "
                 + "(keypool.request-header-timeout-ms)", timeoutMs);
-    }
-
-    /** The options the server listens with: platform-http makes them itself and has no setting for this. */
-    private static HttpServerOptions optionsOf(HttpServer http) throws ReflectiveOperationException {
-        Field options = http.getClass().getDeclaredField("options");
-        options.setAccessible(true);
-        return (HttpServerOptions) options.get(http);
     }
 
     /** On the connection's event loop. */
