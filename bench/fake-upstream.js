@@ -13,6 +13,9 @@
 //   POST /v1/chat/completions, POST /v1/embeddings, POST /v1/responses (also without the /v1 prefix)
 //       -> after --latency-ms (a timer, never blocking), a small chat.completion JSON with `usage`,
 //          or, while failing, the configured status with an OpenAI-shaped error body.
+//   POST /v1/messages -> Anthropic's Messages API: a message with `usage`; streamed as its typed events (message_start,
+//          content_block_start, the same number of text deltas at the same interval as a chat stream, content_block_stop,
+//          message_delta, message_stop)
 //   POST /v1/audio/transcriptions -> after the whole upload and --latency-ms, {"text": "<bytes> bytes, <sha256>"}
 //       (the body is counted and hashed as it arrives, never kept)
 // Control (what the benchmark calls; not counted as calls):
@@ -146,6 +149,9 @@ function provider(req, res, kind) {
     if (!failing && kind === 'responses' && /"stream"\s*:\s*true/.test(raw)) {
       return setTimeout(() => responsesStream(res, modelOf(raw)), latencyMs);
     }
+    if (!failing && kind === 'messages' && /"stream"\s*:\s*true/.test(raw)) {
+      return setTimeout(() => messagesStream(res, modelOf(raw)), latencyMs);
+    }
     const answer = () => {
       inFlight--;
       if (res.destroyed) return;
@@ -154,7 +160,8 @@ function provider(req, res, kind) {
           type: 'server_error', code: String(failing) } }));
       } else {
         ok++;
-        send(res, 200, kind === 'embeddings' ? EMBED(modelOf(raw)) : kind === 'responses' ? RESPONSE(modelOf(raw), 'bench answer') : CHAT(modelOf(raw)));
+        send(res, 200, kind === 'embeddings' ? EMBED(modelOf(raw)) : kind === 'responses' ? RESPONSE(modelOf(raw), 'bench answer')
+          : kind === 'messages' ? MESSAGE(modelOf(raw)) : CHAT(modelOf(raw)));
       }
     };
     if (latencyMs > 0) setTimeout(answer, latencyMs); else answer();
@@ -210,6 +217,37 @@ function responsesStream(res, model) {
     inFlight--;
     ok++;
     res.end(event('response.completed', { sequence_number: sent + 1, response: JSON.parse(RESPONSE(model, 'bench answer')) }));
+  };
+  tick();
+}
+
+// Anthropic's Messages API (POST /v1/messages): the answer a chat completion has, in Anthropic's shape
+const MESSAGE = (model) => JSON.stringify({
+  id: 'msg_bench', type: 'message', role: 'assistant', model: model || 'bench-model',
+  content: [{ type: 'text', text: 'pong' }], stop_reason: 'end_turn', stop_sequence: null,
+  usage: { input_tokens: 9, output_tokens: 1 },
+});
+
+function messagesStream(res, model) {
+  res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+  const event = (type, data) => 'event: ' + type + '\ndata: ' + JSON.stringify(Object.assign({ type }, data)) + '\n\n';
+  let sent = 0;
+  const tick = () => {
+    if (res.destroyed) { inFlight--; return; }
+    if (sent < streamEvents) {
+      const start = sent > 0 ? '' : event('message_start', { message: { id: 'msg_bench_stream', type: 'message',
+        role: 'assistant', model: model || 'bench-model', content: [], stop_reason: null, stop_sequence: null,
+        usage: { input_tokens: 9, output_tokens: 1 } } })
+        + event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+      res.write(start + event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'tok' + sent + ' ' } }));
+      sent++;
+      return setTimeout(tick, streamIntervalMs);
+    }
+    inFlight--;
+    ok++;
+    res.end(event('content_block_stop', { index: 0 })
+      + event('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: streamEvents } })
+      + event('message_stop', {}));
   };
   tick();
 }
@@ -273,6 +311,9 @@ const server = http.createServer({ keepAliveTimeout: 120000, requestTimeout: 0, 
     }
     if (req.method === 'POST' && (p === '/v1/responses' || p === '/responses')) {
       return provider(req, res, 'responses');
+    }
+    if (req.method === 'POST' && (p === '/v1/messages' || p === '/messages')) {
+      return provider(req, res, 'messages');
     }
     if (req.method === 'POST' && (p === '/v1/embeddings' || p === '/embeddings')) {
       return provider(req, res, 'embeddings');

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # KeyPool benchmark: latency/throughput, in-flight capacity, memory, fault scenario, quotas.
 #
-#   bench/run.sh [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants|cache|group]
-#   (default: all; all does not include inflight10k, quota, scenarios, tenants, cache and group; group compares the model
-#   group bench-group of bench/keypool-bench.yaml with its plain model at 1 connection; quota uses bench/keypool-quota.yaml,
+#   bench/run.sh [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants|cache|group|translate]
+#   (default: all; all does not include inflight10k, quota, scenarios, tenants, cache, group and translate; group compares
+#   the model group bench-group of bench/keypool-bench.yaml with its plain model at 1 connection; translate a native
+#   Anthropic request with the same one translated onto an OpenAI channel (bench/keypool-translate.yaml), plain at 1
+#   connection and as streams' first event; quota uses bench/keypool-quota.yaml,
 #   scenarios bench/keypool-scenarios.yaml: the design's four load scenarios, also as bench/scenarios.sh; tenants
 #   bench/keypool-tenants.yaml; cache: the response cache's hits on bench/keypool-bench.yaml's group cached-bench)
 #
@@ -42,6 +44,8 @@
 #   NOISY_UNLIMITED=1        tenants: the control run: noisy's rpm and burst are taken out of the config (a gateway
 #                            started on the copy), to see what the tenant limits buy
 #   GROUP_ROUNDS=5           group: rounds, each a DURATION-second wrk run of the plain model then one of the group
+#   TRANSLATE_ROUNDS=5       translate: rounds, each a DURATION-second wrk run native then translated (the order turns
+#                            each round), then TTFB_STREAMS clients x TTFB_ROUNDS streams of each
 #   GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102   (/observe/* is served on GW_PORT too)
 #   WRK_CPUS / GW_CPUS / FAKE_CPUS   pin wrk / the gateway / the fakes with taskset -c (e.g. WRK_CPUS=1)
 #   KEYPOOL_HOME        repository root to build and run the gateway from (default: the parent of bench/)
@@ -55,7 +59,7 @@ set -euo pipefail
 {
 
 MODE=${1:-all}
-case "$MODE" in all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants|cache|group) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants|cache|group]" >&2; exit 2 ;; esac
+case "$MODE" in all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants|cache|group|translate) ;; *) echo "usage: $0 [all|latency|inflight|fault|streams|inflight10k|quota|scenarios|tenants|cache|group|translate]" >&2; exit 2 ;; esac
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # ROOT, the ports, JAVA and the shipped JVM flags, the fakes, starting and stopping gateways, stopping all on exit
@@ -103,6 +107,7 @@ NOISY_RATE=${NOISY_RATE:-10}
 TENANTS_KEY_RPM=${TENANTS_KEY_RPM:-300}
 TENANTS_LATENCY_MS=${TENANTS_LATENCY_MS:-50}
 GROUP_ROUNDS=${GROUP_ROUNDS:-5}
+TRANSLATE_ROUNDS=${TRANSLATE_ROUNDS:-5}
 # with tenants configured every gateway request needs a tenant's token: readiness and JIT warm-up send this one
 READY_TOKEN=""
 if [ "$MODE" = quota ]; then
@@ -115,6 +120,9 @@ elif [ "$MODE" = tenants ]; then
 elif [ "$MODE" = scenarios ]; then
   CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-scenarios.yaml}
   READY_MODEL=gpt-4o-mini
+elif [ "$MODE" = translate ]; then
+  CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-translate.yaml}
+  READY_MODEL=bench-openai
 else
   CONFIG=${BENCH_CONFIG:-$BENCH_DIR/keypool-bench.yaml}
   READY_MODEL=gpt-4o-mini
@@ -123,6 +131,7 @@ OUT=${BENCH_OUT:-$BENCH_DIR/results/$(date +%Y%m%d-%H%M%S)}
 ADMIN_TOKEN=${ADMIN_TOKEN:-bench-admin}
 
 RESPONSES=/v1/responses
+MESSAGES=/v1/messages
 
 # ---------------------------------------------------------------- prerequisites (installs nothing)
 missing=0
@@ -742,6 +751,72 @@ group_part() {
   say ""
 }
 
+# ---------------------------------------------------------------- what the translation costs
+# The same Anthropic request (bench/post.lua's body is one of both APIs) to /v1/messages at 1 connection, upstream 0 ms:
+# for bench-claude, served natively by a messages channel, and for bench-openai, translated onto an OpenAI channel and
+# its answer back (design §17); both channels on the same fake. Rounds alternate the order. Then the time to the first
+# event of a stream, native against translated (OpenAI chunks turned into Anthropic events as they arrive).
+median_of() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+spread_of() { tr ' ' '\n' | grep -v '^$' | sort -g | awk 'NR==1 {lo=$1} {hi=$1} END {printf "%.3f", hi-lo}'; }
+verdict() {   # verdict VALUE SPREAD TARGET: met / MISSED, or not resolved when the rounds disagree by more than 2x the target
+  awk -v v="$1" -v s="$2" -v t="$3" 'BEGIN {print ((s>2*t) ? "not resolved: the rounds disagree by more than twice the target" : (v<=t) ? "met" : "MISSED by " sprintf("%.3f", v-t) " ms")}'
+}
+translate_part() {
+  local r order m n_rps n_p50 n_p99 t_rps t_p50 t_p99 other d deltas="" ttfe="" n=${TTFB_STREAMS:-64} srounds=${TTFB_ROUNDS:-10}
+  BENCH_MODEL=bench-openai warm_gateway
+  fake_ctl "$PRIMARY" "latency?ms=0"
+  # the JIT warm-up above went through the OpenAI entry: the Messages entry and both of its paths get theirs
+  for m in bench-claude bench-openai; do
+    BENCH_MODEL=$m wrk_run "$GW$MESSAGES" 1 $(( JIT_WARMUP / 4 + 1 )) "translate-jit-$m" > /dev/null
+  done
+  say "== translation: the same Anthropic request to $MESSAGES, native (bench-claude, a messages channel) against translated (bench-openai, an OpenAI channel), 1 connection, upstream 0 ms, ${TRANSLATE_ROUNDS} rounds of ${DURATION}s each, order turned each round =="
+  printf -v hdr '| %5s | %10s | %11s | %11s | %10s | %11s | %11s | %10s | %6s |' \
+    "round" "native RPS" "native p50" "native p99" "transl RPS" "transl p50" "transl p99" "added p50" "other"
+  say "$hdr"
+  say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
+  for r in $(seq 1 "$TRANSLATE_ROUNDS"); do
+    order="bench-claude bench-openai"; [ $(( r % 2 )) = 0 ] && order="bench-openai bench-claude"
+    for m in $order; do
+      BENCH_MODEL=$m wrk_run "$GW$MESSAGES" 1 "$WARMUP" "translate-$m-$r-warmup" > /dev/null
+      if [ "$m" = bench-claude ]; then
+        read -r n_rps n_p50 n_p99 _ _ _ other <<< "$(BENCH_MODEL=$m wrk_run "$GW$MESSAGES" 1 "$DURATION" "translate-$m-$r")"
+      else
+        read -r t_rps t_p50 t_p99 _ _ _ other <<< "$(BENCH_MODEL=$m wrk_run "$GW$MESSAGES" 1 "$DURATION" "translate-$m-$r")"
+      fi
+    done
+    d=$(awk -v t="$t_p50" -v n="$n_p50" 'BEGIN {printf "%.3f", (t-n)/1000}')
+    deltas="$deltas $d"
+    printf -v row '| %5s | %10s | %8s ms | %8s ms | %10s | %8s ms | %8s ms | %7s ms | %5s%% |' \
+      "$r" "$n_rps" "$(ms "$n_p50")" "$(ms "$n_p99")" "$t_rps" "$(ms "$t_p50")" "$(ms "$t_p99")" "$d" "$other"
+    say "$row"
+  done
+  local median spread
+  median=$(echo "$deltas" | median_of); spread=$(echo "$deltas" | spread_of)
+  say "added p50 of a translated request, median of ${TRANSLATE_ROUNDS} rounds: $median ms, rounds spread over $spread ms (target <= 0.05 ms: $(verdict "$median" "$spread" 0.05))"
+  say ""
+  say "== translation, streams: time to first event, $n clients each opening $srounds streams in a row (starts spread over 1 s), native then translated, ${TRANSLATE_ROUNDS} rounds, upstream 0 ms, 10 events 100 ms apart =="
+  fake_ctl "$PRIMARY" "stream?events=10&interval=100"
+  for m in bench-claude bench-openai; do   # JIT-warm both stream paths
+    node "$BENCH_DIR/streams.js" --api messages --model "$m" --url "$GW$MESSAGES" --streams "$n" --rounds 2 --stagger-ms 1000 > /dev/null
+  done
+  local native translated
+  for r in $(seq 1 "$TRANSLATE_ROUNDS"); do
+    native=$(node "$BENCH_DIR/streams.js" --api messages --model bench-claude --url "$GW$MESSAGES" --streams "$n" --rounds "$srounds" --stagger-ms 1000)
+    translated=$(node "$BENCH_DIR/streams.js" --api messages --model bench-openai --url "$GW$MESSAGES" --streams "$n" --rounds "$srounds" --stagger-ms 1000)
+    echo "$native" > "$OUT/translate-streams-native-$r.txt"; echo "$translated" > "$OUT/translate-streams-translated-$r.txt"
+    d=$(node -e 'const n=JSON.parse(process.argv[1]), t=JSON.parse(process.argv[2]);
+      console.log((t.ttfbP50Ms-n.ttfbP50Ms).toFixed(3)+" "+n.ok+"/"+(n.ok+n.broken)+" "+t.ok+"/"+(t.ok+t.broken)+" "+n.ttfbP50Ms+" "+t.ttfbP50Ms+" "+n.ttfbP99Ms+" "+t.ttfbP99Ms)' "$native" "$translated")
+    read -r dd nok tok np50 tp50 np99 tp99 <<< "$d"
+    ttfe="$ttfe $dd"
+    say "round $r: native first event p50 $np50 ms, p99 $np99 ms ($nok complete); translated p50 $tp50 ms, p99 $tp99 ms ($tok complete); added p50 $dd ms"
+  done
+  median=$(echo "$ttfe" | median_of); spread=$(echo "$ttfe" | spread_of)
+  say "added time to first event of a translated stream, median of ${TRANSLATE_ROUNDS} rounds: $median ms, rounds spread over $spread ms (target <= 0.2 ms: $(verdict "$median" "$spread" 0.2))"
+  say "(the translation's own cost per call, in-process and without the network: mvn -o test -Dtest=TranslationStepsBench, bench/README.md)"
+  fake_ctl "$PRIMARY" "stream?events=50&interval=100"
+  say ""
+}
+
 alive() {
   kill -0 "$GW_PID" 2>/dev/null && return 0
   say "GATEWAY DIED during the $1 part: $(grep -m1 -E 'shutdown hook|OutOfMemory|Exception' "$OUT/gateway.log" || echo 'no cause in the log') (see $OUT/gateway.log)"
@@ -759,6 +834,7 @@ case "$MODE" in
   tenants) tenants_part; alive tenants ;;
   cache) cache_part; alive cache ;;
   group) group_part; alive group ;;
+  translate) translate_part; alive translate ;;
 esac
 
 kill -0 "$GW_PID" 2>/dev/null || die "the gateway died during the run (see $OUT/gateway.log)"

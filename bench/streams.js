@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 // KeyPool benchmark: concurrent streaming chat completions (stream: true).
 //
-//   node bench/streams.js --url http://127.0.0.1:18080/v1/chat/completions --streams 64 [--rounds 5] [--api chat|responses]
+//   node bench/streams.js --url http://127.0.0.1:18080/v1/chat/completions --streams 64 [--rounds 5]
+//        [--api chat|responses|messages] [--model bench-model]
 //        [--rss-pid PID --rss-at-ms 2500]
 //
 // Runs --streams clients at once, each opening --rounds SSE requests one after the other (one socket each;
 // with --stagger-ms each client first waits a random 0..stagger ms, so that stream starts spread out as in
 // steady traffic instead of arriving in one burst), and measures for each stream the time to its first
-// event and the number of events up to `data: [DONE]` (chat) or `event: response.completed` (--api responses).
+// event and the number of events up to `data: [DONE]` (chat), `event: response.completed` (--api responses) or
+// `event: message_stop` (--api messages).
 // With --rss-pid, reads VmRSS of that process --rss-at-ms after the (last) round started, i.e. while the
 // streams are open. Prints one JSON line: {streams, rounds, ok, broken, ttfbP50Ms, ttfbP99Ms, events{min,max}, rssMiB}.
 'use strict';
@@ -28,10 +30,13 @@ const rssAtMs = parseInt(arg('rss-at-ms', '2500'), 10);
 const timeoutMs = parseInt(arg('timeout-ms', '60000'), 10);
 const staggerMs = parseInt(arg('stagger-ms', '0'), 10);
 const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
-// --api responses: the Responses API (typed events, `event:` then `data:`, ending with response.completed)
+// --api responses: the Responses API (typed events, `event:` then `data:`, ending with response.completed);
+// --api messages: Anthropic's Messages API (typed events, ending with message_stop); --model: the model asked for
 const api = arg('api', 'chat');
-const body = JSON.stringify(api === 'responses' ? { model: 'bench-model', stream: true, input: 'hi' }
-  : { model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+const model = arg('model', 'bench-model');
+const body = JSON.stringify(api === 'responses' ? { model, stream: true, input: 'hi' }
+  : api === 'messages' ? { model, stream: true, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }
+  : { model, stream: true, messages: [{ role: 'user', content: 'hi' }] });
 
 function one() {
   return new Promise(resolve => {
@@ -49,7 +54,8 @@ function one() {
           if (!event.startsWith('data:') && !event.startsWith('event:')) continue;
           if (ttfb === null) ttfb = Number(process.hrtime.bigint() - start) / 1e6;
           events++;
-          if (event.trim() === 'data: [DONE]' || event.startsWith('event: response.completed\n')) done = true;
+          if (event.trim() === 'data: [DONE]' || event.startsWith('event: response.completed\n')
+            || event.startsWith('event: message_stop\n')) done = true;
         }
       });
       res.on('end', () => resolve({ status: res.statusCode, ttfb, events, done }));

@@ -37,8 +37,9 @@ class LayersTest {
     private static final Map<String, List<String>> LAYERS = new LinkedHashMap<>();
 
     static {
-        // the keypool Camel component: a host's route into the service; the service never knows it is embedded
-        LAYERS.put("embedding", List.of("component"));
+        // the keypool Camel component: a host's route into the service; the service never knows it is embedded. And
+        // LangChain4j's chat models over it
+        LAYERS.put("embedding", List.of("component", "langchain4j"));
         // routes' beans, the Main class, the @Configuration, the HTTP edge: the only place Camel and Vert.x are known
         LAYERS.put("camel", List.of("camel"));
         // one library each, behind interfaces of the layers below: Redis (Lettuce) in redis, the database (JDBC,
@@ -96,6 +97,15 @@ class LayersTest {
                 .check(MAIN);
     }
 
+    /** langchain4j-core is an optional dependency: the gateway must start, and the component work, without it. */
+    @Test
+    void should_keep_langchain4j_in_its_own_package() {
+        noClasses().that().resideOutsideOfPackage("dev.keypool.langchain4j..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.langchain4j..", "dev.keypool.langchain4j..")
+                .because("langchain4j-core is optional: only an application using KeyPoolChatModel brings it (pom.xml)")
+                .check(MAIN);
+    }
+
     @Test
     void should_have_no_circle_between_packages() {
         slices().matching("dev.keypool.(*)..").should().beFreeOfCycles()
@@ -146,7 +156,7 @@ class LayersTest {
                 .map(p -> "dev.keypool." + p + "..").toArray(String[]::new);
     }
 
-    private static final Pattern CODE = Pattern.compile("`([a-z.]+)`");
+    private static final Pattern CODE = Pattern.compile("`([a-z0-9.]+)`");
 
     /** The first table after the heading "Layers": its first column names the layer, its second the packages. */
     private static Map<String, TreeSet<String>> drawnLayers(List<String> document) {

@@ -8,6 +8,11 @@ public final class KeyPoolConstants {
      * tenant option or sets allowTenantHeader=true.
      */
     public static final String TENANT = "KeyPoolTenant";
+    /**
+     * In: a {@link KeyPoolStreamListener} that receives the events of a request with {@code "stream": true} as they
+     * arrive; without one such a request is refused (400 streaming_unsupported).
+     */
+    public static final String STREAM_LISTENER = "KeyPoolStreamListener";
     /** Out: the channel that served the request (HTTP: X-KeyPool-Channel). */
     public static final String CHANNEL = "KeyPoolChannel";
     /** Out: the fingerprint of the key that served it, never the key (HTTP: X-KeyPool-Key). */

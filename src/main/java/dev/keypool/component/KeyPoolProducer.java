@@ -5,6 +5,9 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.camel.http.ClientHangup;
+import dev.keypool.camel.pipeline.Exchanges;
+import dev.keypool.camel.pipeline.StreamClient;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.Producer;
@@ -14,12 +17,13 @@ import org.apache.camel.support.service.ServiceHelper;
 /**
  * Sends the request into KeyPool's pipeline (routes/component.camel.yaml: direct:keypool-chat / direct:keypool-embeddings)
  * on an exchange of its own, so that the pipeline's work (it clears every header of its answer) touches nothing of the
- * host's message, and puts the answer back: the body, the KeyPool* headers, or a {@link KeyPoolException}.
+ * host's message, and puts the answer back: the body, the KeyPool* headers, or a {@link KeyPoolException}. A stream
+ * ({@code "stream": true} and a {@link KeyPoolStreamListener}) goes to the listener event by event; its body is then null.
  */
 public class KeyPoolProducer extends DefaultProducer {
 
     /** The pipeline's answer headers (design §2) and the component's names for them. */
-    private static final Map<String, String> ANSWER_HEADERS = Map.of(
+    static final Map<String, String> ANSWER_HEADERS = Map.of(
             "X-KeyPool-Channel", KeyPoolConstants.CHANNEL,
             "X-KeyPool-Key", KeyPoolConstants.KEY,
             "X-KeyPool-Attempts", KeyPoolConstants.ATTEMPTS,
@@ -61,6 +65,12 @@ public class KeyPoolProducer extends DefaultProducer {
         String tenant = endpoint.getOptions().tenantOf(in);
         if (tenant != null) {
             request.setHeader(KeyPoolConstants.TENANT, tenant);
+        }
+        if (in.getHeader(KeyPoolConstants.STREAM_LISTENER) instanceof KeyPoolStreamListener listener) {
+            // a listener's cancel is a client's hang-up: the walk stops there, no other key or channel is tried
+            ClientHangup hangup = new ClientHangup();
+            call.setProperty(Exchanges.CLIENT_GONE, hangup);
+            call.setProperty(StreamClient.PROPERTY, new ListenerStreamClient(listener, hangup::hangUp));
         }
 
         pipeline.process(call);

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Runs the two host applications of examples/ as they are, each in a JVM of its own started from its own directory
+ * Runs the host applications of examples/ as they are, each in a JVM of its own started from its own directory
  * (its keypool.yaml, application.properties and routes), against a fake provider whose key demo-key-rate-limited
  * always answers 429. Their Java sources are compiled here and run on this build's classes and dependencies, which is
  * what their Maven modules get from the installed dev.keypool:keypool jar (examples/README.md builds them that way):
@@ -78,6 +78,25 @@ class ExampleApplicationsTest {
         assertThat(answers.get(0).group(3)).isEqualTo("2");
         assertThat(answers.get(1).group(3)).isEqualTo("1");
         assertThat(upstream.received().get(1).body()).contains("\"model\":\"gpt-4o-mini\"").contains("What is a circuit breaker?");
+    }
+
+    @Test
+    void should_run_the_langchain4j_example_ai_services_on_keypool_models_plain_and_streamed() throws Exception {
+        Path output = run("langchain4j", "dev.keypool.examples.langchain4j.AskWithLangChain4j");
+
+        Process process = processes.get(0);
+        assertThat(process.waitFor(40, TimeUnit.SECONDS)).as("the example ends by itself").isTrue();
+        String printed = Files.readString(output);
+        assertThat(process.exitValue()).as(printed).isZero();
+
+        assertThat(printed.lines().filter(line -> line.matches("Plain answer: fake answer \\d+"))).hasSize(2);
+        assertThat(printed).contains("Streamed answer in 5 parts: tok0 tok1 tok2 tok3 tok4 ")
+                .contains("Key " + Fingerprint.of("demo-key-rate-limited") + "(demo) cooling 60s after 429")
+                .doesNotContain("demo-key-1");
+        // the 429 key was asked once, then cooled: the second question and the stream went to the good key
+        assertThat(upstream.hits("demo-key-rate-limited")).isEqualTo(1);
+        assertThat(upstream.hits("demo-key-1")).isEqualTo(3);
+        assertThat(upstream.received().get(3).body()).contains("\"stream\":true").contains("Tell me about key rotation.");
     }
 
     /** Compiles the example's Java sources and starts its main class in its directory; returns the file of its output. */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -36,7 +37,9 @@ public final class ListeningSockets {
             }
             Set<Integer> ports = new TreeSet<>();
             for (String table : new String[] {"/proc/net/tcp", "/proc/net/tcp6"}) {
-                for (String line : Files.readAllLines(Path.of(table)).subList(1, Files.readAllLines(Path.of(table)).size())) {
+                // read once: the table changes between two reads when other sockets open or close meanwhile
+                List<String> lines = Files.readAllLines(Path.of(table));
+                for (String line : lines.subList(1, lines.size())) {
                     String[] f = line.trim().split("\\s+");
                     if (f[3].equals(LISTEN) && inodes.contains(f[9])) {
                         ports.add(Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1), 16));

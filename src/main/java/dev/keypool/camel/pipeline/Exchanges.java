@@ -43,8 +43,6 @@ public final class Exchanges {
     public static final String TIMEOUT_MS = "kpTimeoutMs";
     /** The current channel's timeout to open a connection, in milliseconds. */
     public static final String CONNECT_TIMEOUT_MS = "kpConnectTimeoutMs";
-    /** The Vert.x response of a streaming request, written event by event by {@link StreamRelay}. */
-    static final String CLIENT_RESPONSE = "kpClientResponse";
 
     /** The {@link dev.keypool.tenant.Tenant} whose token the request carries, set by {@link TenantGate}; absent without tenants. */
     public static final String TENANT = "kpTenant";

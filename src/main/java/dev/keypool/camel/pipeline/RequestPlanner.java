@@ -107,12 +107,14 @@ public final class RequestPlanner {
                     + streamField.getNodeType().name().toLowerCase(Locale.ROOT) + " instead");
         }
         boolean stream = api.streams() && streamField != null && streamField.asBoolean(false);
-        if (stream) {
+        if (stream && exchange.getProperty(StreamClient.PROPERTY) == null) {
+            // an application in this JVM (the keypool component) brings its own stream client; a batch line has none
             HttpMessage http = exchange.getIn(HttpMessage.class);
             if (http == null) {
-                throw GatewayError.badRequest("streaming_unsupported", "\"stream\": true needs the HTTP entry point");
+                throw GatewayError.badRequest("streaming_unsupported",
+                        "\"stream\": true needs the HTTP entry point or a stream listener (keypool component)");
             }
-            exchange.setProperty(Exchanges.CLIENT_RESPONSE, http.getResponse());
+            exchange.setProperty(StreamClient.PROPERTY, new HttpStreamClient(http.getResponse()));
         }
         // counting a prompt's tokens (Anthropic's count_tokens) uses none of a key's token limits, only a request
         String modelName = model.asText();

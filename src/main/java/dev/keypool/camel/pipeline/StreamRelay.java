@@ -4,9 +4,10 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.gateway.AnswerTooLarge;
@@ -20,19 +21,17 @@ import dev.keypool.quota.TokenEstimator;
 import dev.keypool.gateway.TokenUsage;
 import dev.keypool.translate.StreamTranslator;
 import dev.keypool.translate.Translation;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpServerResponse;
 import org.apache.camel.Exchange;
 import org.apache.hc.core5.http.io.EofSensorInputStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Relays a provider's Server-Sent Events to the client event by event, on the worker thread of the request.
+ * Relays a provider's Server-Sent Events to the client event by event, on the worker thread of the request: to the
+ * HTTP client's response, or to the {@link StreamClient} of an application that runs the pipeline in its own JVM.
  *
  * <p>Why not return the InputStream as the body: camel-platform-http-vertx 4.18.0 fills a 16 KB buffer before
- * it writes anything (https://issues.apache.org/jira/browse/CAMEL-23804, fixed after 4.18.0; with that fix
- * this class can go). So the relay
+ * it writes anything (https://issues.apache.org/jira/browse/CAMEL-23804, fixed after 4.18.0). So the relay
  * writes to the Vert.x response itself and ends it; the consumer then finds the response ended and sends nothing.
  *
  * <p>Until the first whole event has been read, a failure is an ordinary failed attempt (another key, the
@@ -47,7 +46,6 @@ import org.slf4j.LoggerFactory;
 public final class StreamRelay {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamRelay.class);
-    private static final long DRAIN_WAIT_SECONDS = 30;
 
     /** How a relayed stream ended: whole; cut; by the provider's own failure event (relayed as it came); client gone. */
     private enum Ending { COMPLETE, BROKEN, UPSTREAM_FAILED, CLIENT_GONE }
@@ -64,7 +62,7 @@ public final class StreamRelay {
 
     public void relay(Exchange exchange) throws IOException {
         GatewayRequest request = Exchanges.request(exchange);
-        HttpServerResponse client = exchange.getProperty(Exchanges.CLIENT_RESPONSE, HttpServerResponse.class);
+        StreamClient client = exchange.getProperty(StreamClient.PROPERTY, StreamClient.class);
         InputStream upstream = exchange.getMessage().getBody(InputStream.class);
         if (upstream == null) {
             throw new EOFException("upstream answered 200 without a body");
@@ -95,10 +93,9 @@ public final class StreamRelay {
         Attempt attempt = request.attempt();
         attempt.firstByte();
         Relay relay = new Relay(request, client, upstream, deadline);
-        client.putHeader(RequestLog.HEADER, RequestLog.id(exchange));
         Ending ending;
         try {
-            relay.head();
+            relay.head(RequestLog.id(exchange));
             ending = relay.pump(first, events, buffer);
         } catch (RuntimeException | IOException | InterruptedException e) {
             // nothing may escape once the head is out: a retry would write a second response
@@ -136,7 +133,7 @@ public final class StreamRelay {
     private final class Relay {
 
         private final GatewayRequest request;
-        private final HttpServerResponse client;
+        private final StreamClient client;
         private final InputStream upstream;
         /** The provider's format, read for the usage and the end. */
         private final StreamFormat format;
@@ -155,7 +152,7 @@ public final class StreamRelay {
         private String brokenBy;
         private boolean upstreamFailed;
 
-        Relay(GatewayRequest request, HttpServerResponse client, InputStream upstream, long deadline) {
+        Relay(GatewayRequest request, StreamClient client, InputStream upstream, long deadline) {
             this.request = request;
             this.deadline = deadline;
             this.client = client;
@@ -166,17 +163,16 @@ public final class StreamRelay {
                     : translation.stream(mapper, request.clientAskedStreamUsage(), System.currentTimeMillis() / 1000);
         }
 
-        void head() {
+        void head(String requestId) {
             // a client that leaves mid-stream cancels the upstream call, which frees the key and this thread
-            client.closeHandler(v -> {
+            client.onGone(() -> {
                 clientGone = true;
                 abort(upstream);
             });
-            client.setStatusCode(200)
-                    .setChunked(true)
-                    .putHeader("Content-Type", "text/event-stream")
-                    .putHeader("Cache-Control", "no-cache");
-            request.responseHeaders().forEach(client::putHeader);
+            Map<String, String> headers = new LinkedHashMap<>();
+            headers.put(RequestLog.HEADER, requestId);
+            headers.putAll(request.responseHeaders());
+            client.open(headers);
         }
 
         Ending pump(List<byte[]> first, SseEventBuffer events, byte[] buffer) throws IOException, InterruptedException {
@@ -232,12 +228,12 @@ public final class StreamRelay {
                 }
                 if (translator != null) {
                     for (byte[] translated : translator.translate(event)) {
-                        write(Buffer.buffer(translated));
+                        write(translated);
                     }
                 } else if (seen.usageOnly() && request.usageAddedByGateway()) {
                     continue;   // the client did not ask for the usage chunk: it was for our accounting
                 } else {
-                    write(Buffer.buffer(event));
+                    write(event);
                 }
                 eventsSent++;
                 if (!sawUsage) {
@@ -252,37 +248,23 @@ public final class StreamRelay {
             return false;
         }
 
-        private void write(Buffer chunk) throws InterruptedException {
-            if (clientGone) {
-                return;
+        private void write(byte[] event) throws InterruptedException {
+            if (!clientGone && !client.write(event)) {
+                clientGone = true;   // a client that stopped reading: the provider's connection goes too
+                abort(upstream);
             }
-            if (client.writeQueueFull()) {
-                CountDownLatch drained = new CountDownLatch(1);
-                client.drainHandler(v -> drained.countDown());
-                if (client.writeQueueFull() && !drained.await(DRAIN_WAIT_SECONDS, TimeUnit.SECONDS)) {
-                    clientGone = true;   // a client that reads nothing for this long is treated as gone
-                    abort(upstream);
-                    return;
-                }
-            }
-            client.write(chunk);
         }
 
         void finish(Ending ending) {
             abortIfOpen(ending);
-            if (clientGone || ending == Ending.CLIENT_GONE) {
-                // marks the response ended, so that platform-http does not try to answer a closed connection
-                try {
-                    client.end();
-                } catch (RuntimeException alreadyClosed) {
-                    // nothing to tell a client that is gone
-                }
-                return;
-            }
-            if (ending == Ending.BROKEN) {
+            if (!clientGone && ending == Ending.BROKEN) {
                 LOG.warn("Stream from channel [{}] broke after {} events ({}); client told with an error event",
                         request.current().name(), eventsSent, brokenBy);
-                client.write(Buffer.buffer(errorEvent()));
+                try {
+                    client.write(errorEvent().getBytes(StandardCharsets.UTF_8));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
             client.end();
         }
