@@ -98,7 +98,7 @@ public final class BatchLines implements AggregationStrategy {
      * that one tenant's batch at its limits holds up no other tenant's, and an instance never hoards the batches that
      * other instances could run.
      */
-    public boolean claimNext(Exchange exchange) {
+    public synchronized boolean claimNext(Exchange exchange) {
         if (!working.stream().allMatch(this::resting)) {
             return false;
         }
@@ -106,13 +106,6 @@ public final class BatchLines implements AggregationStrategy {
         for (String id : batches.claimable(claimant, now)) {
             if (batches.claim(id, claimant, now)) {
                 working.add(id);
-                // however its run ends (a batch whose input file is gone fails): this instance takes the next one
-                exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
-                    @Override
-                    public void onDone(Exchange done) {
-                        working.remove(id);
-                    }
-                });
                 exchange.setProperty(Exchanges.BATCH_ID, id);
                 return true;
             }
@@ -131,7 +124,15 @@ public final class BatchLines implements AggregationStrategy {
      * results it has.
      */
     public void start(Exchange exchange) {
-        Batch batch = batch(exchange);
+        String id = exchange.getProperty(Exchanges.BATCH_ID, String.class);
+        // however its run ends (a batch whose input file is gone fails), this instance may then claim the next one
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                working.remove(id);
+            }
+        });
+        Batch batch = batch(id);
         exchange.setProperty(BATCH_OWNER, batch.owner());
         List<BatchLine> parsed = BatchLine.parse(files.content(batch.inputFileId()), batch.endpoint(), mapper);
         lines.put(batch.id(), parsed);
