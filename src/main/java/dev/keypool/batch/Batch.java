@@ -40,6 +40,8 @@ public final class Batch {
     private int completed;
     private int failed;
     private final List<String> errors = new ArrayList<>();
+    /** The member whose lease the batch is under, as its store last said; not part of the API object. */
+    private String claimedBy;
 
     /**
      * @param owner the tenant whose token created it; null on a gateway without tenants (or a file inbox without one)
@@ -115,19 +117,13 @@ public final class Batch {
         this.total = total;
     }
 
-    /** One line has its result: {@code ok} (a 2xx answer, in the output file) or not (in the error file). */
-    public synchronized void counted(boolean ok) {
-        if (ok) {
-            completed++;
-        } else {
-            failed++;
-        }
-    }
-
-    /** The counts as the journal has them, when a batch is taken up again after a restart. */
-    public synchronized void recount(BatchJournal journal) {
-        completed = (int) journal.results().values().stream().filter(BatchResult::ok).count();
-        failed = journal.results().size() - completed;
+    /**
+     * The counts as the store's checkpoints have them ({@code completed}: 2xx answers, in the output file;
+     * {@code failed}: the rest, in the error file), set by the store on every batch it reads.
+     */
+    public synchronized void counts(int completed, int failed) {
+        this.completed = completed;
+        this.failed = failed;
     }
 
     public synchronized int total() {
@@ -137,6 +133,30 @@ public final class Batch {
     /** Lines with a result, ok or not. */
     public synchronized int done() {
         return completed + failed;
+    }
+
+    /** The member (a {@link Claimant}'s id) whose lease the batch is under, null for none; set by its store. */
+    public synchronized String claimedBy() {
+        return claimedBy;
+    }
+
+    public synchronized void claimedBy(String member) {
+        this.claimedBy = member;
+    }
+
+    /** A copy that changes apart from this one: what a store hands out, so that a change counts only once stored. */
+    public synchronized Batch copy() {
+        Batch copy = new Batch(id, endpoint, inputFileId, owner, createdAt, metadata);
+        copy.status = status;
+        copy.stamps.putAll(stamps);
+        copy.outputFileId = outputFileId;
+        copy.errorFileId = errorFileId;
+        copy.total = total;
+        copy.completed = completed;
+        copy.failed = failed;
+        copy.errors.addAll(errors);
+        copy.claimedBy = claimedBy;
+        return copy;
     }
 
     /** A reason the whole batch failed validation (OpenAI's {@code errors.data}). */
@@ -210,16 +230,16 @@ public final class Batch {
         }
     }
 
-    /** What {@link BatchStore} writes: the API object and its owner, which the API never shows. */
-    synchronized ObjectNode toStored(ObjectMapper mapper) {
+    /** What a {@link BatchStore} writes: the API object and its owner, which the API never shows. */
+    public synchronized ObjectNode toStored(ObjectMapper mapper) {
         ObjectNode stored = mapper.createObjectNode();
         stored.put("owner", owner);
         stored.set("batch", toJson(mapper));
         return stored;
     }
 
-    /** A batch read back from {@link #toStored}; its counts are the journal's, set again by whoever reads it. */
-    static Batch fromStored(JsonNode stored) {
+    /** A batch read back from {@link #toStored}, with the counts it was written with. */
+    public static Batch fromStored(JsonNode stored) {
         JsonNode b = stored.get("batch");
         Map<String, String> metadata = new LinkedHashMap<>();
         if (b.path("metadata").isObject()) {

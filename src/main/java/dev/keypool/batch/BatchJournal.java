@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -28,6 +29,8 @@ public final class BatchJournal implements AutoCloseable {
     private final Path file;
     private final ObjectMapper mapper;
     private final Map<Integer, BatchResult> results = new ConcurrentHashMap<>();
+    /** The results that are 2xx answers, counted as they come rather than by a walk over all at each read. */
+    private final AtomicInteger ok = new AtomicInteger();
     private final FileChannel channel;
 
     /** Opens the journal at {@code file}, reading back the results it holds. */
@@ -59,8 +62,11 @@ public final class BatchJournal implements AutoCloseable {
             try {
                 JsonNode entry = mapper.readTree(new String(bytes, start, i - start, StandardCharsets.UTF_8));
                 int line = entry.get("line").asInt();
-                results.put(line, new BatchResult(line, entry.path("record").path("custom_id").asText(null),
-                        entry.get("ok").asBoolean(), (ObjectNode) entry.get("record")));
+                BatchResult result = new BatchResult(line, entry.path("record").path("custom_id").asText(null),
+                        entry.get("ok").asBoolean(), (ObjectNode) entry.get("record"));
+                if (results.put(line, result) == null && result.ok()) {
+                    ok.incrementAndGet();
+                }
             } catch (JsonProcessingException | RuntimeException e) {
                 return start;   // a torn entry: it and anything after it are not results
             }
@@ -76,6 +82,11 @@ public final class BatchJournal implements AutoCloseable {
 
     public Map<Integer, BatchResult> results() {
         return results;
+    }
+
+    /** How many of the results are 2xx answers. */
+    public int ok() {
+        return ok.get();
     }
 
     /**
@@ -98,6 +109,9 @@ public final class BatchJournal implements AutoCloseable {
                     channel.write(buffer);
                 }
                 results.put(result.line(), result);
+                if (result.ok()) {
+                    ok.incrementAndGet();
+                }
             }
             // a checkpoint counts only once on the disk, so that a power loss cannot take back a result counted; the
             // splitter aggregates one line at a time, so a batch records at most one line per flush of the disk

@@ -1,138 +1,74 @@
 package dev.keypool.batch;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Collectors;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.keypool.state.StateFiles;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The batches of this gateway, kept in memory and under {@code state.dir/batch/batches}: each as {@code <id>.json}
- * (rewritten whole at every status change) and its {@link BatchJournal} as {@code <id>.journal.jsonl}. Read back
- * whole at startup, so that unfinished batches can be taken up again; a file that cannot be read is logged once and
- * skipped. The journal of a batch over for longer than the retention is deleted ({@link #expireJournals}): its
- * results are in the batch's output and error files.
+ * The batches, their lines' results (checkpoints) and who works each one (design §12): on this instance's disk
+ * ({@link DiskBatchStore}), or in the database several instances share. Every batch handed out is a copy, with the
+ * counts of its checkpoints and the member whose lease it is under; a change counts once {@link #update} has stored it.
+ * <p>
+ * A batch is worked by the member that holds its lease, as a partition of a Kafka consumer group is: claimed, renewed
+ * by the member's heartbeat, and claimable by any other member once it runs out. A line's result is recorded once:
+ * a second result of the same line (a line sent twice) is refused, so a line with a result is never sent again.
  */
-public final class BatchStore implements AutoCloseable {
+public interface BatchStore extends AutoCloseable {
 
-    private static final Logger LOG = LoggerFactory.getLogger(BatchStore.class);
+    /** Stores a new batch; {@code claimant}, when not null, holds its lease from now on. */
+    void create(Batch batch, Claimant claimant, Instant now);
 
-    private final Path dir;
-    private final ObjectMapper mapper;
-    private final Map<String, Batch> batches = new ConcurrentHashMap<>();
-    private final Map<String, BatchJournal> journals = new ConcurrentHashMap<>();
-    private List<Batch> leftOver;
-
-    public BatchStore(Path dir, ObjectMapper mapper) {
-        this.dir = dir;
-        this.mapper = mapper;
-        load();
-        leftOver = batches.values().stream().filter(b -> !b.status().terminal() && !b.fromInbox()).toList();
-    }
-
-    private void load() {
-        for (Path f : StateFiles.readBack(dir)) {
-            if (f.getFileName().toString().endsWith(".batch.json")) {
-                try {
-                    Batch batch = Batch.fromStored(mapper.readTree(f.toFile()));
-                    batches.put(batch.id(), batch);
-                    if (!batch.status().terminal()) {
-                        batch.recount(journal(batch));
-                    }
-                } catch (IOException | RuntimeException unreadable) {
-                    LOG.warn("Batch file {} cannot be read and is skipped: {}", f, StateFiles.firstLine(unreadable));
-                }
-            }
-        }
-    }
-
-    /** Writes the batch as it is now (new, or after a change). */
-    public void save(Batch batch) {
-        batches.put(batch.id(), batch);
-        try {
-            StateFiles.replace(dir.resolve(batch.id() + ".batch.json"), mapper.writeValueAsBytes(batch.toStored(mapper)));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    public Optional<Batch> get(String id) {
-        return Optional.ofNullable(id).map(batches::get);
-    }
+    /** The batch {@code id}, as stored now. */
+    Optional<Batch> get(String id);
 
     /** The batches of {@code owner} (all, without tenants), newest first. */
-    public List<Batch> list(String owner) {
-        return batches.values().stream().filter(b -> Objects.equals(b.owner(), owner))
-                .sorted(Comparator.comparing(Batch::createdAt).reversed()
-                        .thenComparing(Batch::id))
-                .toList();
-    }
+    List<Batch> list(String owner);
 
     /**
-     * The batches that were not over (completed, failed, expired or cancelled) when the gateway last stopped, as read
-     * at startup; given once, so that each is taken up again once (batches created since are running already). Not
-     * the inbox's: their files come back by themselves.
+     * Stores {@code batch} (its status, times, files, total and errors) with the counts of its checkpoints, if its stored
+     * status is still {@code expected}; false (nothing written) when another change came first, e.g. a cancel through
+     * another instance: read it again.
      */
-    public synchronized List<Batch> leftOver() {
-        List<Batch> left = leftOver;
-        leftOver = List.of();
-        return left;
-    }
+    boolean update(Batch batch, BatchStatus expected);
+
+    /** Records a line's result; false (nothing written) when the line had one already. */
+    boolean record(String batchId, BatchResult result);
+
+    /** The lines of the batch that have a result. */
+    Set<Integer> done(String batchId);
+
+    /** Every result of the batch, in input order. */
+    List<BatchResult> results(String batchId);
+
+    /**
+     * Takes the lease of a batch not over, for {@code claimant} until its lease length from {@code now}: when it is
+     * under no lease, under the claimant's own, or under one run out. False when another member holds it, or it is over.
+     */
+    boolean claim(String batchId, Claimant claimant, Instant now);
+
+    /** Extends every lease {@code claimant} holds on batches not over: its heartbeat. */
+    void renew(Claimant claimant, Instant now);
+
+    /** Gives up the claimant's lease of the batch (it is over, or the claimant stops working it). */
+    void release(String batchId, Claimant claimant);
+
+    /**
+     * The ids of the batches not over that another member than {@code claimant} may claim now: under no lease or one
+     * run out. Not those of a file inbox: their file, on one instance's disk, takes them up again.
+     */
+    List<String> claimable(Claimant claimant, Instant now);
 
     /** The input files of the batches not over yet: they must stay while their batch may still read them. */
-    public Set<String> inputsInUse() {
-        return batches.values().stream().filter(b -> !b.status().terminal()).map(Batch::inputFileId)
-                .collect(Collectors.toSet());
-    }
+    Set<String> inputsInUse();
 
-    /** Deletes the journals of batches over for {@code retention} or longer by {@code now}; returns how many. */
-    public int expireJournals(Instant now, Duration retention) {
-        int removed = 0;
-        for (Batch batch : batches.values()) {
-            Instant ended = batch.endedAt();
-            if (ended != null && !now.isBefore(ended.plus(retention)) && !journals.containsKey(batch.id())) {
-                try {
-                    if (Files.deleteIfExists(dir.resolve(batch.id() + ".journal.jsonl"))) {
-                        removed++;
-                    }
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot delete the journal of " + batch.id(), e);
-                }
-            }
-        }
-        return removed;
-    }
-
-    /** The journal of a batch, opened on first use and kept open until the batch is over. */
-    public BatchJournal journal(Batch batch) {
-        return journals.computeIfAbsent(batch.id(), id -> new BatchJournal(dir.resolve(id + ".journal.jsonl"), mapper));
-    }
-
-    /** The batch is over: its journal is closed (and kept, with the output and error files). */
-    public void closeJournal(Batch batch) {
-        BatchJournal journal = journals.remove(batch.id());
-        if (journal != null) {
-            journal.close();
-        }
-    }
+    /**
+     * Deletes the checkpoints of batches over for {@code retention} or longer by {@code now} (their results are in the
+     * output and error files); returns of how many batches.
+     */
+    int expireResults(Instant now, Duration retention);
 
     @Override
-    public void close() {
-        journals.values().forEach(BatchJournal::close);
-        journals.clear();
-    }
+    void close();
 }

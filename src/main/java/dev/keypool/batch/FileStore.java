@@ -1,97 +1,42 @@
 package dev.keypool.batch;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.keypool.state.StateFiles;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * The files of the batch API (uploaded inputs, output and error files), under {@code state.dir/batch/files}: the
- * content as {@code <id>.jsonl} and the OpenAI file object as {@code <id>.json}, with the tenant that owns it. Every
- * file expires, as OpenAI's {@code expires_at} says: after the {@code expires_after} of its upload, else after
- * {@code retention} from its creation; then {@link #expire} deletes it. Each counts in its owner's
- * {@link TenantStorage}; an upload past it is refused before anything is written, a batch's output never is. A file
- * object that cannot be read at startup is logged once and skipped.
+ * The files of the batch API (uploaded inputs, output and error files) with their contents: on this instance's disk
+ * ({@link DiskFileStore}), or in the database several instances share. Every file expires, as OpenAI's
+ * {@code expires_at} says; a file past it is gone for every reader, and {@link #expire} deletes it.
  */
-public final class FileStore {
-
-    private static final Logger LOG = LoggerFactory.getLogger(FileStore.class);
+public interface FileStore {
 
     /** An OpenAI file object and its owner (null without tenants). */
-    public record StoredFile(String id, String owner, ObjectNode object) {
+    record StoredFile(String id, String owner, ObjectNode object) {
         public String purpose() {
             return object.path("purpose").asText();
         }
 
-        Instant expiresAt() {
+        public Instant expiresAt() {
             JsonNode at = object.get("expires_at");
             return at == null || !at.isNumber() ? Instant.MAX : Instant.ofEpochSecond(at.asLong());
         }
     }
 
-    private record Kept(StoredFile file, long bytes) {
+    /** The form of a file id: nothing else names a file (nor a path). */
+    static boolean wellFormed(String id) {
+        return id != null && id.matches("file-[0-9a-f]{24}");
     }
 
-    private final Path dir;
-    private final ObjectMapper mapper;
-    private final Clock clock;
-    private final Duration retention;
-    private final TenantStorage storage;
-    private final Map<String, Kept> files = new ConcurrentHashMap<>();
-
-    public FileStore(Path dir, ObjectMapper mapper, Clock clock, Duration retention, TenantStorage storage) {
-        this.dir = dir;
-        this.mapper = mapper;
-        this.clock = clock;
-        this.retention = retention;
-        this.storage = storage;
-        load();
-    }
-
-    /**
-     * Stores what the gateway made for {@code owner} (a batch's output or error file, an inbox's input) as a new file:
-     * {@code purpose} is batch for inputs, batch_output for results. Counted, never refused.
-     */
-    public StoredFile create(String filename, String purpose, String owner, byte[] content) {
-        ObjectNode object = object(filename, purpose, content.length, retention);
-        long bytes = content.length + (long) meta(owner, object).length;
-        storage.add(owner, bytes);
-        return write(owner, object, ByteBuffer.wrap(content), bytes);
-    }
-
-    /**
-     * Stores a client's upload, the bytes left in {@code content} (a slice of a mapped upload is written from the
-     * mapping, never read into the heap), to expire {@code expiresAfter} after now (null: after the retention).
-     *
-     * @throws StorageLimitException when it would take {@code owner} past its storage; nothing is written then
-     */
-    public StoredFile upload(String filename, String purpose, String owner, ByteBuffer content, Duration expiresAfter) {
-        ObjectNode object = object(filename, purpose, content.remaining(), expiresAfter == null ? retention : expiresAfter);
-        long bytes = content.remaining() + (long) meta(owner, object).length;
-        if (!storage.reserve(owner, bytes)) {
-            throw new StorageLimitException(StorageLimitException.Limit.STORED_BYTES, storage.maxBytes());
-        }
-        return write(owner, object, content, bytes);
-    }
-
-    private ObjectNode object(String filename, String purpose, long size, Duration expiresAfter) {
-        Instant now = clock.instant();
+    /** A new OpenAI file object, made at {@code now}, to expire {@code expiresAfter} later. */
+    static ObjectNode object(ObjectMapper mapper, String filename, String purpose, long size, Instant now,
+                             Duration expiresAfter) {
         ObjectNode object = mapper.createObjectNode();
         object.put("id", Ids.next("file-"));
         object.put("object", "file");
@@ -105,127 +50,29 @@ public final class FileStore {
         return object;
     }
 
-    private byte[] meta(String owner, ObjectNode object) {
-        ObjectNode stored = mapper.createObjectNode();
-        stored.put("owner", owner);
-        stored.set("file", object);
-        try {
-            return mapper.writeValueAsBytes(stored);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
+    /**
+     * Stores what the gateway made for {@code owner} (a batch's output or error file, an inbox's input) as a new file:
+     * {@code purpose} is batch for inputs, batch_output for results. Counted in the owner's storage, never refused.
+     */
+    StoredFile create(String filename, String purpose, String owner, byte[] content);
 
-    private StoredFile write(String owner, ObjectNode object, ByteBuffer content, long bytes) {
-        String id = object.get("id").asText();
-        StoredFile file = new StoredFile(id, owner, object);
-        try {
-            // the content first: a file object is there only with its content
-            StateFiles.replace(contentFile(id), content);
-            StateFiles.replace(metaFile(id), meta(owner, object));
-        } catch (IOException e) {
-            storage.add(owner, -bytes);
-            deleteQuietly(id);
-            throw new UncheckedIOException("cannot write file " + id, e);
-        }
-        files.put(id, new Kept(file, bytes));
-        return file;
-    }
+    /**
+     * Stores a client's upload, the bytes left in {@code content}, to expire {@code expiresAfter} after now (null: after
+     * the retention).
+     *
+     * @throws StorageLimitException when it would take {@code owner} past its storage; nothing is written then
+     */
+    StoredFile upload(String filename, String purpose, String owner, ByteBuffer content, Duration expiresAfter);
 
-    /** The file {@code id}, if there is one and it has not expired (ids are checked: nothing outside can be named). */
-    public Optional<StoredFile> get(String id) {
-        if (id == null || !id.matches("file-[0-9a-f]{24}")) {
-            return Optional.empty();
-        }
-        Instant now = clock.instant();
-        return Optional.ofNullable(files.get(id)).map(Kept::file).filter(f -> now.isBefore(f.expiresAt()));
-    }
+    /** The file {@code id}, if there is one and it has not expired. */
+    Optional<StoredFile> get(String id);
 
-    public byte[] content(String id) {
-        try {
-            return Files.readAllBytes(contentFile(id));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read file " + id, e);
-        }
-    }
+    /** The content of the file {@code id}. */
+    byte[] content(String id);
 
     /** Deletes the file {@code id}; false when there was none. */
-    public boolean delete(String id) {
-        Kept kept = id == null ? null : files.remove(id);
-        if (kept == null) {
-            return false;
-        }
-        storage.add(kept.file().owner(), -kept.bytes());
-        try {
-            Files.deleteIfExists(metaFile(id));
-            Files.deleteIfExists(contentFile(id));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete file " + id, e);
-        }
-        return true;
-    }
+    boolean delete(String id);
 
     /** Deletes the files past their {@code expires_at}, except those in {@code inUse}; returns how many. */
-    public int expire(Set<String> inUse) {
-        Instant now = clock.instant();
-        int removed = 0;
-        for (Kept kept : List.copyOf(files.values())) {
-            if (!now.isBefore(kept.file().expiresAt()) && !inUse.contains(kept.file().id()) && delete(kept.file().id())) {
-                removed++;
-            }
-        }
-        return removed;
-    }
-
-    private Path metaFile(String id) {
-        return dir.resolve(id + ".json");
-    }
-
-    private Path contentFile(String id) {
-        return dir.resolve(id + ".jsonl");
-    }
-
-    private void deleteQuietly(String id) {
-        try {
-            Files.deleteIfExists(metaFile(id));
-            Files.deleteIfExists(contentFile(id));
-        } catch (IOException e) {
-            LOG.warn("File {} half-written and not deleted: {}", id, e.toString());
-        }
-    }
-
-    private void load() {
-        List<Path> listed = StateFiles.readBack(dir);
-        for (Path f : listed) {
-            String name = f.getFileName().toString();
-            if (name.endsWith(".json") && !name.startsWith(".")) {
-                try {
-                    JsonNode stored = mapper.readTree(f.toFile());
-                    ObjectNode object = (ObjectNode) stored.get("file");
-                    String id = object.get("id").asText();
-                    if (!name.equals(id + ".json") || !Files.exists(contentFile(id))) {
-                        throw new IllegalStateException(name.equals(id + ".json") ? "no content" : "names file " + id);
-                    }
-                    String owner = stored.path("owner").isTextual() ? stored.get("owner").asText() : null;
-                    if (object.path("expires_at").isNull()) {
-                        // written before files expired: from its creation, as a new one
-                        object.put("expires_at", object.path("created_at").asLong() + retention.toSeconds());
-                    }
-                    long bytes = Files.size(f) + Files.size(contentFile(id));
-                    files.put(id, new Kept(new StoredFile(id, owner, object), bytes));
-                    storage.add(owner, bytes);
-                } catch (IOException | RuntimeException unreadable) {
-                    LOG.warn("File object {} cannot be read and is skipped: {}", f, StateFiles.firstLine(unreadable));
-                }
-            }
-        }
-        for (Path f : listed) {
-            String name = f.getFileName().toString();
-            // content whose file object never came: what a crash left half-way
-            if (name.endsWith(".jsonl") && !files.containsKey(name.substring(0, name.length() - ".jsonl".length()))
-                    && !Files.exists(dir.resolve(name.substring(0, name.length() - 1)))) {
-                StateFiles.deleteLeftOver(f);
-            }
-        }
-    }
+    int expire(Set<String> inUse);
 }

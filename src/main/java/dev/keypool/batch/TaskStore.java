@@ -1,319 +1,63 @@
 package dev.keypool.batch;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.Base64;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.keypool.state.StateFiles;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Async tasks under {@code state.dir/batch/tasks}: each as {@code <id>.json} (the task object, its owner and, once
- * done, its answer) and, until it is done, its request as {@code <id>.request}. Memory holds only what a task is and
- * where it stands; requests and answers stay on disk. A task is kept for {@code retention} after it was done (or, if
- * never done, after it came) by the gateway's clock; tasks not yet done when the gateway stopped are read back as
- * queued, to run again.
- * <p>
- * Per tenant, at most {@code maxQueued} tasks wait or run, and a new one must fit in its {@link TenantStorage}: both
- * are decided before anything is written. A file that cannot be read at startup is logged once and skipped.
+ * Async tasks ({@code X-KeyPool-Async: true}) with their requests and answers: on this instance's disk
+ * ({@link DiskTaskStore}), or in the database several instances share. A task not done is worked by the member that
+ * holds its lease (the one that accepted it, or whoever claimed it after that one's lease ran out); the first answer
+ * recorded is its answer. Per tenant, at most a set number of tasks wait or run, and a new one must fit in its storage:
+ * both decided before anything is written.
  */
-public final class TaskStore {
-
-    private static final Logger LOG = LoggerFactory.getLogger(TaskStore.class);
-    private static final String NO_TENANT = "";
-
-    /** A task as memory keeps it (no request, no answer) and the bytes its files take. */
-    private record Kept(AsyncTask task, long bytes) {
-    }
-
-    private final Path dir;
-    private final ObjectMapper mapper;
-    private final Clock clock;
-    private final Duration retention;
-    private final int maxQueued;
-    private final TenantStorage storage;
-    private final Map<String, Kept> tasks = new ConcurrentHashMap<>();
-    /** Tasks of each tenant not done yet; guarded by this. */
-    private final Map<String, Integer> pending = new HashMap<>();
-    private List<AsyncTask> leftOver;
-
-    public TaskStore(Path dir, ObjectMapper mapper, Clock clock, Duration retention, int maxQueued, TenantStorage storage) {
-        this.dir = dir;
-        this.mapper = mapper;
-        this.clock = clock;
-        this.retention = retention;
-        this.maxQueued = maxQueued;
-        this.storage = storage;
-        load();
-        leftOver = tasks.values().stream().map(Kept::task).filter(t -> !t.done()).toList();
-    }
+public interface TaskStore {
 
     /**
-     * A new queued task with this request, written before it is returned.
+     * A new queued task with this request, written before it is returned, under {@code claimant}'s lease.
      *
-     * @throws StorageLimitException when the owner has {@code maxQueued} tasks not done, or the task would take it
-     *                               past its storage; nothing is written then
+     * @throws StorageLimitException when the owner has its most tasks not done, or the task would take it past its
+     *                               storage; nothing is written then
      */
-    public AsyncTask submit(String owner, String endpoint, String api, byte[] request) {
-        AsyncTask task = AsyncTask.queued(owner, endpoint, api, null, clock.instant());
-        byte[] json = stored(task);
-        long bytes = json.length + (long) request.length;
-        synchronized (this) {
-            if (pending.getOrDefault(key(owner), 0) >= maxQueued) {
-                throw new StorageLimitException(StorageLimitException.Limit.QUEUED_TASKS, maxQueued);
-            }
-            if (!storage.reserve(owner, bytes)) {
-                throw new StorageLimitException(StorageLimitException.Limit.STORED_BYTES, storage.maxBytes());
-            }
-            pending.merge(key(owner), 1, Integer::sum);
-            tasks.put(task.id(), new Kept(task, bytes));
-        }
-        try {
-            // the request first: a task file is there only with its request
-            StateFiles.replace(requestFile(task.id()), request);
-            StateFiles.replace(taskFile(task.id()), json);
-        } catch (IOException e) {
-            forget(task.id());
-            throw new UncheckedIOException("cannot write task " + task.id(), e);
-        }
-        return task;
-    }
+    AsyncTask submit(String owner, String endpoint, String api, byte[] request, Claimant claimant);
 
     /**
      * Whether {@code owner} has room for one more task of about {@code bytes}: the cheap check made before a request
-     * is read, so that a tenant at its limits is refused without its body being parsed. {@link #submit} decides.
+     * is read. {@link #submit} decides.
      *
      * @throws StorageLimitException as {@link #submit} would
      */
-    public void checkRoom(String owner, long bytes) {
-        synchronized (this) {
-            if (pending.getOrDefault(key(owner), 0) >= maxQueued) {
-                throw new StorageLimitException(StorageLimitException.Limit.QUEUED_TASKS, maxQueued);
-            }
-        }
-        if (storage.used(owner) + bytes > storage.maxBytes()) {
-            throw new StorageLimitException(StorageLimitException.Limit.STORED_BYTES, storage.maxBytes());
-        }
-    }
+    void checkRoom(String owner, long bytes);
 
     /** The request of a task not done yet. */
-    public byte[] request(String id) {
-        try {
-            return Files.readAllBytes(requestFile(id));
-        } catch (NoSuchFileException beforeSplit) {
-            return legacyRequest(id);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the request of task " + id, e);
-        }
-    }
-
-    /** The task is running (not written: a task not done is queued again after a restart). */
-    public Optional<AsyncTask> start(String id) {
-        Kept kept = tasks.computeIfPresent(id, (k, t) -> t.task().done() ? t : new Kept(t.task().started(), t.bytes()));
-        return Optional.ofNullable(kept).map(Kept::task).filter(t -> !t.done());
-    }
+    byte[] request(String id);
 
     /**
-     * The task is done with this answer: written with it, its request deleted. Counted in its owner's storage
-     * whatever its size (an answer is never refused); nothing when the task has expired meanwhile.
+     * The task is running on {@code claimant}: empty when it is done, gone, or under another member's lease now (that
+     * one runs it).
      */
-    public Optional<AsyncTask> finish(String id, int statusCode, JsonNode body) {
-        Kept kept = tasks.get(id);
-        if (kept == null || kept.task().done()) {
-            return Optional.empty();
-        }
-        AsyncTask done = kept.task().finished(statusCode, body, clock.instant(), mapper);
-        byte[] json = stored(done);
-        try {
-            StateFiles.replace(taskFile(id), json);
-            Files.deleteIfExists(requestFile(id));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write task " + id, e);
-        }
-        AsyncTask light = new AsyncTask(done.id(), done.owner(), done.endpoint(), done.api(), null, done.createdAt(),
-                done.status(), null, done.finishedAt());
-        synchronized (this) {
-            if (tasks.replace(id, kept, new Kept(light, json.length))) {
-                pending.merge(key(done.owner()), -1, Integer::sum);
-                storage.add(done.owner(), json.length - kept.bytes());
-            }
-        }
-        return Optional.of(done);
-    }
+    Optional<AsyncTask> start(String id, Claimant claimant);
+
+    /**
+     * The task is done with this answer, unless it was done already (the first answer stays) or has expired meanwhile.
+     * Counted in its owner's storage whatever its size (an answer is never refused).
+     */
+    Optional<AsyncTask> finish(String id, int statusCode, JsonNode body);
 
     /** The task, with its answer once done, unless there is none or its retention has passed. */
-    public Optional<AsyncTask> get(String id) {
-        Kept kept = id == null ? null : tasks.get(id);
-        if (kept == null || expired(kept.task(), clock.instant())) {
-            return Optional.empty();
-        }
-        AsyncTask task = kept.task();
-        if (!task.done()) {
-            return Optional.of(task);
-        }
-        try {
-            JsonNode response = mapper.readTree(taskFile(id).toFile()).path("task").get("response");
-            return Optional.of(new AsyncTask(task.id(), task.owner(), task.endpoint(), task.api(), null,
-                    task.createdAt(), task.status(), response, task.finishedAt()));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read task " + id, e);
-        }
-    }
+    Optional<AsyncTask> get(String id);
+
+    /** Extends every lease {@code claimant} holds on tasks not done: its heartbeat. */
+    void renew(Claimant claimant, Instant now);
 
     /**
-     * The tasks that were not done when the gateway last stopped, as read at startup; given once, so that they run
-     * again once (tasks accepted since are queued already).
+     * Claims for {@code claimant} the tasks not done that are under no lease or another member's run out (at most
+     * {@code max}); returns their ids, to run.
      */
-    public synchronized List<AsyncTask> leftOver() {
-        List<AsyncTask> left = leftOver;
-        leftOver = List.of();
-        return left;
-    }
+    List<String> claim(Claimant claimant, Instant now, int max);
 
-    /** Forgets the tasks whose retention has passed, and deletes their files; returns how many. */
-    public int expire() {
-        Instant now = clock.instant();
-        int removed = 0;
-        for (Kept kept : List.copyOf(tasks.values())) {
-            if (expired(kept.task(), now) && forget(kept.task().id())) {
-                removed++;
-            }
-        }
-        return removed;
-    }
-
-    private boolean forget(String id) {
-        Kept kept;
-        synchronized (this) {
-            kept = tasks.remove(id);
-            if (kept == null) {
-                return false;
-            }
-            if (!kept.task().done()) {
-                pending.merge(key(kept.task().owner()), -1, Integer::sum);
-            }
-            storage.add(kept.task().owner(), -kept.bytes());
-        }
-        try {
-            Files.deleteIfExists(taskFile(id));
-            Files.deleteIfExists(requestFile(id));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot delete task " + id, e);
-        }
-        return true;
-    }
-
-    private boolean expired(AsyncTask task, Instant now) {
-        Instant from = task.finishedAt() != null ? task.finishedAt() : task.createdAt();
-        return !now.isBefore(from.plus(retention));
-    }
-
-    private byte[] stored(AsyncTask task) {
-        ObjectNode stored = mapper.createObjectNode();
-        stored.put("owner", task.owner());
-        stored.put("endpoint", task.endpoint());
-        stored.put("api", task.api());
-        stored.set("task", task.toJson(mapper));
-        try {
-            return mapper.writeValueAsBytes(stored);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private Path taskFile(String id) {
-        return dir.resolve(id + ".json");
-    }
-
-    private Path requestFile(String id) {
-        return dir.resolve(id + ".request");
-    }
-
-    /** Tasks written before requests had a file of their own carry theirs in the task file, base64. */
-    private byte[] legacyRequest(String id) {
-        try {
-            JsonNode request = mapper.readTree(taskFile(id).toFile()).get("request");
-            if (request == null || !request.isTextual()) {
-                throw new IllegalStateException("task " + id + " has no request");
-            }
-            return Base64.getDecoder().decode(request.asText());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the request of task " + id, e);
-        }
-    }
-
-    private static String key(String owner) {
-        return owner == null ? NO_TENANT : owner;
-    }
-
-    private void load() {
-        List<Path> files = StateFiles.readBack(dir);
-        for (Path f : files) {
-            String name = f.getFileName().toString();
-            if (name.endsWith(".json") && !name.startsWith(".")) {
-                loadTask(f);
-            }
-        }
-        for (Path f : files) {
-            String name = f.getFileName().toString();
-            // a request whose task file never came or is done: what a crash left half-way
-            if (name.endsWith(".request") && !tasksNotDone(name.substring(0, name.length() - ".request".length()))) {
-                StateFiles.deleteLeftOver(f);
-            }
-        }
-    }
-
-    private boolean tasksNotDone(String id) {
-        Kept kept = tasks.get(id);
-        return kept != null && !kept.task().done();
-    }
-
-    private void loadTask(Path f) {
-        try {
-            JsonNode stored = mapper.readTree(f.toFile());
-            JsonNode t = stored.get("task");
-            boolean done = t.get("completed_at").isNumber();
-            String id = t.get("id").asText();
-            if (!f.getFileName().toString().equals(id + ".json")) {
-                throw new IllegalStateException("names task " + id);
-            }
-            long bytes = Files.size(f);
-            if (!done) {
-                if (Files.exists(requestFile(id))) {
-                    bytes += Files.size(requestFile(id));
-                } else if (!stored.path("request").isTextual()) {
-                    throw new IllegalStateException("no request");
-                }
-            }
-            AsyncTask task = new AsyncTask(id,
-                    stored.path("owner").isTextual() ? stored.get("owner").asText() : null,
-                    stored.get("endpoint").asText(), stored.get("api").asText(), null,
-                    Instant.ofEpochSecond(t.get("created_at").asLong()),
-                    done ? TaskStatus.valueOf(t.get("status").asText().toUpperCase(Locale.ROOT)) : TaskStatus.QUEUED,
-                    null, done ? Instant.ofEpochSecond(t.get("completed_at").asLong()) : null);
-            tasks.put(id, new Kept(task, bytes));
-            storage.add(task.owner(), bytes);
-            if (!done) {
-                pending.merge(key(task.owner()), 1, Integer::sum);
-            }
-        } catch (IOException | RuntimeException unreadable) {
-            LOG.warn("Task file {} cannot be read and is skipped: {}", f, StateFiles.firstLine(unreadable));
-        }
-    }
+    /** Forgets the tasks whose retention has passed, and deletes them; returns how many. */
+    int expire();
 }

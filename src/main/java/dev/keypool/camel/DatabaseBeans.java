@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
 final class DatabaseBeans extends ServiceSupport {
 
     private static final Logger LOG = LoggerFactory.getLogger(DatabaseBeans.class);
+    /** The registry name of the database's connection pool. */
+    static final String DATA_SOURCE = "keypoolDataSource";
 
     private final Database database;
 
@@ -52,7 +54,7 @@ final class DatabaseBeans extends ServiceSupport {
                 config.requestLog().enabled() ? "on, rows kept " + config.database().retention().toDays() + " days"
                         + (config.requestLog().bodies() ? ", with request and answer bodies (up to " + bodyMaxBytes + " bytes each)" : "")
                         : "off");
-        context.getRegistry().bind("keypoolDataSource", database.dataSource());
+        context.getRegistry().bind(DATA_SOURCE, database.dataSource());
         // as seda's own queue: the requests that offer and the route that takes hold separate locks
         LinkedBlockingQueue<Exchange> queue = new LinkedBlockingQueue<>(queueSize);
         context.getRegistry().bind("requestLogQueue", queue);

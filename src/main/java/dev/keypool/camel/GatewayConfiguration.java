@@ -5,6 +5,8 @@ import java.time.Clock;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
+import javax.sql.DataSource;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.admin.RuntimeTenants;
 import dev.keypool.camel.batch.BatchBeans;
@@ -65,11 +67,13 @@ public class GatewayConfiguration implements CamelConfiguration {
         UpstreamBeans.bind(context);
         ProviderBeans.bind(context);
         TenantBeans tenants = TenantBeans.of(context, config.tenants(), redis, clock);
-        // batches, async tasks and the queue consumers (routes/batch.camel.yaml)
-        BatchBeans.bind(context, tenants.tenants(), mapper, clock);
         // the control plane's database, and the request log written into it by routes/request-log.camel.yaml
         RequestLog requestLog = DatabaseBeans.bind(context, config, channels.stateDir(), clock, metrics, channels.all(),
                 tenants.tenants());
+        // batches, async tasks and the queue consumers (routes/batch.camel.yaml): in the database when several
+        // instances share it (PostgreSQL), else in this instance's state.dir (design §12)
+        BatchBeans.bind(context, tenants.tenants(), mapper, clock, config.database().postgres().isPresent()
+                ? context.getRegistry().lookupByNameAndType(DatabaseBeans.DATA_SOURCE, DataSource.class) : null);
         // tenants at runtime (routes/tenants.camel.yaml): the file's laid over with the admin API's, kept in the database
         RuntimeTenants runtimeTenants = TenantStoreBeans.bind(context, config.tenants(), tenants, channels.all(), redis,
                 clock, channels.stateListeners(), mapper);

@@ -49,14 +49,14 @@ public final class Database implements AutoCloseable {
         Map<String, String> types;
         if (postgres.isPresent()) {
             kind = "postgresql";
-            types = Map.of("row_id", "BIGSERIAL PRIMARY KEY", "double", "DOUBLE PRECISION");
+            types = Map.of("row_id", "BIGSERIAL PRIMARY KEY", "double", "DOUBLE PRECISION", "bytes", "BYTEA");
             hikari.setJdbcUrl(postgres.get().jdbcUrl());
             hikari.setUsername(postgres.get().user());
             hikari.setPassword(postgres.get().password());
             hikari.setMaximumPoolSize(poolSize);
         } else {
             kind = "sqlite";
-            types = Map.of("row_id", "INTEGER PRIMARY KEY", "double", "REAL");
+            types = Map.of("row_id", "INTEGER PRIMARY KEY", "double", "REAL", "bytes", "BLOB");
             try {
                 Files.createDirectories(stateDir);
             } catch (java.io.IOException e) {

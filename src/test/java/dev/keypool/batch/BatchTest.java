@@ -36,8 +36,7 @@ class BatchTest {
         Batch batch = batch();
         batch.lines(3);
         batch.moveTo(BatchStatus.IN_PROGRESS, T0.plusSeconds(5));
-        batch.counted(true);
-        batch.counted(false);
+        batch.counts(1, 1);
         ObjectNode json = batch.toJson(JSON);
         assertThat(json.get("object").asText()).isEqualTo("batch");
         assertThat(json.get("status").asText()).isEqualTo("in_progress");

@@ -35,12 +35,12 @@ class StoresReadBackTest {
 
     @Test
     void should_read_back_the_batches_without_the_temporary_file_a_crash_left_and_delete_it() throws Exception {
-        BatchStore store = new BatchStore(dir, JSON);
-        store.save(new Batch("batch_1", "/v1/chat/completions", "file-1", "team-a", Instant.EPOCH, Map.of()));
+        DiskBatchStore store = new DiskBatchStore(dir, JSON);
+        store.create(new Batch("batch_1", "/v1/chat/completions", "file-1", "team-a", Instant.EPOCH, Map.of()), null, Instant.EPOCH);
         store.close();
         Path temp = crashLeftTempOf(dir.resolve("batch_1.batch.json"));
 
-        BatchStore restarted = new BatchStore(dir, JSON);
+        DiskBatchStore restarted = new DiskBatchStore(dir, JSON);
         restarted.close();
 
         assertThat(restarted.get("batch_1")).isPresent();
@@ -49,11 +49,12 @@ class StoresReadBackTest {
 
     @Test
     void should_read_back_the_tasks_without_the_temporary_file_a_crash_left_and_delete_it() throws Exception {
-        AsyncTask task = new TaskStore(dir, JSON, clock, Duration.ofHours(24), 1000, storage)
-                .submit("team-a", "chat/completions", "chat", "{}".getBytes(StandardCharsets.UTF_8));
+        AsyncTask task = new DiskTaskStore(dir, JSON, clock, Duration.ofHours(24), 1000, storage)
+                .submit("team-a", "chat/completions", "chat", "{}".getBytes(StandardCharsets.UTF_8),
+                        new Claimant("one", Duration.ofSeconds(30)));
         Path temp = crashLeftTempOf(dir.resolve(task.id() + ".json"));
 
-        TaskStore restarted = new TaskStore(dir, JSON, clock, Duration.ofHours(24), 1000, storage);
+        DiskTaskStore restarted = new DiskTaskStore(dir, JSON, clock, Duration.ofHours(24), 1000, storage);
 
         assertThat(restarted.get(task.id())).isPresent();
         assertThat(temp).doesNotExist();
@@ -61,11 +62,11 @@ class StoresReadBackTest {
 
     @Test
     void should_read_back_the_files_without_the_temporary_file_a_crash_left_and_delete_it() throws Exception {
-        FileStore.StoredFile file = new FileStore(dir, JSON, clock, Duration.ofHours(24), storage)
+        FileStore.StoredFile file = new DiskFileStore(dir, JSON, clock, Duration.ofHours(24), storage)
                 .create("in.jsonl", "batch", "team-a", "{}\n".getBytes(StandardCharsets.UTF_8));
         Path temp = crashLeftTempOf(dir.resolve(file.id() + ".json"));
 
-        FileStore restarted = new FileStore(dir, JSON, clock, Duration.ofHours(24), new TenantStorage(1024 * 1024));
+        DiskFileStore restarted = new DiskFileStore(dir, JSON, clock, Duration.ofHours(24), new TenantStorage(1024 * 1024));
 
         assertThat(restarted.get(file.id())).isPresent();
         assertThat(temp).doesNotExist();

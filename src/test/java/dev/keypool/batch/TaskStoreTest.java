@@ -24,17 +24,19 @@ class TaskStoreTest {
     @TempDir
     Path dir;
 
-    private TaskStore store() {
-        return new TaskStore(dir, JSON, clock, Duration.ofHours(24), 1000, storage);
+    private final Claimant claimant = new Claimant("one", Duration.ofSeconds(30));
+
+    private DiskTaskStore store() {
+        return new DiskTaskStore(dir, JSON, clock, Duration.ofHours(24), 1000, storage);
     }
 
-    private AsyncTask submit(TaskStore store) {
-        return store.submit("team-a", "chat/completions", "chat", REQUEST);
+    private AsyncTask submit(DiskTaskStore store) {
+        return store.submit("team-a", "chat/completions", "chat", REQUEST, claimant);
     }
 
     @Test
     void should_keep_a_done_task_for_the_retention_after_it_was_done() {
-        TaskStore store = store();
+        DiskTaskStore store = store();
         AsyncTask task = submit(store);
         clock.advance(Duration.ofHours(2));
         store.finish(task.id(), 200, JSON.createObjectNode());
@@ -48,15 +50,17 @@ class TaskStoreTest {
     }
 
     @Test
-    void should_give_the_tasks_left_unfinished_at_a_stop_once_and_as_queued() {
-        TaskStore store = store();
+    void should_let_the_tasks_left_unfinished_at_a_stop_be_claimed_once_and_as_queued() {
+        DiskTaskStore store = store();
         AsyncTask running = submit(store);
-        store.start(running.id());
+        store.start(running.id(), claimant);
         AsyncTask done = submit(store);
         store.finish(done.id(), 500, JSON.createObjectNode());
-        TaskStore restarted = store();
-        assertThat(restarted.leftOver()).extracting(AsyncTask::id).containsExactly(running.id());
-        assertThat(restarted.leftOver()).isEmpty();
+        DiskTaskStore restarted = store();
+        // claimed once, by whoever claims first: then under its lease
+        Claimant next = new Claimant("two", Duration.ofSeconds(30));
+        assertThat(restarted.claim(next, clock.instant(), 100)).containsExactly(running.id());
+        assertThat(restarted.claim(next, clock.instant(), 100)).isEmpty();
         assertThat(restarted.get(running.id()).orElseThrow().status()).isEqualTo(TaskStatus.QUEUED);
         assertThat(restarted.get(done.id()).orElseThrow().status()).isEqualTo(TaskStatus.FAILED);
         assertThat(new String(restarted.request(running.id()), StandardCharsets.UTF_8)).isEqualTo("{}");
@@ -64,10 +68,10 @@ class TaskStoreTest {
 
     @Test
     void should_keep_the_answer_of_a_done_task_and_not_its_request() throws Exception {
-        TaskStore store = store();
+        DiskTaskStore store = store();
         byte[] big = ("{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat(100_000) + "\"}]}")
                 .getBytes(StandardCharsets.UTF_8);
-        AsyncTask task = store.submit("team-a", "chat/completions", "chat", big);
+        AsyncTask task = store.submit("team-a", "chat/completions", "chat", big, claimant);
         assertThat(storage.used("team-a")).isGreaterThan(100_000);
         store.finish(task.id(), 200, JSON.createObjectNode().put("answer", "ok"));
         assertThat(storage.used("team-a")).isLessThan(1_000);
@@ -80,12 +84,12 @@ class TaskStoreTest {
 
     @Test
     void should_refuse_a_tenants_task_past_its_queued_tasks_before_writing_it() throws Exception {
-        TaskStore store = new TaskStore(dir, JSON, clock, Duration.ofHours(24), 2, storage);
+        DiskTaskStore store = new DiskTaskStore(dir, JSON, clock, Duration.ofHours(24), 2, storage);
         AsyncTask first = submit(store);
         submit(store);
         assertThatThrownBy(() -> submit(store)).isInstanceOfSatisfying(StorageLimitException.class,
                 e -> assertThat(e.limit()).isEqualTo(StorageLimitException.Limit.QUEUED_TASKS));
-        assertThat(store.submit("team-b", "chat/completions", "chat", REQUEST)).isNotNull();
+        assertThat(store.submit("team-b", "chat/completions", "chat", REQUEST, claimant)).isNotNull();
         try (Stream<Path> files = Files.list(dir)) {
             assertThat(files.filter(f -> f.toString().endsWith(".json"))).hasSize(3);
         }
@@ -95,10 +99,10 @@ class TaskStoreTest {
 
     @Test
     void should_refuse_a_task_past_its_tenants_storage_before_writing_it() throws Exception {
-        TaskStore store = store();
+        DiskTaskStore store = store();
         byte[] half = new byte[600 * 1024];
-        store.submit("team-a", "chat/completions", "chat", half);
-        assertThatThrownBy(() -> store.submit("team-a", "chat/completions", "chat", half))
+        store.submit("team-a", "chat/completions", "chat", half, claimant);
+        assertThatThrownBy(() -> store.submit("team-a", "chat/completions", "chat", half, claimant))
                 .isInstanceOfSatisfying(StorageLimitException.class,
                         e -> assertThat(e.limit()).isEqualTo(StorageLimitException.Limit.STORED_BYTES));
         try (Stream<Path> files = Files.list(dir)) {
@@ -108,9 +112,9 @@ class TaskStoreTest {
 
     @Test
     void should_count_the_tasks_read_back_at_startup_in_their_tenants_storage() {
-        AsyncTask task = store().submit("team-a", "chat/completions", "chat", new byte[1000]);
+        AsyncTask task = store().submit("team-a", "chat/completions", "chat", new byte[1000], claimant);
         TenantStorage fresh = new TenantStorage(1024 * 1024);
-        TaskStore restarted = new TaskStore(dir, JSON, clock, Duration.ofHours(24), 1000, fresh);
+        DiskTaskStore restarted = new DiskTaskStore(dir, JSON, clock, Duration.ofHours(24), 1000, fresh);
         assertThat(fresh.used("team-a")).isGreaterThan(1000);
         clock.advance(Duration.ofHours(24));
         restarted.expire();

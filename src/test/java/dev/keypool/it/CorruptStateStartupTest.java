@@ -8,7 +8,8 @@ import java.util.Properties;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.batch.AsyncTask;
-import dev.keypool.batch.TaskStore;
+import dev.keypool.batch.Claimant;
+import dev.keypool.batch.DiskTaskStore;
 import dev.keypool.batch.TenantStorage;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.Test;
@@ -43,9 +44,10 @@ class CorruptStateStartupTest extends GatewayTestSupport {
         Properties p = super.overrideProperties();
         batch = Path.of(p.getProperty("state.dir")).resolve("batch");
         try {
-            TaskStore earlier = new TaskStore(batch.resolve("tasks"), JSON, clock, Duration.ofHours(24), 10,
+            DiskTaskStore earlier = new DiskTaskStore(batch.resolve("tasks"), JSON, clock, Duration.ofHours(24), 10,
                     new TenantStorage(1_000_000));
-            AsyncTask task = earlier.submit(null, "chat/completions", "chat", chatBody("gpt-test").getBytes(StandardCharsets.UTF_8));
+            AsyncTask task = earlier.submit(null, "chat/completions", "chat", chatBody("gpt-test").getBytes(StandardCharsets.UTF_8),
+                    new Claimant("earlier", Duration.ofSeconds(30)));
             earlier.finish(task.id(), 200, JSON.createObjectNode().put("answer", "kept"));
             goodTask = task.id();
             Files.writeString(batch.resolve("tasks/task_000000000000000000000bad.json"), "{\"owner\":nul");

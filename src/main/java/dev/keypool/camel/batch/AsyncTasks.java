@@ -1,10 +1,12 @@
 package dev.keypool.camel.batch;
 
+import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.batch.AsyncTask;
+import dev.keypool.batch.Claimant;
 import dev.keypool.batch.StorageLimitException;
 import dev.keypool.batch.TaskStore;
 import dev.keypool.camel.pipeline.ClientRequest;
@@ -14,21 +16,30 @@ import org.apache.camel.Exchange;
 import org.apache.camel.support.SynchronizationAdapter;
 
 /**
- * Async requests (design §12): {@code X-KeyPool-Async: true} stores the request and answers 202 with a task id; the
- * task-run route sends it through the gateway core for its tenant; {@code GET /v1/tasks/{id}} answers where it is
- * and, when done, the answer.
+ * Async requests (design §12): {@code X-KeyPool-Async: true} stores the request under this instance's lease and
+ * answers 202 with a task id; the task-run route sends it through the gateway core for its tenant;
+ * {@code GET /v1/tasks/{id}} answers where it is and, when done, the answer, through any instance. The heartbeat
+ * renews the leases of the tasks queued and running here, and claims those whose instance's lease ran out.
  */
 public final class AsyncTasks {
 
     /** The request header that asks for an async answer. */
     public static final String HEADER = "X-KeyPool-Async";
+    /** The task a task-run exchange runs, once started. */
+    static final String TASK = "kpTask";
+    /** The most tasks one heartbeat claims from instances gone: more wait for the next. */
+    static final int CLAIMS_PER_HEARTBEAT = 1000;
 
     private final TaskStore tasks;
     private final ObjectMapper mapper;
+    private final Clock clock;
+    private final Claimant claimant;
 
-    public AsyncTasks(TaskStore tasks, ObjectMapper mapper) {
+    public AsyncTasks(TaskStore tasks, ObjectMapper mapper, Clock clock, Claimant claimant) {
         this.tasks = tasks;
         this.mapper = mapper;
+        this.clock = clock;
+        this.claimant = claimant;
     }
 
     /**
@@ -57,7 +68,7 @@ public final class AsyncTasks {
         AsyncTask task;
         try {
             task = tasks.submit(BatchApi.owner(exchange), request.endpoint(), exchange.getProperty(Exchanges.API, String.class),
-                    exchange.getMessage().getBody(byte[].class));
+                    exchange.getMessage().getBody(byte[].class), claimant);
         } catch (StorageLimitException refused) {
             throw BatchApi.refused(refused);
         }
@@ -68,13 +79,24 @@ public final class AsyncTasks {
     }
 
     /**
-     * Makes the queued task named by kpTaskId a request for the gateway core, for its tenant; in_progress. Its answer,
-     * whatever it is, becomes the task's when the exchange completes: the gateway core answers its own errors
-     * (gateway-errors), which ends the route there, so no later step would see them.
+     * Starts the task named by kpTaskId on this instance (in_progress); false when it is done already, gone, or
+     * claimed by another instance meanwhile (this one's lease ran out): that one runs it.
+     */
+    public boolean start(Exchange exchange) {
+        return tasks.start(exchange.getProperty(Exchanges.TASK_ID, String.class), claimant)
+                .map(task -> {
+                    exchange.setProperty(TASK, task);
+                    return true;
+                }).orElse(false);
+    }
+
+    /**
+     * Makes the started task a request for the gateway core, for its tenant. Its answer, whatever it is, becomes the
+     * task's when the exchange completes: the gateway core answers its own errors (gateway-errors), which ends the
+     * route there, so no later step would see them.
      */
     public void prepare(Exchange exchange) {
-        AsyncTask task = tasks.start(exchange.getProperty(Exchanges.TASK_ID, String.class)).orElseThrow(() ->
-                new IllegalStateException("no task " + exchange.getProperty(Exchanges.TASK_ID) + " to run"));
+        AsyncTask task = exchange.getProperty(TASK, AsyncTask.class);
         exchange.setProperty(Exchanges.ENDPOINT, task.endpoint());
         exchange.setProperty(Exchanges.API, task.api());
         if (task.owner() != null) {
@@ -96,7 +118,7 @@ public final class AsyncTasks {
         if (exchange.getException() != null) {
             status = 500;
         }
-        // nothing when it expired meanwhile
+        // nothing when it expired meanwhile, or another instance answered it first
         tasks.finish(id, status == null ? 200 : status, BatchJson.body(mapper, exchange.getMessage().getBody(byte[].class)));
     }
 
@@ -109,9 +131,17 @@ public final class AsyncTasks {
         answer(exchange, 200, task);
     }
 
-    /** Tasks accepted and not done when the gateway last stopped, by id, to queue again (once). */
-    public List<String> leftOver() {
-        return tasks.leftOver().stream().map(AsyncTask::id).toList();
+    /** The heartbeat: extends the leases of the tasks queued and running here. */
+    public void renew() {
+        tasks.renew(claimant, clock.instant());
+    }
+
+    /**
+     * Claims the tasks not done whose instance's lease ran out (killed, or stopped before they were done; at startup,
+     * the tasks a gateway alone on its disk left), by id, to queue here.
+     */
+    public List<String> claimLeftOver() {
+        return tasks.claim(claimant, clock.instant(), CLAIMS_PER_HEARTBEAT);
     }
 
     /** Forgets tasks past batch.retention. */

@@ -149,12 +149,12 @@ public final class BatchApi {
     }
 
     /**
-     * Deletes the files past their expires_at (not the input of a batch still running) and the journals of batches
-     * over for batch.retention.
+     * Deletes the files past their expires_at (not the input of a batch still running) and the checkpoints of
+     * batches over for batch.retention.
      */
     public void expire() {
         files.expire(batches.inputsInUse());
-        batches.expireJournals(clock.instant(), retention);
+        batches.expireResults(clock.instant(), retention);
     }
 
     /** A task or file past its tenant's limits: 429 too_many_tasks or storage_exhausted. */
@@ -198,8 +198,8 @@ public final class BatchApi {
             json.get("metadata").properties().forEach(e -> metadata.put(e.getKey(), e.getValue().asText()));
         }
         Batch batch = new Batch(Ids.next("batch_"), endpoint, inputFileId, owner(exchange), clock.instant(), metadata);
-        batches.save(batch);
-        exchange.setProperty(Exchanges.BATCH_ID, batch.id());
+        // under no lease: the first instance with no batch running claims it (batch-jobs)
+        batches.create(batch, null, clock.instant());
         answer(exchange, 200, batch.toJson(mapper));
     }
 
@@ -236,15 +236,23 @@ public final class BatchApi {
 
     /**
      * POST /v1/batches/{id}/cancel: cancelling (the lines in flight finish, no new one starts), then cancelled when
-     * the runner has stopped; 409 for a batch already over, as OpenAI answers.
+     * the instance that works it has stopped it; 409 for a batch already over, as OpenAI answers. Through any instance:
+     * the one working the batch reads the status before each line.
      */
     public void cancel(Exchange exchange) {
         Batch batch = ownBatch(exchange);
-        if (!batch.moveTo(BatchStatus.CANCELLING, clock.instant())) {
-            throw new GatewayError(409, "invalid_request_error", "batch_not_cancellable",
-                    "Batch " + batch.id() + " is " + batch.status().apiName() + " and cannot be cancelled", null);
+        while (true) {
+            BatchStatus from = batch.status();
+            if (!batch.moveTo(BatchStatus.CANCELLING, clock.instant())) {
+                throw new GatewayError(409, "invalid_request_error", "batch_not_cancellable",
+                        "Batch " + batch.id() + " is " + batch.status().apiName() + " and cannot be cancelled", null);
+            }
+            if (batches.update(batch, from)) {
+                break;
+            }
+            // moved meanwhile (started, finalizing): read again; a status only moves on, so this ends
+            batch = ownBatch(exchange);
         }
-        batches.save(batch);
         answer(exchange, 200, batch.toJson(mapper));
     }
 

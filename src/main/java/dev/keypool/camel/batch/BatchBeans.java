@@ -3,20 +3,31 @@ package dev.keypool.camel.batch;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import javax.sql.DataSource;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.batch.BatchStore;
+import dev.keypool.batch.Claimant;
+import dev.keypool.batch.DiskBatchStore;
+import dev.keypool.batch.DiskFileStore;
+import dev.keypool.batch.DiskTaskStore;
 import dev.keypool.batch.FileStore;
+import dev.keypool.batch.Ids;
 import dev.keypool.batch.TaskStore;
 import dev.keypool.batch.TenantStorage;
 import dev.keypool.camel.GatewayConfiguration;
 import dev.keypool.camel.pipeline.RecentCustomIds;
 import dev.keypool.config.Durations;
+import dev.keypool.store.JdbcBatchStore;
+import dev.keypool.store.JdbcFileStore;
+import dev.keypool.store.JdbcTaskStore;
 import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.PropertiesComponent;
@@ -27,7 +38,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The beans of routes/batch.camel.yaml (design §12), bound by {@link GatewayConfiguration}: the batch API, the batch
  * runner, async tasks, and the threads that run batch lines ({@code batch.concurrency} of them: the most lines of
- * batches in flight at once). Files, batches, their journals and tasks live under {@code state.dir/batch/}.
+ * batches in flight at once). Files, batches, their results and tasks live in the database several instances share
+ * when keypool.yaml's database.url names one, else under {@code state.dir/batch/}; this instance claims its work in
+ * either with leases of {@code batch.lease}, which the heartbeat ({@code batch.heartbeat-ms}) renews.
  */
 public final class BatchBeans extends ServiceSupport {
 
@@ -46,7 +59,14 @@ public final class BatchBeans extends ServiceSupport {
         this.batches = batches;
     }
 
-    public static void bind(CamelContext context, Tenants tenants, ObjectMapper mapper, Clock clock) {
+    /** The three stores, all on this instance's disk or all in the shared database. */
+    private record Stores(FileStore files, BatchStore batches, TaskStore tasks, String where) {
+    }
+
+    /**
+     * @param shared the database several instances share (PostgreSQL), or null to keep everything in state.dir
+     */
+    public static void bind(CamelContext context, Tenants tenants, ObjectMapper mapper, Clock clock, DataSource shared) {
         PropertiesComponent properties = context.getPropertiesComponent();
         Path dir = Path.of(setting(properties, "state.dir")).resolve("batch");
         int concurrency = Integer.parseInt(setting(properties, "batch.concurrency"));
@@ -60,15 +80,17 @@ public final class BatchBeans extends ServiceSupport {
             throw new IllegalStateException("batch.max-queued-tasks and batch.max-stored-bytes must be at least 1, were "
                     + maxQueued + " and " + maxStored);
         }
-        // one count per tenant for its tasks and its files alike
-        TenantStorage storage = new TenantStorage(maxStored);
-        FileStore files = new FileStore(dir.resolve("files"), mapper, clock, retention, storage);
-        BatchStore batches = new BatchStore(dir.resolve("batches"), mapper);
+        Claimant claimant = claimant(properties);
+        Stores stores = shared == null ? onDisk(dir, mapper, clock, retention, maxQueued, maxStored)
+                : new Stores(new JdbcFileStore(shared, mapper, clock, retention, maxStored), new JdbcBatchStore(shared, mapper),
+                new JdbcTaskStore(shared, mapper, clock, retention, maxQueued, maxStored), "the shared database");
+        FileStore files = stores.files();
+        BatchStore batches = stores.batches();
         var registry = context.getRegistry();
         registry.bind("batchApi", new BatchApi(files, batches, mapper, clock,
                 Long.parseLong(setting(properties, "batch.max-file-bytes")), retention));
         String inboxTenant = tenant(properties, tenants, "batch.inbox-tenant");
-        BatchLines batchLines = new BatchLines(batches, files, mapper, clock, inboxTenant);
+        BatchLines batchLines = new BatchLines(batches, files, mapper, clock, inboxTenant, claimant);
         registry.bind("batchLines", batchLines);
         boolean kafka = properties.resolveProperty("batch.kafka.bootstrapServers").filter(b -> !b.isBlank()).isPresent();
         // custom_ids of the records the Kafka route took last (its idempotent consumer)
@@ -76,8 +98,7 @@ public final class BatchBeans extends ServiceSupport {
         registry.bind("kafkaLines", new KafkaLines(batchLines, mapper,
                 kafka ? tenant(properties, tenants, "batch.kafka.tenant") : null, taken, duration(properties, "batch.kafka.maxHold")));
         registry.bind("batchResultsSeen", taken);
-        registry.bind("asyncTasks", new AsyncTasks(new TaskStore(dir.resolve("tasks"), mapper, clock, retention, maxQueued,
-                storage), mapper));
+        registry.bind("asyncTasks", new AsyncTasks(stores.tasks(), mapper, clock, claimant));
         // platform threads, not Camel's pools: with camel.threads.virtual.enabled those are unbounded
         ExecutorService lineThreads = Executors.newFixedThreadPool(concurrency, named("batch-line-"));
         registry.bind("batchLineThreads", lineThreads);
@@ -87,8 +108,34 @@ public final class BatchBeans extends ServiceSupport {
             throw new IllegalStateException("cannot start the batch service", e);
         }
         LOG.info("Batches: {} lines in flight at most (batch.concurrency), tasks and files kept {} (batch.retention), "
-                + "per tenant {} tasks queued and {} bytes stored at most, state in {}",
-                concurrency, Durations.format(retention), maxQueued, maxStored, dir);
+                + "per tenant {} tasks queued and {} bytes stored at most, state in {}; claimed as {} with leases of {} "
+                + "(batch.lease)", concurrency, Durations.format(retention), maxQueued, maxStored, stores.where(),
+                claimant.id(), Durations.format(claimant.lease()));
+    }
+
+    private static Stores onDisk(Path dir, ObjectMapper mapper, Clock clock, Duration retention, int maxQueued,
+                                 long maxStored) {
+        // one count per tenant for its tasks and its files alike
+        TenantStorage storage = new TenantStorage(maxStored);
+        return new Stores(new DiskFileStore(dir.resolve("files"), mapper, clock, retention, storage),
+                new DiskBatchStore(dir.resolve("batches"), mapper),
+                new DiskTaskStore(dir.resolve("tasks"), mapper, clock, retention, maxQueued, storage), dir.toString());
+    }
+
+    /**
+     * This instance in the leases: its host and a new random part at each start, so that a restarted instance is a new
+     * member and what it held before is claimed as any dead member's. The lease must outlast a few heartbeats, so that
+     * a heartbeat late by a pause does not lose it.
+     */
+    private static Claimant claimant(PropertiesComponent properties) {
+        Duration lease = duration(properties, "batch.lease");
+        long heartbeatMs = Long.parseLong(setting(properties, "batch.heartbeat-ms"));
+        if (heartbeatMs < 1 || lease.toMillis() < 2 * heartbeatMs) {
+            throw new IllegalStateException("batch.lease (" + Durations.format(lease) + ") must be at least twice "
+                    + "batch.heartbeat-ms (" + heartbeatMs + ")");
+        }
+        String host = Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank()).orElse("keypool");
+        return new Claimant(host + "-" + Ids.next("").substring(0, 8), lease);
     }
 
     @Override

@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
@@ -20,11 +19,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.auth.Sha256;
 import dev.keypool.batch.Batch;
-import dev.keypool.batch.BatchJournal;
 import dev.keypool.batch.BatchLine;
 import dev.keypool.batch.BatchResult;
 import dev.keypool.batch.BatchStatus;
 import dev.keypool.batch.BatchStore;
+import dev.keypool.batch.Claimant;
 import dev.keypool.batch.FileStore;
 import dev.keypool.batch.Ids;
 import dev.keypool.camel.pipeline.Exchanges;
@@ -32,13 +31,17 @@ import dev.keypool.config.Api;
 import org.apache.camel.AggregationStrategy;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.DefaultExchange;
+import org.apache.camel.support.SynchronizationAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs batches (routes/batch.camel.yaml, route batch-run): validates a batch's lines, hands the ones without a result
- * to the splitter, prepares each for the gateway core as its owner's low-priority request, checkpoints each answer
- * in the batch's journal (as the splitter's aggregation strategy), and writes the output and error files at the end.
+ * Runs batches (routes/batch.camel.yaml, routes batch-jobs and batch-run): claims the next batch no instance works,
+ * validates its lines, hands the ones without a result to the splitter, prepares each for the gateway core as its
+ * owner's low-priority request, checkpoints each answer in the batch store (as the splitter's aggregation strategy),
+ * and writes the output and error files at the end. A batch's lines run only while this instance holds its lease
+ * (renewed by {@link #renew}, the heartbeat): an instance that lost it (cut off longer than the lease) stops handing
+ * out its lines and leaves it to the one that claimed it.
  * A line the gateway held back for capacity (its own 429 or 503) gets no result, and its batch hands out no line until
  * the soonest room or the answer's Retry-After: waiting there rather than on a batch thread, a batch whose channel
  * or tenant is at its limits leaves the threads to the other batches.
@@ -73,9 +76,15 @@ public final class BatchLines implements AggregationStrategy {
      * line threads and CPU from the other batches.
      */
     private final Map<String, Instant> resting = new ConcurrentHashMap<>();
+    /** This instance, in the leases of the batches it works. */
+    private final Claimant claimant;
+    /** The batches this instance claimed and has not finished (not the inbox's, which are never claimed). */
+    private final Set<String> working = ConcurrentHashMap.newKeySet();
 
-    public BatchLines(BatchStore batches, FileStore files, ObjectMapper mapper, Clock clock, String inboxOwner) {
+    public BatchLines(BatchStore batches, FileStore files, ObjectMapper mapper, Clock clock, String inboxOwner,
+                      Claimant claimant) {
         this.inboxOwner = inboxOwner;
+        this.claimant = claimant;
         this.batches = batches;
         this.files = files;
         this.mapper = mapper;
@@ -83,13 +92,48 @@ public final class BatchLines implements AggregationStrategy {
     }
 
     /**
+     * Claims the oldest batch that no instance works (new, or left by an instance whose lease ran out: killed, or
+     * stopped before it was done) and names it by kpBatchId; false when there is none, or when a batch this instance
+     * works is running. Only while every batch it works rests (its lines wait for capacity) does it take another, so
+     * that one tenant's batch at its limits holds up no other tenant's, and an instance never hoards the batches that
+     * other instances could run.
+     */
+    public synchronized boolean claimNext(Exchange exchange) {
+        if (!working.stream().allMatch(this::resting)) {
+            return false;
+        }
+        Instant now = clock.instant();
+        for (String id : batches.claimable(claimant, now)) {
+            if (batches.claim(id, claimant, now)) {
+                working.add(id);
+                exchange.setProperty(Exchanges.BATCH_ID, id);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The heartbeat: extends the leases of the batches this instance works. */
+    public void renew() {
+        batches.renew(claimant, clock.instant());
+    }
+
+    /**
      * Takes up the batch named by kpBatchId: a new one is validated (its malformed lines get their error results at
-     * once) and moves to in_progress; one taken up after a restart keeps the results its journal has.
+     * once) and moves to in_progress; one taken up again (after a restart, or from another instance) keeps the
+     * results it has.
      */
     public void start(Exchange exchange) {
-        Batch batch = batch(exchange);
+        String id = exchange.getProperty(Exchanges.BATCH_ID, String.class);
+        // however its run ends (a batch whose input file is gone fails), this instance may then claim the next one
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                working.remove(id);
+            }
+        });
+        Batch batch = batch(id);
         exchange.setProperty(BATCH_OWNER, batch.owner());
-        BatchJournal journal = batches.journal(batch);
         List<BatchLine> parsed = BatchLine.parse(files.content(batch.inputFileId()), batch.endpoint(), mapper);
         lines.put(batch.id(), parsed);
         if (batch.status() == BatchStatus.VALIDATING) {
@@ -100,32 +144,42 @@ public final class BatchLines implements AggregationStrategy {
             } else {
                 batch.moveTo(BatchStatus.IN_PROGRESS, clock.instant());
             }
-            batches.save(batch);
+            // not stored when cancelled meanwhile: finish ends it as cancelled
+            batches.update(batch, BatchStatus.VALIDATING);
         }
         for (BatchLine line : parsed) {
-            if (line.malformed() && journal.record(BatchResult.failed(line, "invalid_request", line.problem(), mapper))) {
-                batch.counted(false);
+            if (line.malformed()) {
+                batches.record(batch.id(), BatchResult.failed(line, "invalid_request", line.problem(), mapper));
             }
         }
-        LOG.info("Batch {} ({}): {} lines, {} with a result already", batch.id(), batch.status().apiName(),
-                parsed.size(), journal.results().size());
+        batch = batch(exchange);
+        LOG.info("Batch {} ({}) on {}: {} lines, {} with a result already", batch.id(), batch.status().apiName(),
+                claimant.id(), parsed.size(), batch.done());
     }
 
     /** The splitter's input: the lines without a result, while the batch runs (none once it is cancelling or over). */
     public Iterator<BatchLine> pending(Exchange exchange) {
-        Batch batch = batch(exchange);
-        BatchJournal journal = batches.journal(batch);
-        Iterator<BatchLine> all = lines.getOrDefault(batch.id(), List.of()).iterator();
+        String id = exchange.getProperty(Exchanges.BATCH_ID, String.class);
+        Set<Integer> done = batches.done(id);
+        Iterator<BatchLine> all = lines.getOrDefault(id, List.of()).iterator();
         return new Iterator<>() {
             private BatchLine next;
+            private boolean stopped;
 
             @Override
             public boolean hasNext() {
                 // a line once promised is handed out (mayRun stops it if the batch was cancelled meanwhile)
-                while (next == null && all.hasNext() && running(batch) && !resting(batch)) {
-                    BatchLine candidate = all.next();
-                    if (!journal.done(candidate.index())) {
-                        next = candidate;
+                if (next == null && !stopped) {
+                    while (next == null && all.hasNext() && !resting(id)) {
+                        BatchLine candidate = all.next();
+                        if (!done.contains(candidate.index())) {
+                            next = candidate;
+                        }
+                    }
+                    // cancelled, past its window, or claimed by another instance: the round ends
+                    if (next != null && !running(batch(id))) {
+                        next = null;
+                        stopped = true;
                     }
                 }
                 return next != null;
@@ -149,7 +203,7 @@ public final class BatchLines implements AggregationStrategy {
      */
     public boolean mayRun(Exchange exchange) {
         Batch batch = batch(exchange);
-        return running(batch) && !resting(batch);
+        return running(batch) && !resting(batch.id());
     }
 
     /**
@@ -172,19 +226,20 @@ public final class BatchLines implements AggregationStrategy {
     }
 
     /**
-     * The splitter's aggregation: the answer a line got is checkpointed in the batch's journal, unless it was the
+     * The splitter's aggregation: the answer a line got is checkpointed in the batch store, unless it was the
      * gateway's "not now" (capacity), which leaves the line to the next round.
      */
     @Override
     public Exchange aggregate(Exchange previous, Exchange answered) {
         BatchLine line = answered.getProperty(Exchanges.BATCH_LINE, BatchLine.class);
         if (line != null) {   // else it did not run: its batch was cancelled or expired
-            Batch batch = batch(answered);
+            String id = answered.getProperty(Exchanges.BATCH_ID, String.class);
             BatchResult result = result(line, answered);
-            if (result != null && batches.journal(batch).record(result)) {
-                batch.counted(result.ok());
-            } else if (result == null) {
-                restAfter(batch, answered);
+            if (result != null) {
+                // false for a line that had its result already: recorded once, however often it was sent
+                batches.record(id, result);
+            } else {
+                restAfter(id, answered);
             }
         }
         // never a line's exchange: one the gateway core answered with an error is marked handled, which would end
@@ -221,51 +276,71 @@ public final class BatchLines implements AggregationStrategy {
     /** Whether another round is due: the batch still runs and some line has no result yet. */
     public boolean moreToRun(Exchange exchange) {
         Batch batch = batch(exchange);
-        return running(batch) && batches.journal(batch).results().size() < batch.total();
+        return running(batch) && batch.done() < batch.total();
     }
 
     /**
      * The batch's end: the output file (2xx answers) and the error file (the rest), each only when it has a line, and
      * the last status — completed, or cancelled / expired with the results it had by then — named with them in one
-     * saved step: a batch seen over has its files.
+     * stored step: a batch seen over has its files. Nothing when another instance works the batch now.
      */
     public void finish(Exchange exchange) {
-        Batch batch = batch(exchange);
+        String id = exchange.getProperty(Exchanges.BATCH_ID, String.class);
+        try {
+            // each round ends unless another instance moved the batch first (a cancel): then it is read again
+            while (!end(batch(id))) {
+                LOG.debug("Batch {} changed while it was ending: read again", id);
+            }
+        } finally {
+            lines.remove(id);
+            resting.remove(id);
+        }
+    }
+
+    /** One try at the end of {@code batch}; false when its status changed in the store meanwhile. */
+    private boolean end(Batch batch) {
         if (batch.status().terminal()) {
             // failed validation, or over before a restart (an inbox file whose move the stop interrupted)
-            batches.closeJournal(batch);
-            return;
+            return true;
         }
-        boolean late = batch.status() == BatchStatus.IN_PROGRESS && !running(batch);
-        if (batch.status() == BatchStatus.IN_PROGRESS && !late) {
+        if (!ours(batch)) {
+            LOG.info("Batch {} is worked by {} now: left to it", batch.id(), batch.claimedBy());
+            return true;
+        }
+        BatchStatus from = batch.status();
+        if (from == BatchStatus.IN_PROGRESS && withinWindow(batch)) {
             batch.moveTo(BatchStatus.FINALIZING, clock.instant());
-            batches.save(batch);
+            if (!batches.update(batch, BatchStatus.IN_PROGRESS)) {
+                return false;
+            }
+            from = BatchStatus.FINALIZING;
         }
-        if (late) {
-            // as OpenAI does: each line that did not run gets an error line
-            BatchJournal journal = batches.journal(batch);
+        if (from == BatchStatus.IN_PROGRESS) {
+            // past its window, as OpenAI does: each line that did not run gets an error line
+            Set<Integer> done = batches.done(batch.id());
             for (BatchLine line : lines.getOrDefault(batch.id(), List.of())) {
-                if (!journal.done(line.index()) && journal.record(BatchResult.failed(line, "batch_expired",
-                        "This request could not be executed before the completion window expired.", mapper))) {
-                    batch.counted(false);
+                if (!done.contains(line.index())) {
+                    batches.record(batch.id(), BatchResult.failed(line, "batch_expired",
+                            "This request could not be executed before the completion window expired.", mapper));
                 }
             }
         }
-        List<BatchResult> results = results(batch);
+        List<BatchResult> results = batches.results(batch.id());
         String output = file(batch, results.stream().filter(BatchResult::ok).toList(), "output");
         String errors = file(batch, results.stream().filter(r -> !r.ok()).toList(), "error");
         batch.end(clock.instant(), output, errors);
-        batches.save(batch);
-        batches.closeJournal(batch);
-        lines.remove(batch.id());
-        resting.remove(batch.id());
+        if (!batches.update(batch, from)) {
+            // its files are left to expire with the retention
+            return false;
+        }
         LOG.info("Batch {} {}: {} of {} lines answered 2xx", batch.id(), batch.status().apiName(),
                 results.stream().filter(BatchResult::ok).count(), batch.total());
+        return true;
     }
 
     /**
      * A batch from a file of the inbox (batch.inbox): the same batch again when the same file (name and content)
-     * comes back after a restart, so that its journal is kept; owned by batch.inbox-tenant.
+     * comes back after a restart, so that its results are kept; owned by batch.inbox-tenant.
      */
     public void fromInbox(Exchange exchange) {
         String name = exchange.getMessage().getHeader(Exchange.FILE_NAME, String.class);
@@ -274,7 +349,9 @@ public final class BatchLines implements AggregationStrategy {
         String id = "batch_" + HexFormat.of().formatHex(Sha256.of(name + "\n" + new String(content, StandardCharsets.UTF_8)), 0, 12);
         if (batches.get(id).isEmpty()) {
             FileStore.StoredFile input = files.create(name, "batch", inboxOwner, content);
-            batches.save(new Batch(id, inboxEndpoint(content), input.id(), inboxOwner, clock.instant(), Map.of(Batch.SOURCE, Batch.INBOX)));
+            // under no lease: the instance whose inbox has the file runs it, and no other can read the file
+            batches.create(new Batch(id, inboxEndpoint(content), input.id(), inboxOwner, clock.instant(),
+                    Map.of(Batch.SOURCE, Batch.INBOX)), null, clock.instant());
         }
         exchange.setProperty(Exchanges.BATCH_ID, id);
         exchange.setProperty(INBOX_NAME, name.endsWith(".jsonl") ? name.substring(0, name.length() - ".jsonl".length()) : name);
@@ -297,17 +374,7 @@ public final class BatchLines implements AggregationStrategy {
 
     /** Every line's result, in input order, as the outbox file (batch.outbox): output and error lines together. */
     public byte[] outbox(Exchange exchange) {
-        Batch batch = batch(exchange);
-        return lines(results(batch));
-    }
-
-    /** The batches the gateway left unfinished when it last stopped, by id, for the batch-resume route. */
-    public List<String> leftOver() {
-        return batches.leftOver().stream().map(Batch::id).toList();
-    }
-
-    private List<BatchResult> results(Batch batch) {
-        return batches.journal(batch).results().values().stream().sorted(Comparator.comparingInt(BatchResult::line)).toList();
+        return lines(batches.results(exchange.getProperty(Exchanges.BATCH_ID, String.class)));
     }
 
     private String file(Batch batch, List<BatchResult> results, String kind) {
@@ -335,7 +402,7 @@ public final class BatchLines implements AggregationStrategy {
      * or else the gateway's Retry-After (its tenant's limits), at most {@link #LONGEST_REST} (limits raised or keys
      * added meanwhile are seen within it).
      */
-    private void restAfter(Batch batch, Exchange answered) {
+    private void restAfter(String batchId, Exchange answered) {
         Instant now = clock.instant();
         Instant until = answered.getProperty(Exchanges.NOT_BEFORE, Instant.class);
         if (until == null) {
@@ -346,31 +413,46 @@ public final class BatchLines implements AggregationStrategy {
             until = now.plusSeconds(seconds);
         }
         Instant longest = now.plus(LONGEST_REST);
-        resting.merge(batch.id(), until.isAfter(longest) ? longest : until, (a, b) -> a.isAfter(b) ? a : b);
+        resting.merge(batchId, until.isAfter(longest) ? longest : until, (a, b) -> a.isAfter(b) ? a : b);
     }
 
-    private boolean resting(Batch batch) {
-        Instant until = resting.get(batch.id());
+    private boolean resting(String batchId) {
+        Instant until = resting.get(batchId);
         if (until == null) {
             return false;
         }
         if (clock.instant().isBefore(until)) {
             return true;
         }
-        resting.remove(batch.id(), until);
+        resting.remove(batchId, until);
         return false;
     }
 
     /**
-     * Whether its lines still run: in progress, and within its 24 h window (past it, {@link #finish} expires it, its
-     * lines without a result get error lines).
+     * Whether its lines still run here: in progress, within its 24 h window (past it, {@link #finish} expires it, its
+     * lines without a result get error lines), and this instance's to work.
      */
     private boolean running(Batch batch) {
-        return batch.status() == BatchStatus.IN_PROGRESS && clock.instant().isBefore(batch.expiresAt());
+        return batch.status() == BatchStatus.IN_PROGRESS && withinWindow(batch) && ours(batch);
+    }
+
+    private boolean withinWindow(Batch batch) {
+        return clock.instant().isBefore(batch.expiresAt());
+    }
+
+    /**
+     * Whether this instance works the batch: it holds its lease, or the batch is one of its inbox's (whose file no
+     * other instance can read, so under no lease).
+     */
+    private boolean ours(Batch batch) {
+        return batch.fromInbox() || claimant.id().equals(batch.claimedBy());
     }
 
     private Batch batch(Exchange exchange) {
-        String id = exchange.getProperty(Exchanges.BATCH_ID, String.class);
+        return batch(exchange.getProperty(Exchanges.BATCH_ID, String.class));
+    }
+
+    private Batch batch(String id) {
         return batches.get(id).orElseThrow(() -> new IllegalStateException("no batch " + id));
     }
 }
