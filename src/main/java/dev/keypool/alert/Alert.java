@@ -1,6 +1,8 @@
 package dev.keypool.alert;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import dev.keypool.events.StateChange;
 
@@ -26,6 +28,15 @@ public record Alert(Instant at, AlertRule rule, String subject, String channel, 
     @Override
     public Enum<?> toState() {
         return Status.FIRING;
+    }
+
+    @Override
+    public Map<String, String> details() {
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("type", "alert");
+        details.put("rule", rule.configName());
+        details.put("subject", subject);
+        return details;
     }
 
     /** The mail subject and chat title: {@code KeyPool alert breakerOpened: zhipu}. */

@@ -17,7 +17,9 @@ public enum AlertRule {
     /** More than {@code errors} failed provider calls on a channel within {@code minutes}. */
     CHANNEL_ERRORS("channelErrors"),
     /** The request log lost rows: its queue was full or its database refused them. */
-    REQUEST_LOG_DROPPED("requestLogDropped");
+    REQUEST_LOG_DROPPED("requestLogDropped"),
+    /** This instance has gone on alone, without the Redis it shares state through, for a whole check or longer. */
+    REDIS_ALONE("redisAlone");
 
     private final String configName;
 

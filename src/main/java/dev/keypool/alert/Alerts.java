@@ -1,6 +1,7 @@
 package dev.keypool.alert;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
@@ -8,6 +9,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.breaker.BreakerStateChange;
@@ -51,6 +53,8 @@ public final class Alerts implements StateListener {
     private final Consumer<Alert> handOff;
     // guarded by this (check)
     private long requestLogDroppedBefore;
+    private volatile Supplier<Duration> aloneFor = () -> Duration.ZERO;
+    private volatile Duration aloneAfter = Duration.ZERO;
 
     /**
      * @param budgets           the tenants as configured, for their budgets
@@ -108,6 +112,15 @@ public final class Alerts implements StateListener {
                 + " has no usable key: " + disabled + " disabled, " + cooling + " cooling");
     }
 
+    /**
+     * Watches the time this instance goes on alone while it shares state through Redis (rule {@code redisAlone}):
+     * alerts when a check finds it alone for {@code after} or longer.
+     */
+    public void watchAlone(Supplier<Duration> aloneFor, Duration after) {
+        this.aloneFor = aloneFor;
+        this.aloneAfter = after;
+    }
+
     /** The rules that look rather than listen; called on a timer, never on a request's thread. */
     public synchronized void check() {
         Instant now = clock.instant();
@@ -123,6 +136,12 @@ public final class Alerts implements StateListener {
                     + " since start): its queue is full or its database refuses them");
         }
         requestLogDroppedBefore = dropped;
+        Duration alone = aloneFor.get();
+        if (!alone.isZero() && alone.compareTo(aloneAfter) >= 0) {
+            fire(AlertRule.REDIS_ALONE, "redis", "", "This instance has gone on alone for " + alone.toSeconds()
+                    + " s: Redis is unreachable, so each instance keeps the limits by itself (at most N times each) and "
+                    + "the others' key states, breakers and changes do not reach it");
+        }
     }
 
     private void checkQuotas(Channel channel) {

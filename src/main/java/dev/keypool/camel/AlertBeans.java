@@ -1,6 +1,7 @@
 package dev.keypool.camel;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -91,6 +92,10 @@ final class AlertBeans {
                 () -> requestLogDropped(meters), clock, throttle, handOff, alertSinks::raise);
         stateListeners.add(alerts);
         registry.bind("alerts", alerts);
+        if (redis != null) {
+            // alone for a whole check: each instance keeps the limits by itself meanwhile
+            alerts.watchAlone(redis::aloneFor, Duration.ofMillis(Wiring.longSetting(context, "keypool.alerts.check-ms")));
+        }
         LOG.info("Alerts: {} sinks ({}), at most one per rule and subject every {}{}{}", sinks.size(),
                 String.join(", ", sinks.stream().map(AlertSinks.Sink::label).toList()), settings.period(),
                 redis == null ? "" : " across the instances sharing the Redis",

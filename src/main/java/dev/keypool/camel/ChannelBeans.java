@@ -23,6 +23,7 @@ import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.Rotation;
 import dev.keypool.quota.QuotaLedger;
+import dev.keypool.redis.ClusterEvents;
 import dev.keypool.redis.RedisBreakers;
 import dev.keypool.redis.RedisLink;
 import dev.keypool.redis.RedisQuotaLedger;
@@ -43,13 +44,18 @@ record ChannelBeans(Channels all, ChannelAssembly assembly, StateListeners state
 
     private static final Logger LOG = LoggerFactory.getLogger(ChannelBeans.class);
 
-    static ChannelBeans bind(CamelContext context, GatewayConfig config, Clock clock, GatewayMetrics metrics, RedisLink redis) {
+    /** @param instance this instance's id, which its events carry */
+    static ChannelBeans bind(CamelContext context, GatewayConfig config, Clock clock, GatewayMetrics metrics, RedisLink redis,
+                             String instance) {
         // every key and breaker state change, for whoever listens (admin events, metrics, shared state)
         StateListeners stateListeners = new StateListeners();
         context.getRegistry().bind("stateListeners", stateListeners);
-        // the last 1,000 of them for GET /admin/events and its stream
-        EventLog eventLog = new EventLog(1000);
+        // the last 1,000 of them for GET /admin/events and its stream; with Redis, the other instances' too
+        EventLog eventLog = new EventLog(1000, instance);
         stateListeners.add(eventLog);
+        if (redis != null) {
+            ClusterEvents.share(redis, eventLog);
+        }
         context.getRegistry().bind("eventLog", eventLog);
         // with Redis, each breaker announces its decisions to the other instances' and shares their probe budget, and
         // each key's quota reservation is also taken in the count the instances share (design §11)

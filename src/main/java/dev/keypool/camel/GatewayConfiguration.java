@@ -62,8 +62,9 @@ public class GatewayConfiguration implements CamelConfiguration {
         ObjectMapper mapper = new ObjectMapper();
         int requestsHeld = http ? ServerBeans.startVertx(context) : Integer.MAX_VALUE;
         GatewayMetrics metrics = MetricsBeans.bind(context);
-        RedisLink redis = SharedStateBeans.link(context, config);
-        ChannelBeans channels = ChannelBeans.bind(context, config, clock, metrics, redis);
+        RedisLink redis = SharedStateBeans.link(context, config, metrics);
+        ClusterBeans.Identity instance = ClusterBeans.identify(context, http, clock);
+        ChannelBeans channels = ChannelBeans.bind(context, config, clock, metrics, redis, instance.id());
         UpstreamBeans.bind(context);
         ProviderBeans.bind(context);
         TenantBeans tenants = TenantBeans.of(context, config.tenants(), redis, clock);
@@ -88,9 +89,10 @@ public class GatewayConfiguration implements CamelConfiguration {
         // the alert rules and their sinks (routes/alerts.camel.yaml)
         AlertBeans.bind(context, config, channels.all(), tenants.tenants(), channels.eventLog(), channels.stateListeners(),
                 clock, mapper, redis);
+
         context.getRegistry().bind("demoUpstream", new DemoUpstream(mapper));
         AdminBeans.bind(context, config, file, loader, channels, tenants, runtimeTenants, pipeline.capacityQueue(), metrics,
-                mapper, clock);
+                mapper, clock, redis, instance);
         SharedStateBeans.connect(redis, channels, clock);
         LOG.info("KeyPool configuration {}: {} channels", file, channels.all().all().size());
         if (config.tenants().isEmpty()) {

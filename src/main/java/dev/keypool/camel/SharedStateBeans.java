@@ -3,6 +3,7 @@ package dev.keypool.camel;
 import java.time.Clock;
 
 import dev.keypool.config.GatewayConfig;
+import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.redis.RedisLink;
 import dev.keypool.redis.RedisQuotaLedger;
 import dev.keypool.redis.SharedKeyStates;
@@ -19,12 +20,14 @@ final class SharedStateBeans {
     }
 
     /** The link to Redis, null without {@code redis:}; bound as {@code sharedState} for the shared-state-watch route. */
-    static RedisLink link(CamelContext context, GatewayConfig config) {
+    static RedisLink link(CamelContext context, GatewayConfig config, GatewayMetrics metrics) {
         RedisLink redis = config.redis() == null ? null : new RedisLink(config.redis());
         context.getRegistry().bind("sharedState", redis == null ? SharedState.LOCAL : redis);
         if (redis != null) {
             context.getRegistry().bind("redisLink", redis);
             Wiring.closeOnStop(context, redis::close);
+            // the time spent alone, Redis unreachable (also the redisAlone alert, AlertBeans)
+            metrics.sharedState(redis::aloneInTotal, redis::aloneFor);
         }
         return redis;
     }

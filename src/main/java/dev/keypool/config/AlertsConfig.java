@@ -21,7 +21,7 @@ public record AlertsConfig(List<String> sinks, Duration period, Set<String> off,
 
     /** The rules by their keypool.yaml names. */
     public static final List<String> RULES = List.of("quota", "tenantBudget", "tenantBudgetSpent", "keyDisabled",
-            "breakerOpened", "channelUnusable", "channelErrors", "requestLogDropped");
+            "breakerOpened", "channelUnusable", "channelErrors", "requestLogDropped", "redisAlone");
 
     /** A file without an {@code alerts} block: every rule on with these thresholds, no sink. */
     public static final AlertsConfig DEFAULT = new AlertsConfig(List.of(), Duration.ofMinutes(10), Set.of(), 80, 80,

@@ -1,6 +1,7 @@
 package dev.keypool.events;
 
 import java.time.Instant;
+import java.util.Map;
 
 /**
  * A change of a key's or a channel breaker's state, published when it happens, once (an alert is one too: its
@@ -33,4 +34,12 @@ public interface StateChange {
 
     /** The log line of this change, naming keys by fingerprint only. */
     String message();
+
+    /**
+     * What this kind of change adds to its event ({@link Event#details()}), in order, e.g. {@code key} and its
+     * fingerprint; none by default.
+     */
+    default Map<String, String> details() {
+        return Map.of();
+    }
 }

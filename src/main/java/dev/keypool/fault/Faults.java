@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The faults injected by an operator (design §9), in the order they were added. Each ends by itself at
- * {@code addedAt + duration} by the clock, or when removed; adding and ending are each one WARN line. Thread-safe.
+ * {@code addedAt + duration} by the clock, or when removed; adding and ending are each one WARN line. With other
+ * instances ({@link FaultPeers}), a fault added or removed through any of them is added or removed on every one.
+ * Thread-safe.
  */
 public final class Faults {
 
@@ -44,6 +46,7 @@ public final class Faults {
     private final Supplier<Map<String, Set<String>>> keysByChannel;
     private final Clock clock;
     private final DoubleSupplier random;
+    private final FaultPeers peers;
     private final AtomicLong ids = new AtomicLong();
     /** Guarded by this. */
     private final Map<String, Fault> active = new LinkedHashMap<>();
@@ -53,9 +56,16 @@ public final class Faults {
      * @param random        draws in [0, 1) that decide whether a call with a fault of rate below 1 suffers it
      */
     public Faults(Supplier<Map<String, Set<String>>> keysByChannel, Clock clock, DoubleSupplier random) {
+        this(keysByChannel, clock, random, FaultPeers.ALONE);
+    }
+
+    /** @param peers the other instances the faults act on */
+    public Faults(Supplier<Map<String, Set<String>>> keysByChannel, Clock clock, DoubleSupplier random, FaultPeers peers) {
         this.keysByChannel = keysByChannel;
         this.clock = clock;
         this.random = random;
+        this.peers = peers;
+        peers.attach(this);
     }
 
     /**
@@ -65,13 +75,42 @@ public final class Faults {
      */
     public Fault add(JsonNode body) {
         FaultRequest request = FaultRequest.parse(body, keysByChannel.get());
-        Fault fault = new Fault("fault-" + ids.incrementAndGet(), request.channel(), request.key(), request.kind(),
+        String id = peers.nextId().orElseGet(() -> "fault-" + ids.incrementAndGet());
+        Fault fault = new Fault(id, request.channel(), request.key(), request.kind(),
                 request.status(), request.latencyMs(), request.rate(), request.duration(), clock.instant());
         synchronized (this) {
             active.put(fault.id(), fault);
         }
         LOG.warn("Fault {} injected: {}", fault.id(), fault.describe());
+        peers.added(fault);
         return fault;
+    }
+
+    /**
+     * A fault another instance added (or that it holds when this one connects): in force here too until it ends. One
+     * already known, or over, changes nothing.
+     */
+    public void heard(Fault fault) {
+        if (!clock.instant().isBefore(fault.endsAt())) {
+            return;
+        }
+        synchronized (this) {
+            if (active.putIfAbsent(fault.id(), fault) != null) {
+                return;
+            }
+        }
+        LOG.warn("Fault {} injected on another instance: {}", fault.id(), fault.describe());
+    }
+
+    /** A fault another instance removed before its time. */
+    public void heardRemoved(String id) {
+        Fault removed;
+        synchronized (this) {
+            removed = active.remove(id);
+        }
+        if (removed != null) {
+            LOG.warn("Fault {} ended: removed on another instance ({})", removed.id(), removed.describe());
+        }
     }
 
     /** The faults in force now, oldest first. */
@@ -92,6 +131,7 @@ public final class Faults {
         if (removed != null) {
             LOG.warn("Fault {} ended: removed by operator after {} ({})", removed.id(),
                     Durations.format(Duration.between(removed.addedAt(), clock.instant())), removed.describe());
+            peers.removed(removed);
         }
         return Optional.ofNullable(removed);
     }

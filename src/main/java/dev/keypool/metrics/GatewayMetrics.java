@@ -14,6 +14,7 @@ import dev.keypool.pool.ApiKey;
 import dev.keypool.quota.CapacityQueue;
 import dev.keypool.quota.KeyQuota;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
@@ -69,6 +70,17 @@ public final class GatewayMetrics {
         // there from the start, so that a scrape shows the line has never been used rather than nothing
         queueWait = Timer.builder("keypool_queue_wait").description("Time requests waited in line for quota room")
                 .register(registry);
+    }
+
+    /**
+     * The time this instance went on alone while it shares state through Redis: {@code keypool_redis_alone_seconds_total}
+     * (every stretch so far, the current one included) and {@code keypool_redis_connected} (1 shared, 0 alone).
+     */
+    public void sharedState(Supplier<Duration> aloneInTotal, Supplier<Duration> aloneNow) {
+        FunctionCounter.builder("keypool_redis_alone_seconds", aloneInTotal, total -> total.get().toNanos() / 1e9)
+                .description("Time this instance went on alone, Redis unreachable, since it started").register(registry);
+        Gauge.builder("keypool_redis_connected", aloneNow, now -> now.get().isZero() ? 1 : 0)
+                .description("1 while this instance shares state through Redis, 0 while it goes on alone").register(registry);
     }
 
     /** The meters of one channel's upstream calls, for its {@link Channel}. */

@@ -28,7 +28,9 @@ import dev.keypool.pool.KeyState;
  * schedule is asked, and never two in flight for the same key. Asked on a beat by the probe-tick route; time is
  * the clock's. A channel without a {@code probe} block has its DISABLED keys probed when its pool's recovery plans
  * (KeyHealing#probeDue, spread by the key's place), with GET /models, or with a one-token chat of the channel's first
- * model once /models answered 404 there. Thread-safe.
+ * model once /models answered 404 there. With several instances, only the channels whose probe lease this instance
+ * holds are probed on the schedule, the cold start included ({@link ProbeLeases}); an operator's probe of every key
+ * goes out from the instance asked. Thread-safe.
  */
 public final class ProbeSchedule {
 
@@ -122,6 +124,7 @@ public final class ProbeSchedule {
     }
 
     private final Clock clock;
+    private final ProbeLeases leases;
     private final Instant start;
     /** The channels whose provider answered 404 to GET /models: their recovery probes are chats. */
     private final Set<String> withoutModels = ConcurrentHashMap.newKeySet();
@@ -129,7 +132,13 @@ public final class ProbeSchedule {
     private volatile List<Slot> slots = List.of();
 
     public ProbeSchedule(Collection<Channel> channels, Clock clock) {
+        this(channels, clock, ProbeLeases.ALONE);
+    }
+
+    /** @param leases which channels this instance probes, of those sharing a Redis */
+    public ProbeSchedule(Collection<Channel> channels, Clock clock, ProbeLeases leases) {
         this.clock = clock;
+        this.leases = leases;
         this.start = clock.instant();
         reload(channels);
     }
@@ -155,7 +164,12 @@ public final class ProbeSchedule {
     public List<Probe> due() {
         Instant now = clock.instant();
         List<Probe> due = new ArrayList<>();
-        for (Slot slot : slots) {
+        List<Slot> all = slots;
+        Set<String> held = held(all);
+        for (Slot slot : all) {
+            if (!held.contains(slot.channel.name())) {
+                continue;
+            }
             Duration period = slot.period();
             Probe probe = null;
             if (!period.isZero() && !slot.inFlight.get() && !now.isBefore(slot.nextSlot(period))) {
@@ -173,7 +187,14 @@ public final class ProbeSchedule {
     /** The cold-start probe: every key of the channels with a {@code probe} block, once, now. */
     public List<Probe> coldStart() {
         Instant now = clock.instant();
-        return slots.stream().filter(slot -> slot.scheduled).map(slot -> slot.start(now)).filter(Probe::sendable).toList();
+        List<Slot> all = slots;
+        Set<String> held = held(all);
+        return all.stream().filter(slot -> slot.scheduled && held.contains(slot.channel.name()))
+                .map(slot -> slot.start(now)).filter(Probe::sendable).toList();
+    }
+
+    private Set<String> held(List<Slot> all) {
+        return leases.held(all.stream().map(slot -> slot.channel.name()).distinct().toList());
     }
 
     /**

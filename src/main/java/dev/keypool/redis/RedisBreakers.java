@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.breaker.BreakerPeers;
 import dev.keypool.breaker.BreakerSnapshot;
 import dev.keypool.breaker.ChannelBreaker;
+import dev.keypool.events.RemoteOrigin;
 import io.lettuce.core.ScriptOutputType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,7 +126,7 @@ public final class RedisBreakers implements BreakerPeers {
         BreakerSnapshot decision = BreakerSnapshot.fromFields(fields);
         ChannelBreaker breaker = breakers.get(decision.channel());
         if (breaker != null) {
-            breaker.follow(decision);
+            RemoteOrigin.run(() -> breaker.follow(decision));
         }
     }
 
@@ -139,7 +140,7 @@ public final class RedisBreakers implements BreakerPeers {
             BreakerSnapshot local = breaker.snapshot();
             BreakerSnapshot shared = kept.filter(fields -> !fields.isEmpty()).map(this::parse).orElse(null);
             if (shared != null && shared.newerThan(local)) {
-                breaker.follow(shared);
+                RemoteOrigin.run(() -> breaker.follow(shared));
             } else if (local.version() > 0 && (shared == null || local.newerThan(shared))) {
                 LOG.debug("Channel [{}] breaker {} written back to Redis", breaker.channel(), local.state());
                 announce(local);

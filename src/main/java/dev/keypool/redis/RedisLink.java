@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -59,6 +60,12 @@ public final class RedisLink implements SharedState, AutoCloseable {
     private volatile StatefulRedisConnection<String, String> connection;
     private volatile StatefulRedisPubSubConnection<String, String> pubSub;
     private final AtomicReference<Link> link = new AtomicReference<>(Link.NEVER_CONNECTED);
+    /** {@link #aloneSince} while Redis answers. */
+    private static final long SHARED = Long.MIN_VALUE;
+    /** Since when this instance goes on alone (System.nanoTime), or SHARED while Redis answers; alone until first connected. */
+    private final AtomicLong aloneSince = new AtomicLong(System.nanoTime());
+    /** The time alone of the stretches that ended, in ns. */
+    private final AtomicLong aloneBefore = new AtomicLong();
 
     /** Connects on the first {@link #check()}. */
     public RedisLink(RedisConfig config) {
@@ -84,6 +91,17 @@ public final class RedisLink implements SharedState, AutoCloseable {
     /** A Redis key under {@code redis.keyPrefix}: {@code keypool:part1:part2…}. Parts must hold no secret. */
     public String key(String... parts) {
         return config.keyPrefix() + ":" + String.join(":", parts);
+    }
+
+    @Override
+    public Duration aloneFor() {
+        long since = aloneSince.get();
+        return since == SHARED ? Duration.ZERO : Duration.ofNanos(System.nanoTime() - since);
+    }
+
+    @Override
+    public Duration aloneInTotal() {
+        return Duration.ofNanos(aloneBefore.get()).plus(aloneFor());
     }
 
     /** Whether calls go to Redis now; when not, they answer empty at once. */
@@ -243,6 +261,10 @@ public final class RedisLink implements SharedState, AutoCloseable {
             }
         }
         connection.sync().psetex(sentinel, SENTINEL_TTL.toMillis(), "1");
+        long since = aloneSince.getAndSet(SHARED);
+        if (since != SHARED) {
+            aloneBefore.addAndGet(System.nanoTime() - since);
+        }
         if (wasDown || how.startsWith("back")) {
             LOG.info("Redis at {} {}: this instance's state written back, state shared again", config.safeUrl(), how);
         } else {
@@ -252,6 +274,7 @@ public final class RedisLink implements SharedState, AutoCloseable {
 
     private void down(RedisException cause) {
         Link before = link.getAndSet(Link.DOWN);
+        aloneSince.compareAndSet(SHARED, System.nanoTime());
         if (before != Link.DOWN) {
             LOG.warn("Redis at {} unreachable or slower than {} ({}): this instance goes on with its local state until "
                     + "Redis answers again", config.safeUrl(), config.timeout(), describe(cause));

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.admin.RuntimeChanges;
 import dev.keypool.admin.RuntimeChangesFile;
 import dev.keypool.admin.RuntimeChangesStore;
+import dev.keypool.events.RemoteOrigin;
 import dev.keypool.gateway.Channels;
 import dev.keypool.state.StateFiles;
 import io.lettuce.core.ScriptOutputType;
@@ -244,7 +245,8 @@ public final class RedisRuntimeChanges implements RuntimeChangesStore {
             if (merged.equals(mine)) {
                 return;
             }
-            live.takeOver(RuntimeChanges.fromJson(merged), channels.all());
+            // the changes it makes here were made on another instance first, which tells their events
+            RemoteOrigin.run(() -> live.takeOver(RuntimeChanges.fromJson(merged), channels.all()));
             file.write(live);
         } catch (IOException | IllegalArgumentException e) {
             LOG.warn("Runtime changes of another instance not taken over: {}", e.toString());

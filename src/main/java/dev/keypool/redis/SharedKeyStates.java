@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
+import dev.keypool.events.RemoteOrigin;
 import dev.keypool.events.StateChange;
 import dev.keypool.events.StateListener;
 import dev.keypool.gateway.Channel;
@@ -144,8 +145,8 @@ public final class SharedKeyStates implements StateListener {
         long deadline = Long.parseLong(parts[1]);
         applying.set(true);
         try {
-            pool.controls().applyShared(fingerprint, KeyState.valueOf(parts[0]), deadline == 0 ? null : Instant.ofEpochMilli(deadline),
-                    "1".equals(parts[2]), "1".equals(parts[3]));
+            RemoteOrigin.run(() -> pool.controls().applyShared(fingerprint, KeyState.valueOf(parts[0]),
+                    deadline == 0 ? null : Instant.ofEpochMilli(deadline), "1".equals(parts[2]), "1".equals(parts[3])));
         } finally {
             applying.set(false);
         }

@@ -1,6 +1,7 @@
 package dev.keypool.tenant;
 
 import java.time.Instant;
+import java.util.Map;
 
 import dev.keypool.events.StateChange;
 
@@ -14,6 +15,11 @@ public record TenantStateChange(Instant at, String tenant, Presence fromState, P
     /** Whether a tenant of this name is there. */
     public enum Presence {
         ABSENT, PRESENT
+    }
+
+    @Override
+    public Map<String, String> details() {
+        return Map.of("tenant", tenant);
     }
 
     /** None: a tenant is not a channel's. */

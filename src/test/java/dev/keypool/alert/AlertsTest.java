@@ -7,6 +7,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.keypool.config.AlertsConfig;
 import dev.keypool.config.ConfigLoader;
@@ -204,6 +205,26 @@ class AlertsTest {
         assertThat(sent).singleElement().satisfies(alert -> {
             assertThat(alert.rule()).isEqualTo(AlertRule.REQUEST_LOG_DROPPED);
             assertThat(alert.message()).startsWith("The request log dropped 3 rows");
+        });
+    }
+
+    @Test
+    void should_alert_an_instance_alone_without_redis_for_a_whole_check() {
+        Alerts alerts = alerts(AlertsConfig.DEFAULT);
+        AtomicReference<Duration> alone = new AtomicReference<>(Duration.ZERO);
+        alerts.watchAlone(alone::get, Duration.ofSeconds(10));
+        alerts.check();
+        alone.set(Duration.ofSeconds(4));
+        alerts.check();
+        assertThat(sent).isEmpty();
+
+        alone.set(Duration.ofSeconds(12));
+        alerts.check();
+
+        assertThat(sent).singleElement().satisfies(alert -> {
+            assertThat(alert.rule()).isEqualTo(AlertRule.REDIS_ALONE);
+            assertThat(alert.subject()).isEqualTo("redis");
+            assertThat(alert.message()).startsWith("This instance has gone on alone for 12 s");
         });
     }
 

@@ -60,7 +60,7 @@ class AlertsValidationTest {
             "alerts: {sinks: ['']}                           | alerts.sinks[0]: must not be blank",
             "alerts: {sinks: http://x}                       | alerts.sinks: must be a list",
             "alerts: {period: 0s}                            | alerts.period: must be > 0",
-            "alerts: {rules: {keyDisabeld: false}}           | alerts.rules.keyDisabeld: unknown rule (known: quota, tenantBudget, tenantBudgetSpent, keyDisabled, breakerOpened, channelUnusable, channelErrors, requestLogDropped)",
+            "alerts: {rules: {keyDisabeld: false}}           | alerts.rules.keyDisabeld: unknown rule (known: quota, tenantBudget, tenantBudgetSpent, keyDisabled, breakerOpened, channelUnusable, channelErrors, requestLogDropped, redisAlone)",
             "alerts: {rules: {quota: {percent: 120}}}        | alerts.rules.quota.percent: must be <= 100",
             "alerts: {rules: {quota: {errors: 3}}}           | alerts.rules.quota.errors: unknown field",
             "alerts: {rules: {channelErrors: {minutes: 0}}}  | alerts.rules.channelErrors.minutes: must be >= 1",

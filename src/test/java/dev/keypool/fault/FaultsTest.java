@@ -1,7 +1,10 @@
 package dev.keypool.fault;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -113,6 +116,46 @@ class FaultsTest {
         assertThat(catchThrowableOfType(Faults.InvalidFault.class, () -> faults.add(json("[]"))).problems())
                 .containsExactly("body: must be a JSON object");
         assertThat(faults.active()).isEmpty();
+    }
+
+    @Test
+    void should_tell_its_peers_and_take_in_what_they_tell() {
+        List<String> told = new ArrayList<>();
+        Faults shared = new Faults(() -> keys, clock, () -> draw[0], new FaultPeers() {
+            @Override
+            public Optional<String> nextId() {
+                return Optional.of("fault-42");
+            }
+
+            @Override
+            public void added(Fault fault) {
+                told.add("added " + fault.id());
+            }
+
+            @Override
+            public void removed(Fault fault) {
+                told.add("removed " + fault.id());
+            }
+        });
+        Fault mine = shared.add(json("{\"channel\":\"zhipu\",\"kind\":\"reset\"}"));
+        Fault theirs = new Fault("fault-43", "deepseek", null, FaultKind.STATUS, 503, 0, 1.0, Duration.ofSeconds(30),
+                clock.instant());
+        Fault over = new Fault("fault-7", "deepseek", null, FaultKind.RESET, 0, 0, 1.0, Duration.ofSeconds(30),
+                clock.instant().minusSeconds(31));
+
+        shared.heard(theirs);
+        shared.heard(theirs);
+        shared.heard(over);
+        assertThat(shared.active()).containsExactly(mine, theirs);
+        assertThat(shared.strike("deepseek", "cccc000000000000")).contains(theirs);
+        shared.heardRemoved("fault-43");
+        assertThat(shared.remove("fault-42")).contains(mine);
+
+        assertThat(shared.active()).isEmpty();
+        assertThat(told).containsExactly("added fault-42", "removed fault-42");
+        assertThat(logs.lines()).contains(
+                "WARN Fault fault-43 injected on another instance: status 503 at rate 1.0 on channel [deepseek] (all keys) for 30s",
+                "WARN Fault fault-43 ended: removed on another instance (status 503 at rate 1.0 on channel [deepseek] (all keys) for 30s)");
     }
 
     private static JsonNode json(String text) {

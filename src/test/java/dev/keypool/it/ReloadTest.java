@@ -147,4 +147,31 @@ class ReloadTest extends GatewayTestSupport {
         assertThat(channel("alpha").pool().keys()).hasSize(2);
         assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
     }
+
+    @Test
+    void should_reload_alone_as_a_cluster_of_one_when_asked_and_refuse_an_unknown_scope() throws Exception {
+        AdminCalls admin = new AdminCalls(http, url(""));
+        JsonNode status = mapper.readTree(admin.call("GET", "/admin/status", null).body());
+        String self = status.path("instance").asText();
+        assertThat(status.at("/cluster/shared").asBoolean()).isFalse();
+        assertThat(status.at("/cluster/instances")).singleElement().satisfies(instance -> {
+            assertThat(instance.path("id").asText()).isEqualTo(self);
+            assertThat(instance.path("state").asText()).isEqualTo("up");
+            assertThat(instance.path("configDigest").asText()).hasSize(16);
+        });
+
+        HttpResponse<String> cluster = admin.post("/admin/reload?scope=cluster");
+        assertThat(cluster.statusCode()).isEqualTo(200);
+        JsonNode answer = mapper.readTree(cluster.body());
+        assertThat(answer.path("scope").asText()).isEqualTo("cluster");
+        assertThat(answer.path("instances")).singleElement().satisfies(instance -> {
+            assertThat(instance.path("instance").asText()).isEqualTo(self);
+            assertThat(instance.path("status").asInt()).isEqualTo(200);
+            assertThat(instance.at("/answer/summary").asText()).startsWith("channels 0 added, 1 kept");
+        });
+
+        HttpResponse<String> unknown = admin.post("/admin/reload?scope=everywhere");
+        assertThat(unknown.statusCode()).isEqualTo(400);
+        assertThat(mapper.readTree(unknown.body()).at("/error/code").asText()).isEqualTo("invalid_scope");
+    }
 }

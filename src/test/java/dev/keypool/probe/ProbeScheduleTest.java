@@ -1,8 +1,12 @@
 package dev.keypool.probe;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 import dev.keypool.breaker.ChannelBreaker;
 import dev.keypool.config.ChannelConfig;
@@ -201,10 +205,42 @@ class ProbeScheduleTest {
         assertThat(schedule.all()).extracting(Probe::key).containsExactly(stays, added);
     }
 
+    @Test
+    void should_probe_only_the_channels_whose_lease_this_instance_holds() {
+        Channel mine = channel("mine", "probe: {interval: 60s, disabledInterval: 10s}", 1);
+        Channel theirs = channel("theirs", "probe: {interval: 60s, disabledInterval: 10s}", 1);
+        Set<String> held = new HashSet<>(Set.of("mine"));
+        List<Collection<String>> asked = new ArrayList<>();
+        ProbeSchedule schedule = new ProbeSchedule(List.of(mine, theirs), clock, channels -> {
+            asked.add(List.copyOf(channels));
+            return Set.copyOf(held);
+        });
+
+        List<Probe> coldStart = schedule.coldStart();
+        assertThat(coldStart).extracting(Probe::channel).containsExactly(mine);
+        coldStart.forEach(Probe::succeeded);
+        theirs.pool().outcomes().recordRejected(theirs.pool().keys().get(0), Duration.ZERO, 401);
+        mine.pool().outcomes().recordRejected(mine.pool().keys().get(0), Duration.ZERO, 401);
+        clock.advance(Duration.ofMinutes(2));
+        List<Probe> due = schedule.due();
+        assertThat(due).extracting(Probe::channel).containsExactly(mine);
+        due.forEach(Probe::succeeded);
+        assertThat(asked).allSatisfy(channels -> assertThat(channels).containsExactlyInAnyOrder("mine", "theirs"));
+
+        // the other instance stopped renewing: this one takes the channel over at its next beat
+        held.add("theirs");
+        clock.advance(Duration.ofMinutes(2));
+        assertThat(schedule.due()).extracting(Probe::channel).containsExactlyInAnyOrder(mine, theirs);
+    }
+
     private Channel channel(String fields, int keyCount) {
+        return channel("chat", fields, keyCount);
+    }
+
+    private Channel channel(String name, String fields, int keyCount) {
         StringBuilder yaml = new StringBuilder("""
                 channels:
-                  - name: chat
+                  - name: %s
                     baseUrl: https://example.com/v1
                     models: [glm-4]
                     keys:
@@ -213,7 +249,8 @@ class ProbeScheduleTest {
             yaml.append("      - key: sk-").append(i).append('\n');
         }
         fields.lines().forEach(line -> yaml.append("    ").append(line).append('\n'));
-        ChannelConfig c = new ConfigLoader(name -> null).parse(yaml.toString(), "test.yaml").channels().get(0);
+        ChannelConfig c = new ConfigLoader(variable -> null).parse(yaml.toString().formatted(name), "test.yaml")
+                .channels().get(0);
         List<ApiKey> keys = c.keys().stream().map(k -> new ApiKey(k.key(), k.label(), k.weight(), k.limits())).toList();
         KeyPool pool = new KeyPool(PoolSettings.builder(c.name())
                 .strategy(SelectionStrategy.named(c.strategy())).cooling(c.cooling()).disableAfter(c.disableAfter())

@@ -34,6 +34,12 @@ public final class GatewayProcess {
      */
     public static Process start(Path root, String name, String yaml, int port, List<String> jvmOptions,
                                 Map<String, String> properties) throws IOException {
+        return start(root, name, yaml, port, jvmOptions, properties, Map.of());
+    }
+
+    /** {@link #start(Path, String, String, int, List, Map)} with these variables added to its environment. */
+    public static Process start(Path root, String name, String yaml, int port, List<String> jvmOptions,
+                                Map<String, String> properties, Map<String, String> environment) throws IOException {
         Path config = Files.writeString(root.resolve("keypool.yaml"), yaml);
         String classpath = Arrays.stream(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"))
                         .split(File.pathSeparator))
@@ -48,8 +54,10 @@ public final class GatewayProcess {
                 "-Dkeypool.config=" + config, "-Dstate.dir=" + root.resolve("state")));
         properties.forEach((property, value) -> command.add("-D" + property + "=" + value));
         command.add(KeyPoolApplication.class.getName());
-        return new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
-                .redirectErrorStream(true).redirectOutput(root.resolve(name + ".log").toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
+                .redirectErrorStream(true).redirectOutput(root.resolve(name + ".log").toFile());
+        builder.environment().putAll(environment);
+        return builder.start();
     }
 
     /**

@@ -7,13 +7,10 @@ import java.util.concurrent.TimeUnit;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.keypool.alert.Alert;
 import dev.keypool.camel.pipeline.Exchanges;
 import dev.keypool.camel.pipeline.StreamRelay;
+import dev.keypool.events.Event;
 import dev.keypool.events.EventLog;
-import dev.keypool.events.StateChange;
-import dev.keypool.pool.KeyStateChange;
-import dev.keypool.tenant.TenantStateChange;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import org.apache.camel.Exchange;
@@ -40,8 +37,9 @@ public final class AdminEvents {
     }
 
     /**
-     * {@code {"events":[{"id","at","channel","key","from","to","message"}…]}}, oldest first; an alert also has
-     * {@code "type":"alert","rule","subject"} and goes from {@code QUIET} to {@code FIRING}.
+     * {@code {"events":[{"id","instance","at","channel","key","from","to","message"}…]}}, oldest first, the other
+     * instances' too when they share a Redis; an alert also has {@code "type":"alert","rule","subject"} and goes from
+     * {@code QUIET} to {@code FIRING}.
      */
     public void list(Exchange exchange) throws IOException {
         ObjectNode root = mapper.createObjectNode();
@@ -95,25 +93,16 @@ public final class AdminEvents {
     }
 
     private ObjectNode json(EventLog.Entry entry) {
-        StateChange change = entry.change();
+        Event event = entry.event();
         ObjectNode node = mapper.createObjectNode();
         node.put("id", entry.id());
-        node.put("at", change.at().toString());
-        node.put("channel", change.channel());
-        if (change instanceof KeyStateChange key) {
-            node.put("key", key.fingerprint());
-        }
-        if (change instanceof Alert alert) {
-            node.put("type", "alert");
-            node.put("rule", alert.rule().configName());
-            node.put("subject", alert.subject());
-        }
-        if (change instanceof TenantStateChange tenant) {
-            node.put("tenant", tenant.tenant());
-        }
-        node.put("from", change.from());
-        node.put("to", change.to());
-        node.put("message", change.message());
+        node.put("instance", event.instance());
+        node.put("at", event.at().toString());
+        node.put("channel", event.channel());
+        event.details().forEach(node::put);
+        node.put("from", event.from());
+        node.put("to", event.to());
+        node.put("message", event.message());
         return node;
     }
 

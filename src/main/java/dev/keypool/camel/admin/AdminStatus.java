@@ -1,12 +1,16 @@
 package dev.keypool.camel.admin;
 
+import java.time.Clock;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.keypool.admin.Cluster;
+import dev.keypool.admin.Member;
 import dev.keypool.breaker.BreakerFigures;
 import dev.keypool.breaker.BreakerTrigger;
 import dev.keypool.camel.pipeline.Exchanges;
@@ -18,6 +22,7 @@ import dev.keypool.pool.Fingerprint;
 import dev.keypool.pool.KeyStats;
 import dev.keypool.quota.CostLedger;
 import dev.keypool.quota.KeyQuota;
+import dev.keypool.redis.SharedState;
 import dev.keypool.tenant.RateLimits;
 import dev.keypool.tenant.Tenant;
 import dev.keypool.tenant.TenantUsage;
@@ -26,15 +31,23 @@ import org.apache.camel.Exchange;
 
 /** GET /admin/status: every channel's breaker with its trigger figures and fallback chain, every key's state, health,
  * effective weight, quota use, counters and cost; each channel's cost per upstream model (fingerprints only); every
- * tenant's limits and usage, own and borrowed (never its token). */
+ * tenant's limits and usage, own and borrowed (never its token); and the instances sharing a Redis, each with its
+ * heartbeat and the digest of the keypool.yaml it runs. */
 public final class AdminStatus {
 
     private final Channels channels;
     private final CapacityQueue queue;
     private final ObjectMapper mapper;
     private final Tenants tenants;
+    private final Cluster cluster;
+    private final SharedState shared;
+    private final Clock clock;
 
-    public AdminStatus(Channels channels, CapacityQueue queue, Tenants tenants, ObjectMapper mapper) {
+    public AdminStatus(Channels channels, CapacityQueue queue, Tenants tenants, ObjectMapper mapper, Cluster cluster,
+                       SharedState shared, Clock clock) {
+        this.cluster = cluster;
+        this.shared = shared;
+        this.clock = clock;
         this.channels = channels;
         this.tenants = tenants;
         this.queue = queue;
@@ -43,6 +56,8 @@ public final class AdminStatus {
 
     public void status(Exchange exchange) throws Exception {
         ObjectNode root = mapper.createObjectNode();
+        root.put("instance", cluster.instance());
+        root.set("cluster", cluster());
         ArrayNode list = root.putArray("channels");
         for (Channel channel : channels.all()) {
             list.add(channel(channel));
@@ -56,6 +71,32 @@ public final class AdminStatus {
         }
         Exchanges.answer(exchange.getMessage(), 200, "application/json",
                 mapper.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
+    }
+
+    /**
+     * Every instance known, this one first: {@code state} up or gone (silent for {@value Member#MISSED_BEATS}
+     * heartbeats); {@code configMismatch} when the live ones run different keypool.yaml files; {@code aloneSeconds}
+     * while this instance cannot reach the Redis it shares state through.
+     */
+    private ObjectNode cluster() {
+        ObjectNode node = mapper.createObjectNode();
+        node.put("shared", cluster.shared());
+        node.put("aloneSeconds", shared.aloneFor().toMillis() / 1000.0);
+        Instant now = clock.instant();
+        Set<String> digests = new HashSet<>();
+        ArrayNode instances = node.putArray("instances");
+        for (Member member : cluster.members()) {
+            boolean gone = member.goneAt(now);
+            if (!gone) {
+                digests.add(String.valueOf(member.configDigest()));
+            }
+            instances.addObject().put("id", member.id()).put("self", member.id().equals(cluster.instance()))
+                    .put("state", gone ? "gone" : "up").put("version", member.version())
+                    .put("startedAt", text(member.startedAt())).put("lastHeartbeat", text(member.lastHeartbeat()))
+                    .put("inFlight", member.inFlight()).put("configDigest", member.configDigest());
+        }
+        node.put("configMismatch", digests.size() > 1);
+        return node;
     }
 
     /** A tenant's limits as they stand and its usage, split into its own keys and the shared keys it borrowed. */

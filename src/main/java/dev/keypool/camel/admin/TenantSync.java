@@ -6,6 +6,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 import dev.keypool.admin.RuntimeTenants;
+import dev.keypool.events.RemoteOrigin;
 import dev.keypool.redis.RedisLink;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,8 @@ public final class TenantSync {
         this.tenants = tenants;
         this.redis = redis;
         if (redis != null) {
-            redis.subscribe(TOPIC, name -> reads.execute(this::poll));
+            // a change another instance announced is its own event there: not one of this instance's
+            redis.subscribe(TOPIC, name -> reads.execute(() -> RemoteOrigin.run(this::poll)));
         }
     }
 
