@@ -107,14 +107,16 @@ await_gateway() {
   return 1
 }
 
-# stop_gateway: stops GW_PID (killed after 15 s) and waits until GW_PORT is free again
+# stop_gateway [PID PORT]: stops the gateway PID (default GW_PID; killed after 15 s) and waits until PORT (default
+# GW_PORT) is free again
 stop_gateway() {
-  kill "$GW_PID" 2>/dev/null || true
-  for _ in $(seq 1 150); do kill -0 "$GW_PID" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$GW_PID" 2>/dev/null || true
-  wait "$GW_PID" 2>/dev/null || true
+  local pid=${1:-$GW_PID} port=${2:-$GW_PORT}
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
   local keep=() p
-  for p in "${PIDS[@]}"; do [ "$p" = "$GW_PID" ] || keep+=("$p"); done
+  for p in "${PIDS[@]}"; do [ "$p" = "$pid" ] || keep+=("$p"); done
   PIDS=("${keep[@]}")
-  for _ in $(seq 1 50); do port_busy "$GW_PORT" || break; sleep 0.1; done
+  for _ in $(seq 1 50); do port_busy "$port" || break; sleep 0.1; done
 }

@@ -7,6 +7,12 @@
 #      gets JIT_WARMUP s of traffic, then the same two cells (WARMUP s, then DURATION s measured, wrk and post.lua).
 #      Prints every run, then per configuration the median and the spread (min-max) of the added p50 at 1 connection
 #      and of the requests/s at 256 connections (and gateway/direct), and the log's cost against off.
+#   1b. CPU per request (PARTS=cpu): one gateway per configuration, all three running at once (ports GW_PORT+10..),
+#      JIT_WARMUP s of traffic each; then ROUNDS rounds, each measuring every configuration in a rotating order at
+#      CPU_CONNS connections, provider 50 ms (WARMUP s, then DURATION s measured): the gateway's CPU (utime + stime from
+#      /proc/<pid>/stat) divided by the requests wrk saw answered, and apart the PostgreSQL server's (its postmaster and
+#      backends). CPU per request is far less moved by other load on the machine than requests/s. Prints every cell,
+#      the medians and the log's cost against off, paired round by round.
 #   2. sustained (PARTS=sustain): a fresh gateway per log configuration (SQLite, PostgreSQL), SUSTAIN_RATE requests/s
 #      for SUSTAIN_S s open loop (bench/quota.js paces by the clock: request i is due at i / rate whatever the others
 #      do), provider SUSTAIN_LATENCY_MS; then the rows the database gained against the requests answered, and
@@ -16,8 +22,8 @@
 # mvn -B -q package -DskipTests first). Starts the fakes, the gateways and a
 # throwaway PostgreSQL (Debian's initdb/postgres under /usr/lib/postgresql/*/bin, on PG_PORT, in a temporary
 # directory), and stops each by its pid at the end. Everything on 127.0.0.1, every run bounded in time; ~20 min.
-# Knobs: ROUNDS=5 JIT_WARMUP=20 WARMUP=2 DURATION=8 SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
-#        PARTS="cost sustain" CONFIGS="off sqlite pg" GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102 PG_PORT (the first free from 15432)
+# Knobs: ROUNDS=5 JIT_WARMUP=20 WARMUP=2 DURATION=8 CPU_CONNS=256 SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
+#        PARTS="cost cpu sustain" CONFIGS="off sqlite pg" GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102 PG_PORT (the first free from 15432)
 #        JAVA_HOME, KEYPOOL_JAVA_OPTS (default: the shipped flags, as bench/run.sh), BENCH_OUT, and those bench/lib.sh
 #        reads (KEYPOOL_HOME, KEYPOOL_EXTRA_CLASSPATH, GW_CPUS, FAKE_CPUS)
 set -euo pipefail
@@ -32,7 +38,8 @@ DURATION=${DURATION:-8}
 SUSTAIN_RATE=${SUSTAIN_RATE:-1000}
 SUSTAIN_S=${SUSTAIN_S:-60}
 SUSTAIN_LATENCY_MS=${SUSTAIN_LATENCY_MS:-50}
-PARTS=${PARTS:-"cost sustain"}
+PARTS=${PARTS:-"cost cpu sustain"}
+CPU_CONNS=${CPU_CONNS:-256}
 CONFIGS=${CONFIGS:-"off sqlite pg"}
 PG_PORT=${PG_PORT:-}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/request-log-$(date +%Y%m%d-%H%M%S)}
@@ -71,7 +78,7 @@ if [[ " $CONFIGS " == *" pg "* ]]; then
     || die "initdb failed (see $OUT/pg-initdb.log)"
   # the server's own defaults (fsync on): a batch of rows is one commit a second
   as_pg "$PG_BIN/postgres" -D "$PG_DIR/data" -p "$PG_PORT" -h 127.0.0.1 -k "$PG_DIR/data" > "$OUT/postgres.log" 2>&1 &
-  PIDS+=($!)
+  PIDS+=($!); PG_PID=$!
   for _ in $(seq 1 60); do psql -h 127.0.0.1 -p "$PG_PORT" -U keypool -d postgres -Atqc 'select 1' > /dev/null 2>&1 && break; sleep 0.5; done
   psql -h 127.0.0.1 -p "$PG_PORT" -U keypool -d postgres -Atqc 'select 1' > /dev/null || die "PostgreSQL did not start (see $OUT/postgres.log)"
 fi
@@ -83,17 +90,30 @@ cp "$BENCH_DIR/keypool-bench.yaml" "$OUT/keypool-sqlite.yaml"
 
 java_flags
 
-gateway_answers() { [ "$(post_status "$GW")" = 200 ]; }
-# start_gateway CONFIG NAME: a gateway on its own state.dir ($OUT/state-NAME), GW_PID, ready once it answers 200
+# answers_on PORT: the gateway on PORT answers a chat completion with 200
+answers_on() { [ "$(post_status "http://127.0.0.1:$1")" = 200 ]; }
+# start_gateway CONFIG NAME [PORT]: a gateway on its own state.dir ($OUT/state-NAME), GW_PID, ready once it answers 200
 start_gateway() {
-  local config=$1 name=$2
+  local config=$1 name=$2 port=${3:-$GW_PORT}
   rm -rf "$OUT/state-$name"
-  launch_gateway "$APP" "$OUT/gateway-$name.log" "$config" -Dstate.dir="$OUT/state-$name/"
-  await_gateway "$OUT/gateway-$name.log" gateway_answers || die "the gateway did not answer 200 within 60 s ($OUT/gateway-$name.log)"
+  GW_PORT=$port launch_gateway "$APP" "$OUT/gateway-$name.log" "$config" -Dstate.dir="$OUT/state-$name/"
+  await_gateway "$OUT/gateway-$name.log" answers_on "$port" || die "the gateway did not answer 200 within 60 s ($OUT/gateway-$name.log)"
 }
 
 cpu_total() { awk '$1=="cpu" {idle=$5+$6; t=0; for(i=2;i<=NF;i++) t+=$i; print t-idle, t}' /proc/stat; }
 cpu_proc() { awk '{print $14+$15}' "/proc/$1/stat"; }
+# tree_ticks PID: CPU ticks (user + system, with its reaped children's) of a process and every descendant: the
+# PostgreSQL server is a postmaster and one backend per connection
+tree_ticks() {
+  local pid=$1 stat total kid
+  stat=$(cat "/proc/$pid/stat" 2>/dev/null) || { echo 0; return; }
+  stat=${stat##*) }
+  # shellcheck disable=SC2086  # the fields after the command name: state ppid ... utime(12) stime cutime cstime(15)
+  set -- $stat
+  total=$(( ${12} + ${13} + ${14} + ${15} ))
+  for kid in $(pgrep -P "$pid"); do total=$(( total + $(tree_ticks "$kid") )); done
+  echo "$total"
+}
 HZ=$(getconf CLK_TCK)
 # wrk_run URL CONNS SECS TAG: prints "rps p50_us errors gw_cpu% box%" (box: the whole machine busy, % of all cores;
 # gw_cpu: the gateway's CPU, % of one core; 0 when measuring the fake directly)
@@ -179,6 +199,84 @@ if [[ " $PARTS " == *" cost "* ]]; then
         const cost = 1 - onRps.med / offRps.med;
         console.log(`${names[c]} against off: added p50 ${d >= 0 ? "+" : ""}${d.toFixed(3)} ms, the runs spread ${spread.toFixed(3)} ms (target: within it: ${Math.abs(d) <= spread ? "met" : "MISSED"}); ` +
           `throughput at 256 ${(100 * cost).toFixed(1)} % lower by the medians, per round ${paired.map(p => isNaN(p) ? "n/a" : (100 * p).toFixed(1)).join(" / ")} % (target <= 3 %: ${cost <= 0.03 ? "met" : "MISSED"})`);
+      }
+    }' "$results" | tee -a "$OUT/summary.txt"
+  say ""
+fi
+
+# ---------------------------------------------------------------- 1b. CPU per request, alternated
+# cpu_cell URL SECS TAG PID: prints "rps requests gw_ticks pg_ticks errors box%" for wrk at CPU_CONNS connections
+cpu_cell() {
+  local url=$1 secs=$2 tag=$3 pid=$4 t0 t1 g0 g1 p0=0 p1=0 line
+  t0=$(cpu_total); g0=$(tree_ticks "$pid"); [ -n "${PG_PID:-}" ] && p0=$(tree_ticks "$PG_PID")
+  wrk -t2 -c"$CPU_CONNS" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
+  t1=$(cpu_total); g1=$(tree_ticks "$pid"); [ -n "${PG_PID:-}" ] && p1=$(tree_ticks "$PG_PID")
+  line=$(grep '^BENCH ' "$OUT/wrk-$tag.txt" || true)
+  [ -n "$line" ] || { echo "0 0 0 0 fail 0"; return; }
+  awk -v l="$line" -v a="$t0" -v b="$t1" -v g="$((g1 - g0))" -v p="$((p1 - p0))" 'BEGIN {
+    n=split(l, f, " "); for (i=2;i<=n;i++) { split(f[i], kv, "="); v[kv[1]]=kv[2] }
+    split(a,x," "); split(b,y," "); d=y[2]-x[2]
+    printf "%.0f %d %d %d %d %.0f\n", v["rps"], v["requests"], g, p, v["non2xx"]+v["connect"]+v["read"]+v["write"]+v["timeout"],
+      (d>0 ? 100*(y[1]-x[1])/d : 0) }'
+}
+if [[ " $PARTS " == *" cpu "* ]]; then
+  read -r -a configs <<< "$CONFIGS"
+  say "== CPU per request: one gateway per configuration, all started at once (ports from $((GW_PORT + 10))), ${JIT_WARMUP}s JIT warm-up each; then $ROUNDS rounds, each measuring every configuration in a rotating order: $CPU_CONNS connections, provider 50 ms, ${WARMUP}s + ${DURATION}s measured; CPU from /proc/<pid>/stat (the gateway's; PostgreSQL's server processes apart) divided by the requests wrk saw answered =="
+  declare -A CPU_PID CPU_PORT
+  for k in "${!configs[@]}"; do
+    cfg=${configs[$k]}
+    CPU_PORT[$cfg]=$((GW_PORT + 10 + k))
+    port_busy "${CPU_PORT[$cfg]}" && die "port ${CPU_PORT[$cfg]} on 127.0.0.1 is in use"
+    start_gateway "$OUT/keypool-$cfg.yaml" "cpu-$cfg" "${CPU_PORT[$cfg]}"
+    CPU_PID[$cfg]=$GW_PID
+  done
+  fake_ctl "latency?ms=0"
+  for cfg in "${configs[@]}"; do
+    wrk_run "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" 64 "$JIT_WARMUP" "cpu-$cfg-jit" > /dev/null
+  done
+  fake_ctl "latency?ms=50"
+  printf -v hdr '| %5s | %-6s | %7s | %8s | %14s | %14s | %4s | %6s |' round config "gw RPS" requests "gw µs/request" "PG µs/request" box errors
+  say "$hdr"
+  say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
+  results=""
+  for round in $(seq 1 "$ROUNDS"); do
+    n=${#configs[@]}
+    for k in $(seq 0 $((n - 1))); do
+      cfg=${configs[$(( (k + round - 1) % n ))]}
+      url="http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT"
+      cpu_cell "$url" "$WARMUP" "cpu-r$round-$cfg-warmup" "${CPU_PID[$cfg]}" > /dev/null
+      read -r rps reqs g p errors box <<< "$(cpu_cell "$url" "$DURATION" "cpu-r$round-$cfg" "${CPU_PID[$cfg]}")"
+      kill -0 "${CPU_PID[$cfg]}" 2>/dev/null || die "the gateway died ($OUT/gateway-cpu-$cfg.log)"
+      [ "$cfg" = pg ] || p=0
+      gus=$(awk -v t="$g" -v n="$reqs" -v hz="$HZ" 'BEGIN {printf "%.1f", (n>0 ? 1e6*t/hz/n : 0)}')
+      pus=$(awk -v t="$p" -v n="$reqs" -v hz="$HZ" 'BEGIN {printf "%.1f", (n>0 ? 1e6*t/hz/n : 0)}')
+      results="$results $round:$cfg:$gus:$pus:$rps"
+      printf -v row '| %5s | %-6s | %7s | %8s | %11s µs | %11s µs | %3s%% | %6s |' "$round" "$cfg" "$rps" "$reqs" "$gus" "$pus" "$box" "$errors"
+      say "$row"
+    done
+  done
+  for cfg in "${configs[@]}"; do stop_gateway "${CPU_PID[$cfg]}" "${CPU_PORT[$cfg]}"; done
+  node -e '
+    const rows = process.argv[1].trim().split(" ").map(x => { const [r, c, gw, pg, rps] = x.split(":"); return { r: +r, c, gw: +gw, pg: +pg, rps: +rps }; });
+    const med = a => { const s = [...a].sort((x, y) => x - y), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+    const by = c => rows.filter(x => x.c === c);
+    const names = { off: "log off", sqlite: "log on, SQLite", pg: "log on, PostgreSQL" };
+    const fmt = v => `median ${med(v).toFixed(1)} µs (${Math.min(...v).toFixed(1)}-${Math.max(...v).toFixed(1)})`;
+    for (const c of [...new Set(rows.map(x => x.c))]) {
+      console.log(`${names[c] || c}: gateway CPU per request ${fmt(by(c).map(x => x.gw))}` +
+        (c === "pg" ? `; PostgreSQL server ${fmt(by(c).map(x => x.pg))}; the two ${fmt(by(c).map(x => x.gw + x.pg))}` : "") +
+        `; requests/s ${med(by(c).map(x => x.rps)).toFixed(0)}`);
+    }
+    if (by("off").length) {
+      const off = med(by("off").map(x => x.gw));
+      for (const c of ["sqlite", "pg"].filter(c => by(c).length)) {
+        // paired within each round: the cells of one round run back to back
+        const paired = by(c).map(x => { const o = rows.find(y => y.r === x.r && y.c === "off").gw; return 100 * (x.gw / o - 1); });
+        const cost = 100 * (med(by(c).map(x => x.gw)) / off - 1);
+        const line = `${names[c]} against off: gateway CPU per request ${cost >= 0 ? "+" : ""}${cost.toFixed(1)} % by the medians, ` +
+          `per round ${paired.map(p => (p >= 0 ? "+" : "") + p.toFixed(1)).join(" / ")} % (target <= 3 %: ${cost <= 3 ? "met" : "MISSED"})`;
+        const withServer = c === "pg" ? `; with the PostgreSQL server CPU ${(100 * (med(by(c).map(x => x.gw + x.pg)) / off - 1)).toFixed(1)} %` : "";
+        console.log(line + withServer);
       }
     }' "$results" | tee -a "$OUT/summary.txt"
   say ""

@@ -13,19 +13,21 @@ import dev.keypool.gateway.Channels;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.Database;
 import dev.keypool.store.RequestLogReader;
+import dev.keypool.store.RequestLogRow;
+import dev.keypool.store.RequestLogWriter;
 import dev.keypool.store.UsageReader;
 import dev.keypool.store.UsageTotals;
 import dev.keypool.tenant.Tenants;
 import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The control plane's database and the beans of routes/request-log.camel.yaml, bound by {@link GatewayConfiguration}:
- * {@code keypoolDataSource} (camel-sql's), {@code requestLogQueue} (the bounded queue of the log's seda endpoint) and
- * {@code requestLog}. The database closes when the context stops, after the routes that write to it.
+ * {@code keypoolDataSource} (camel-sql's), {@code requestLog} (the rows' bounded queue) and {@code requestLogWriter}.
+ * When the context stops, after the routes (so after the last request has offered its row), the rows still queued are
+ * written, then the database closes.
  */
 final class DatabaseBeans extends ServiceSupport {
 
@@ -34,9 +36,13 @@ final class DatabaseBeans extends ServiceSupport {
     static final String DATA_SOURCE = "keypoolDataSource";
 
     private final Database database;
+    private final RequestLog requestLog;
+    private final RequestLogWriter writer;
 
-    private DatabaseBeans(Database database) {
+    private DatabaseBeans(Database database, RequestLog requestLog, RequestLogWriter writer) {
         this.database = database;
+        this.requestLog = requestLog;
+        this.writer = writer;
     }
 
     /** Also reads the spend of the log back into {@code channels}' and {@code tenants}' figures ({@link UsageReadBack}). */
@@ -55,19 +61,20 @@ final class DatabaseBeans extends ServiceSupport {
                         + (config.requestLog().bodies() ? ", with request and answer bodies (up to " + bodyMaxBytes + " bytes each)" : "")
                         : "off");
         context.getRegistry().bind(DATA_SOURCE, database.dataSource());
-        // as seda's own queue: the requests that offer and the route that takes hold separate locks
-        LinkedBlockingQueue<Exchange> queue = new LinkedBlockingQueue<>(queueSize);
-        context.getRegistry().bind("requestLogQueue", queue);
-        RequestLog requestLog = new RequestLog(config.requestLog().enabled(), queue, context, clock, metrics,
+        // the requests that offer and the writer that drains hold separate locks
+        LinkedBlockingQueue<RequestLogRow> queue = new LinkedBlockingQueue<>(queueSize);
+        RequestLog requestLog = new RequestLog(config.requestLog().enabled(), queue, clock, metrics,
                 config.database().retention(), config.requestLog().bodies(), bodyMaxBytes);
         context.getRegistry().bind("requestLog", requestLog);
+        RequestLogWriter writer = new RequestLogWriter(database.dataSource());
+        context.getRegistry().bind("requestLogWriter", writer);
         context.getRegistry().bind("adminRequests", new AdminRequests(new RequestLogReader(database.dataSource()),
                 new ObjectMapper()));
         context.getRegistry().bind("adminUsage", new AdminUsage(new UsageReader(database.dataSource()), new ObjectMapper(),
                 clock));
         UsageReadBack.restore(new UsageTotals(database.dataSource()), channels, tenants, clock);
         try {
-            context.addService(new DatabaseBeans(database), true, true);
+            context.addService(new DatabaseBeans(database, requestLog, writer), true, true);
         } catch (Exception e) {
             throw new IllegalStateException("cannot manage the database", e);
         }
@@ -76,6 +83,7 @@ final class DatabaseBeans extends ServiceSupport {
 
     @Override
     protected void doStop() {
+        requestLog.writeRemaining(writer);
         database.close();
     }
 }

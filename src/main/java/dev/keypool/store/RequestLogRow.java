@@ -1,8 +1,6 @@
 package dev.keypool.store;
 
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * One row of the request log: what a client request asked, where it was served and what it cost. Made once per
@@ -34,34 +32,5 @@ public record RequestLogRow(Instant time, String requestId, String source, Strin
         this(time, requestId, source, tenant, api, model, servedModel, channel, keyFingerprint, pool, attempts,
                 fallbackLevel, status, errorCode, promptTokens, completionTokens, cachedTokens, 0, costUsd, latencyMs,
                 ttfbMs, null, null);
-    }
-
-    /** The row by column name, as the batched INSERT of routes/request-log.camel.yaml reads it. */
-    public Map<String, Object> parameters() {
-        Map<String, Object> p = new HashMap<>(32);
-        p.put("ts", time.toEpochMilli());
-        p.put("request_id", requestId);
-        p.put("source", source);
-        p.put("tenant", tenant);
-        p.put("api", api);
-        p.put("model", model);
-        p.put("served_model", servedModel);
-        p.put("channel", channel);
-        p.put("key_fingerprint", keyFingerprint);
-        p.put("pool", pool);
-        p.put("attempts", attempts);
-        p.put("fallback_level", fallbackLevel);
-        p.put("status", status);
-        p.put("error_code", errorCode);
-        p.put("prompt_tokens", promptTokens);
-        p.put("completion_tokens", completionTokens);
-        p.put("cached_tokens", cachedTokens);
-        p.put("cache_write_tokens", cacheWriteTokens);
-        p.put("cost_usd", costUsd);
-        p.put("latency_ms", latencyMs);
-        p.put("ttfb_ms", ttfbMs);
-        p.put("request_body", requestBody);
-        p.put("answer_body", answerBody);
-        return p;
     }
 }

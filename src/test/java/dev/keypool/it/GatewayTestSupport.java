@@ -91,8 +91,7 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
             p.put("camel.server.port", String.valueOf(port));
             p.put("camel.management.port", String.valueOf(port));
             p.put("keypool.retry-backoff-ms", "1");
-            // request-log rows written within 50 ms: a test reading them back, and a stopping gateway, need not wait
-            // for the 1 s batch
+            // request-log rows written within 50 ms: a test reading them back need not wait for the 1 s beat
             p.put("keypool.request-log.batch-ms", "50");
             // none of Camel's listings of every route started and stopped and every setting applied (some 250 lines a
             // boot that no test reads, and that the test JVM formats and hands to Maven): KeyPool's own lines stay

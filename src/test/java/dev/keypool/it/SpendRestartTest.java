@@ -87,7 +87,7 @@ class SpendRestartTest {
     }
 
     private void restart() {
-        // a stopping gateway writes the rows it has gathered (forceCompletionOnStop)
+        // a stopping gateway writes the rows its log still holds (RequestLogStopTest)
         gateway.close();
         start();
     }

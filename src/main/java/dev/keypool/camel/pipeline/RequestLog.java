@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -16,17 +15,18 @@ import java.util.regex.Pattern;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.RequestLogRow;
+import dev.keypool.store.RequestLogWriter;
 import dev.keypool.tenant.Tenant;
-import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
-import org.apache.camel.support.DefaultExchange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The request's side of the request log (routes/request-log.camel.yaml): names each request ({@code X-Request-Id}),
- * and when its answer is known offers one small row to the log's bounded queue, without waiting. A full queue drops
- * the row and counts it ({@code keypool_request_log_dropped_total}); the route writes the rows in batches.
+ * The request log (routes/request-log.camel.yaml): names each request ({@code X-Request-Id}), and when its answer is
+ * known offers its row, a small immutable record, to the log's bounded queue without waiting. A full queue drops the
+ * row and counts it ({@code keypool_request_log_dropped_total}). The writer route takes every queued row at once
+ * ({@link #drain}) on its beat and inserts them in one transaction; a stopping gateway writes what is left
+ * ({@link #writeRemaining}).
  */
 public final class RequestLog {
 
@@ -44,8 +44,7 @@ public final class RequestLog {
     private static final Pattern SANE_ID = Pattern.compile("[A-Za-z0-9._:\\-]{1,128}");
 
     private final boolean enabled;
-    private final BlockingQueue<Exchange> queue;
-    private final CamelContext context;
+    private final BlockingQueue<RequestLogRow> queue;
     private final Clock clock;
     private final GatewayMetrics metrics;
     private final Duration retention;
@@ -54,24 +53,16 @@ public final class RequestLog {
     private final AtomicBoolean failing = new AtomicBoolean();
 
     /**
-     * @param queue the queue of the log route's seda endpoint; {@code enabled} false offers nothing to it
-     */
-    public RequestLog(boolean enabled, BlockingQueue<Exchange> queue, CamelContext context, Clock clock,
-                      GatewayMetrics metrics, Duration retention) {
-        this(enabled, queue, context, clock, metrics, retention, false, 0);
-    }
-
-    /**
+     * @param queue        the rows waiting for the writer, bounded; {@code enabled} false offers nothing to it
      * @param bodies       whether rows keep the request's body and its answer ({@code requestLog.bodies})
      * @param bodyMaxBytes the most bytes of each kept
      */
-    public RequestLog(boolean enabled, BlockingQueue<Exchange> queue, CamelContext context, Clock clock,
-                      GatewayMetrics metrics, Duration retention, boolean bodies, int bodyMaxBytes) {
+    public RequestLog(boolean enabled, BlockingQueue<RequestLogRow> queue, Clock clock, GatewayMetrics metrics,
+                      Duration retention, boolean bodies, int bodyMaxBytes) {
         this.bodies = bodies;
         this.bodyMaxBytes = bodyMaxBytes;
         this.enabled = enabled;
         this.queue = queue;
-        this.context = context;
         this.clock = clock;
         this.metrics = metrics;
         this.retention = retention;
@@ -116,9 +107,7 @@ public final class RequestLog {
         if (!enabled) {
             return;
         }
-        Exchange row = new DefaultExchange(context);
-        row.getMessage().setBody(row(exchange, request, status, errorCode));
-        if (!queue.offer(row)) {
+        if (!queue.offer(row(exchange, request, status, errorCode))) {
             metrics.requestLogDropped(1);
         }
     }
@@ -204,13 +193,28 @@ public final class RequestLog {
         return new String(bytes, 0, Math.min(bytes.length, bodyMaxBytes), StandardCharsets.UTF_8);
     }
 
-    /** The aggregated rows as the batched INSERT's parameters, one map per row. */
-    public List<Map<String, Object>> parameters(List<RequestLogRow> rows) {
-        List<Map<String, Object>> parameters = new ArrayList<>(rows.size());
-        for (RequestLogRow row : rows) {
-            parameters.add(row.parameters());
+    /** Every row queued now, oldest first, taken off the queue: the writer route's batch (empty when none). */
+    public List<RequestLogRow> drain() {
+        List<RequestLogRow> rows = new ArrayList<>(Math.max(16, queue.size()));
+        queue.drainTo(rows);
+        return rows;
+    }
+
+    /**
+     * A stopping gateway's last batch, once the routes have stopped (the requests answered, the writer idle): the rows
+     * still queued, written as the route writes them.
+     */
+    public void writeRemaining(RequestLogWriter writer) {
+        List<RequestLogRow> rows = drain();
+        if (rows.isEmpty()) {
+            return;
         }
-        return parameters;
+        try {
+            writer.insert(rows);
+            written();
+        } catch (Exception e) {
+            notWritten(rows.size(), e);
+        }
     }
 
     /** A batch is in the database: if the ones before failed, say once that writing works again. */
@@ -223,10 +227,12 @@ public final class RequestLog {
     /** The database refused a batch: its rows are counted as dropped; the first failure of a run is logged. */
     public void notWritten(Exchange exchange) {
         List<?> rows = exchange.getMessage().getBody(List.class);
-        int lost = rows == null ? 0 : rows.size();
+        notWritten(rows == null ? 0 : rows.size(), exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class));
+    }
+
+    private void notWritten(int lost, Throwable cause) {
         metrics.requestLogDropped(lost);
         if (failing.compareAndSet(false, true)) {
-            Throwable cause = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
             // the class only: a driver's message may quote the URL
             LOG.warn("Request log: the database refused {} rows ({}); rows are dropped and counted in "
                     + "keypool_request_log_dropped_total until it takes them again", lost,

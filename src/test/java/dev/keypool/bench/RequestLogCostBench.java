@@ -1,0 +1,212 @@
+package dev.keypool.bench;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+
+import javax.sql.DataSource;
+
+import dev.keypool.camel.pipeline.RequestLog;
+import dev.keypool.metrics.GatewayMetrics;
+import dev.keypool.store.Database;
+import dev.keypool.store.RequestLogRow;
+import dev.keypool.store.RequestLogWriter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.apache.camel.processor.aggregate.GroupedBodyAggregationStrategy;
+import org.apache.camel.support.DefaultExchange;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Not part of the suite (its name matches none of Surefire's test patterns): the request log's own CPU per row, in one
+ * JVM, SQLite in a temporary directory, rows arriving at 4,000 a second (400 every 100 ms, as at 256 connections):
+ * <ul>
+ *   <li>{@code exchanges}: the former writer, an exchange per row through a seda queue, an aggregator of 500 rows or
+ *   1 s and a camel-sql batch of one parameter map per row (auto-commit);</li>
+ *   <li>{@code rows}: the writer of routes/request-log.camel.yaml, rows drained whole on a 1 s timer and inserted by
+ *   {@link RequestLogWriter} in one transaction.</li>
+ * </ul>
+ * The same rows are offered to both, alternated round by round; the process's CPU time (all threads: callers, writer,
+ * GC, JIT) from the first offer until every row is in the table, less the idle process's, divided by the rows. CPU
+ * time hardly moves with other load on the machine, where wall time and requests/s do.
+ * {@code mvn -o test -Dtest=RequestLogCostBench -Dsurefire.failIfNoSpecifiedTests=false}
+ */
+class RequestLogCostBench {
+
+    private static final int PER_TICK = 400;
+    private static final int TICKS = 100;
+    private static final int ROUNDS = 6;
+    private static final String OLD_INSERT = "sql:INSERT INTO request_log (ts, request_id, source, tenant, api, model, "
+            + "served_model, channel, key_fingerprint, pool, attempts, fallback_level, status, error_code, prompt_tokens, "
+            + "completion_tokens, cached_tokens, cache_write_tokens, cost_usd, latency_ms, ttfb_ms, request_body, answer_body) "
+            + "VALUES (:#ts, :#request_id, :#source, :#tenant, :#api, :#model, :#served_model, :#channel, "
+            + ":#key_fingerprint, :#pool, :#attempts, :#fallback_level, :#status, :#error_code, :#prompt_tokens, "
+            + ":#completion_tokens, :#cached_tokens, :#cache_write_tokens, :#cost_usd, :#latency_ms, :#ttfb_ms, "
+            + ":#request_body, :#answer_body)?dataSource=#oldDataSource&batch=true";
+
+    private final com.sun.management.OperatingSystemMXBean os =
+            (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+    @Test
+    void exchanges_against_rows() throws Exception {
+        Path dir = Files.createTempDirectory("keypool-log-bench-");
+        try (Database oldDb = Database.open(Optional.empty(), dir.resolve("old"), 4, 5000);
+             Database newDb = Database.open(Optional.empty(), dir.resolve("new"), 4, 5000)) {
+            CamelContext context = new DefaultCamelContext();
+            LinkedBlockingQueue<Exchange> oldQueue = new LinkedBlockingQueue<>(20_000);
+            LinkedBlockingQueue<RequestLogRow> newQueue = new LinkedBlockingQueue<>(20_000);
+            RequestLog requestLog = new RequestLog(true, newQueue, Clock.systemUTC(),
+                    new GatewayMetrics(new SimpleMeterRegistry()), Duration.ofDays(30), false, 0);
+            context.getRegistry().bind("oldQueue", oldQueue);
+            context.getRegistry().bind("oldDataSource", oldDb.dataSource());
+            context.getRegistry().bind("requestLog", requestLog);
+            context.getRegistry().bind("requestLogWriter", new RequestLogWriter(newDb.dataSource()));
+            context.addRoutes(new RouteBuilder() {
+                @Override
+                public void configure() {
+                    from("seda:old-log?queue=#oldQueue&pollTimeout=100").routeId("exchanges")
+                            .aggregate(constant("rows"), new GroupedBodyAggregationStrategy())
+                            .completionSize(500).completionTimeout(1000).completionTimeoutCheckerInterval(1000)
+                            .process(e -> e.getMessage().setBody(parameters(e.getMessage().getBody(List.class))))
+                            .to(OLD_INSERT);
+                    from("timer:new-log?period=1000&delay=1000").routeId("rows")
+                            .setBody(method("requestLog", "drain"))
+                            .filter(simple("${body.isEmpty()} == false"))
+                            .bean("requestLogWriter", "insert");
+                }
+            });
+            context.start();
+            List<RequestLogRow> rows = rows(PER_TICK * TICKS);
+            double idlePerSecond = idleCpuNanosPerSecond();
+            System.out.printf("idle process: %.0f µs of CPU a second%n", idlePerSecond / 1000);
+            for (int round = 0; round <= ROUNDS; round++) {
+                // round 0 warms the JIT up for both and is not counted; the order alternates from round to round
+                boolean exchangesFirst = round % 2 == 1;
+                double first = run(exchangesFirst, rows, oldQueue, newQueue, context, oldDb.dataSource(),
+                        newDb.dataSource(), idlePerSecond);
+                double second = run(!exchangesFirst, rows, oldQueue, newQueue, context, oldDb.dataSource(),
+                        newDb.dataSource(), idlePerSecond);
+                if (round > 0) {
+                    System.out.printf("round %d: exchanges %.2f µs/row, rows %.2f µs/row%n", round,
+                            exchangesFirst ? first : second, exchangesFirst ? second : first);
+                }
+            }
+            context.stop();
+        }
+    }
+
+    /** One pass of every row through one writer: its CPU per row in µs. */
+    private double run(boolean exchanges, List<RequestLogRow> rows, LinkedBlockingQueue<Exchange> oldQueue,
+                       LinkedBlockingQueue<RequestLogRow> newQueue, CamelContext context, DataSource oldDb,
+                       DataSource newDb, double idlePerSecond) throws Exception {
+        DataSource db = exchanges ? oldDb : newDb;
+        long target = count(db) + rows.size();
+        long wallStart = System.nanoTime();
+        long cpuStart = os.getProcessCpuTime();
+        int i = 0;
+        for (int tick = 0; tick < TICKS; tick++) {
+            long due = wallStart + tick * 100_000_000L;
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+            }
+            for (int k = 0; k < PER_TICK; k++, i++) {
+                RequestLogRow row = rows.get(i);
+                if (exchanges) {
+                    Exchange exchange = new DefaultExchange(context);
+                    exchange.getMessage().setBody(row);
+                    oldQueue.offer(exchange);
+                } else {
+                    newQueue.offer(row);
+                }
+            }
+        }
+        while (count(db) < target) {
+            Thread.sleep(200);
+        }
+        long cpu = os.getProcessCpuTime() - cpuStart;
+        double seconds = (System.nanoTime() - wallStart) / 1e9;
+        double perRow = (cpu - idlePerSecond * seconds) / rows.size() / 1000;
+        System.out.printf("  %s: %d rows in %.1f s, process CPU %.0f ms (idle share %.0f ms): %.2f µs/row%n",
+                exchanges ? "exchanges" : "rows", rows.size(), seconds, cpu / 1e6, idlePerSecond * seconds / 1e6, perRow);
+        return perRow;
+    }
+
+    private double idleCpuNanosPerSecond() throws InterruptedException {
+        long start = System.nanoTime();
+        long cpuStart = os.getProcessCpuTime();
+        Thread.sleep(10_000);
+        return (os.getProcessCpuTime() - cpuStart) / ((System.nanoTime() - start) / 1e9);
+    }
+
+    /** Rows as a served chat completion leaves them: every column but the bodies set. */
+    private static List<RequestLogRow> rows(int count) {
+        List<RequestLogRow> rows = new ArrayList<>(count);
+        Instant now = Instant.now();
+        for (int i = 0; i < count; i++) {
+            rows.add(new RequestLogRow(now.plusMillis(i), "req_" + Long.toHexString(0x8000_0000_0000_0000L | i * 7919L)
+                    + "c0ffee", "api", "none", "chat", "gpt-4o-mini", "gpt-4o-mini", "primary", "3f2a9c1b", "shared", 1, 0,
+                    200, null, 11, 7, 0, 0, 0.0000123, 51, null, null, null));
+        }
+        return rows;
+    }
+
+    /** The former writer's parameters: one map per row, by column name. */
+    private static List<Map<String, Object>> parameters(List<?> rows) {
+        List<Map<String, Object>> parameters = new ArrayList<>(rows.size());
+        for (Object o : rows) {
+            RequestLogRow row = (RequestLogRow) o;
+            Map<String, Object> p = new HashMap<>(32);
+            p.put("ts", row.time().toEpochMilli());
+            p.put("request_id", row.requestId());
+            p.put("source", row.source());
+            p.put("tenant", row.tenant());
+            p.put("api", row.api());
+            p.put("model", row.model());
+            p.put("served_model", row.servedModel());
+            p.put("channel", row.channel());
+            p.put("key_fingerprint", row.keyFingerprint());
+            p.put("pool", row.pool());
+            p.put("attempts", row.attempts());
+            p.put("fallback_level", row.fallbackLevel());
+            p.put("status", row.status());
+            p.put("error_code", row.errorCode());
+            p.put("prompt_tokens", row.promptTokens());
+            p.put("completion_tokens", row.completionTokens());
+            p.put("cached_tokens", row.cachedTokens());
+            p.put("cache_write_tokens", row.cacheWriteTokens());
+            p.put("cost_usd", row.costUsd());
+            p.put("latency_ms", row.latencyMs());
+            p.put("ttfb_ms", row.ttfbMs());
+            p.put("request_body", row.requestBody());
+            p.put("answer_body", row.answerBody());
+            parameters.add(p);
+        }
+        return parameters;
+    }
+
+    private static long count(DataSource db) throws Exception {
+        // rows are only added, ids ascending: the highest id is the count, read from the primary key's b-tree
+        // without a scan whose cost would grow with the table
+        try (Connection c = db.getConnection(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT coalesce(max(id), 0) FROM request_log")) {
+            r.next();
+            return r.getLong(1);
+        }
+    }
+}
