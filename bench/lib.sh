@@ -75,9 +75,11 @@ start_fakes() {
   export BENCH_PRIMARY_PORT=$PRIMARY_PORT BENCH_BACKUP_PORT=$BACKUP_PORT
 }
 
+# curl's options for a provider over TLS (run.sh inflight10k over HTTP/2: --cacert of its fake's certificate)
+CURL_TLS=()
 # post_status BASE_URL [BODY [TOKEN]]: the HTTP status of one chat completion (with Authorization: Bearer TOKEN if given)
 post_status() {
-  curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' ${3:+-H "Authorization: Bearer $3"} \
+  curl -s -o /dev/null -w '%{http_code}' -m 5 "${CURL_TLS[@]}" -H 'Content-Type: application/json' ${3:+-H "Authorization: Bearer $3"} \
     -d "${2:-$BODY}" "$1$CHAT" 2>/dev/null || true
 }
 

@@ -25,6 +25,10 @@
 #   BIG_N=10000 BIG_LATENCY_MS=2000 BIG_WARM_BURSTS=2   inflight10k: the burst size, the fake's latency, warmed bursts
 #   BIG_CLIENT=c             inflight10k alone: C client and fake (bench/burst.c, bench/fake-burst.c) when gcc is
 #                            there; node = the Node ones
+#   BIG_PROVIDER=h2          inflight10k: the provider speaks HTTP/2 over TLS (bench/fake-h2.js, a certificate made
+#                            with openssl, the primary channel at https:// with it as caFile; its calls share a few
+#                            connections, so 10,000 in flight fit in 20,000 descriptors); h1 = the plain HTTP/1.1 fake
+#                            (one provider connection per call: BIG_N=9800 under 20,000 descriptors)
 #   BARE_PORT=18081 BARE_FAKE_PORT=9103 FLOOR_FAKE_PORT=9104   inflight10k: ports of the reference proxy
 #                            (bench/BareProxy.java, Vert.x alone, the gateway's JVM flags), of its own fake, and of the
 #                            fake the floor bursts of each round go to straight (a fake holding a pool's ~10,000 idle
@@ -84,6 +88,7 @@ FAULT_POLL_MS=${FAULT_POLL_MS:-50}
 BIG_N=${BIG_N:-10000}
 BIG_LATENCY_MS=${BIG_LATENCY_MS:-2000}
 BIG_WARM_BURSTS=${BIG_WARM_BURSTS:-2}
+BIG_PROVIDER=${BIG_PROVIDER:-h2}
 WRK_CPUS=${WRK_CPUS:-}
 GW_CPUS=${GW_CPUS:-}
 FAKE_CPUS=${FAKE_CPUS:-}
@@ -170,7 +175,21 @@ if [ "$MODE" = inflight10k ] && [ "${BIG_CLIENT:-c}" = c ] && command -v gcc > /
   gcc -O2 -o "$OUT/keypool-fake-burst" "$BENCH_DIR/fake-burst.c" && gcc -O2 -o "$OUT/keypool-burst" "$BENCH_DIR/burst.c" \
     && BURST_C=1
 fi
-if [ -n "$BURST_C" ]; then
+# inflight10k over HTTP/2: the primary is bench/fake-h2.js over TLS, its certificate made here, and the gateway's
+# primary channel points at it with https:// and that certificate as its caFile (a copy of the config under $OUT)
+if [ "$MODE" = inflight10k ] && [ "$BIG_PROVIDER" = h2 ]; then
+  command -v openssl > /dev/null || die "openssl not found: BIG_PROVIDER=h2 makes its provider's certificate with it"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 -subj /CN=localhost \
+    -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" -keyout "$OUT/h2-key.pem" -out "$OUT/h2-cert.pem" 2> /dev/null \
+    || die "openssl could not make the h2 provider's certificate"
+  start_fakes node "$BENCH_DIR/fake-h2.js" --port "$PRIMARY_PORT" --cert "$OUT/h2-cert.pem" --key "$OUT/h2-key.pem"
+  PRIMARY=https://127.0.0.1:$PRIMARY_PORT
+  CURL_TLS=(--cacert "$OUT/h2-cert.pem")
+  sed -e "s#baseUrl: http://127.0.0.1:\${BENCH_PRIMARY_PORT:-9101}/v1#baseUrl: https://127.0.0.1:$PRIMARY_PORT/v1\n    caFile: $OUT/h2-cert.pem#" \
+    "$CONFIG" > "$OUT/keypool-h2.yaml"
+  grep -q "caFile: $OUT/h2-cert.pem" "$OUT/keypool-h2.yaml" || die "no primary baseUrl to point at the h2 fake in $CONFIG"
+  CONFIG=$OUT/keypool-h2.yaml
+elif [ -n "$BURST_C" ]; then
   start_fakes "$OUT/keypool-fake-burst" "$PRIMARY_PORT" 0
 else
   start_fakes
@@ -178,7 +197,7 @@ fi
 java_flags
 
 READY_BODY='{"model":"'$READY_MODEL'","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
-fake_ctl() { curl -sf -m 10 -X POST "$1/control/$2" > /dev/null || die "fake upstream control $1/control/$2 failed"; }
+fake_ctl() { curl -sf -m 10 "${CURL_TLS[@]}" -X POST "$1/control/$2" > /dev/null || die "fake upstream control $1/control/$2 failed"; }
 
 # start_gateway CONFIG LOG: starts the gateway (GW_PID) and waits until it serves a chat completion (READY_MS);
 # stop_gateway (bench/lib.sh) stops it. The quota part runs several gateways one after the other.
@@ -480,19 +499,33 @@ start_bare() {
   BARE_PID=""
 }
 
+# What the primary fake saw of the last burst: calls at once, and over HTTP/2 the connections that carried them
+provider_peaks() {
+  curl -s "${CURL_TLS[@]}" "$PRIMARY/control/stats?arrivals=0" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{
+    const r=JSON.parse(s); console.log("at most "+r.maxInFlight+" calls in flight at once"
+      +(r.maxConnections===undefined ? "" : " on at most "+r.maxConnections+" connections ("+r.connectionsOpened+" opened; "+r.h2+" calls over h2, "+r.http1+" over HTTP/1.1)"))})'
+}
+
 inflight10k_part() {
   BARE_PORT=${BARE_PORT:-$(( GW_PORT + 1 ))} BARE_FAKE_PORT=${BARE_FAKE_PORT:-9103} FLOOR_FAKE_PORT=${FLOOR_FAKE_PORT:-9104}
   say "== $BIG_N POSTs at once (one socket each), upstream latency ${BIG_LATENCY_MS} ms: first burst after startup, then warmed =="
   say "   targets: all succeed; <= 4 s as the first burst, <= 3 s warmed; gateway RSS <= 512 MiB and <= 200 threads throughout"
-  say "   beside each: the same burst straight at the fake (the floor) and through bench/BareProxy.java (the least a Vert.x gateway does)"
   fake_ctl "$PRIMARY" "latency?ms=$BIG_LATENCY_MS"
-  burst_of "$PRIMARY_PORT" "$BIG_N" > "$OUT/big-direct.txt"
-  say "   client and fake: $([ -n "$BURST_C" ] && echo "bench/burst.c and bench/fake-burst.c" || echo "bench/inflight.js and bench/fake-upstream.js")"
-  say "directly against the fake (the client's own floor): $(describe_burst "$(result_of "$OUT/big-direct.txt")")"
+  if [ "$BIG_PROVIDER" = h2 ]; then
+    # the C client speaks plain HTTP/1.1: no floor burst against the TLS fake, and no reference proxy (Vert.x alone
+    # holds a provider connection per call, 20,000 descriptors for 10,000)
+    BARE=0
+    say "   provider: bench/fake-h2.js, HTTP/2 over TLS, 100 streams per connection; client: $([ -n "$BURST_C" ] && echo bench/burst.c || echo bench/inflight.js)"
+  else
+    say "   beside each: the same burst straight at the fake (the floor) and through bench/BareProxy.java (the least a Vert.x gateway does)"
+    burst_of "$PRIMARY_PORT" "$BIG_N" > "$OUT/big-direct.txt"
+    say "   client and fake: $([ -n "$BURST_C" ] && echo "bench/burst.c and bench/fake-burst.c" || echo "bench/inflight.js and bench/fake-upstream.js")"
+    say "directly against the fake (the client's own floor): $(describe_burst "$(result_of "$OUT/big-direct.txt")")"
+  fi
   fake_ctl "$PRIMARY" reset
   say "gateway before the first burst: RSS $(mib "$(vm "$GW_PID" VmRSS)") MiB, threads $(threads "$GW_PID")"
   big_burst "first burst after startup"
-  say "   the fake saw at most $(curl -s "$PRIMARY/control/stats?arrivals=0" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).maxInFlight))') in flight at once"
+  say "   the fake saw $(provider_peaks)"
   start_bare
   if [ -n "$BARE_PID" ]; then bare_burst "first burst after startup"; fi
   WARMED=0; warm_gateway
@@ -510,6 +543,7 @@ inflight10k_part() {
     fi
     fake_ctl "$PRIMARY" reset
     big_burst "warmed burst $i"
+    say "   the fake saw $(provider_peaks)"
     if [ -n "$BARE_PID" ]; then bare_burst "warmed burst $i"; fi
   done
   say "gateway after the bursts: RSS $(mib "$(vm "$GW_PID" VmRSS)") MiB, peak since start (VmHWM) $(mib "$(vm "$GW_PID" VmHWM)") MiB, threads $(threads "$GW_PID")"

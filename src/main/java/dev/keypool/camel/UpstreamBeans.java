@@ -20,14 +20,20 @@ final class UpstreamBeans {
         // the provider calls that are not streams (routes/upstream.camel.yaml), and the channel routes' circuitBreaker
         // that waits for them without holding a thread
         context.addComponent("vertx-http", upstreamHttp(context, connectionsPerProvider,
+                Wiring.intSetting(context, "keypool.http2-connections-per-provider"),
                 Wiring.longSetting(context, "keypool.max-answer-bytes")));
         context.getCamelContextExtension().addContextPlugin(ProcessorFactory.class, new ChannelBreakerFactory());
     }
 
-    /** vertx-http with one pool of up to {@code connections} per provider, answers handled on a request thread. */
-    private static UpstreamHttpComponent upstreamHttp(CamelContext context, int connections, long maxAnswerBytes) {
+    /**
+     * vertx-http with one pool per provider of up to {@code connections} HTTP/1.1 connections or {@code http2Connections}
+     * HTTP/2 ones, answers handled on a request thread.
+     */
+    private static UpstreamHttpComponent upstreamHttp(CamelContext context, int connections, int http2Connections,
+                                                      long maxAnswerBytes) {
         UpstreamHttpComponent component = new UpstreamHttpComponent(
-                context.getExecutorServiceManager().newCachedThreadPool(context, "UpstreamAnswers"), maxAnswerBytes);
+                context.getExecutorServiceManager().newCachedThreadPool(context, "UpstreamAnswers"), maxAnswerBytes,
+                http2Connections);
         component.setWebClientOptions(new WebClientOptions()
                 .setMaxPoolSize(connections)
                 // what camel-http does too (application.properties): no transparent decompression, no user agent

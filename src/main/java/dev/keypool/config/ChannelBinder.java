@@ -1,7 +1,11 @@
 package dev.keypool.config;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.CertificateException;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -33,7 +37,7 @@ final class ChannelBinder {
     private static final Set<String> FIELDS = Set.of("name", "baseUrl", "models", "modelMap", "strategy", "timeout",
             "maxRetries", "cooldown", "disableAfter", "quotaZone", "pricing", "keys", "fallback", "breaker", "apis", "auth",
             "probe", "warmup", "anthropicBeta", "type", "apiVersion", "deployments", "headers", "query",
-            "cooldownMin", "cooldownMax", "recovery");
+            "cooldownMin", "cooldownMax", "recovery", "http2", "caFile");
     private static final Set<String> PRICE_FIELDS = Set.of("input", "output", "cacheRead", "cacheWrite");
     private static final Pattern BETA_FLAG = Pattern.compile("[A-Za-z0-9._-]+");
     /** An HTTP header name (RFC 9110 token). */
@@ -282,7 +286,41 @@ final class ChannelBinder {
         });
         Map<String, String> query = new LinkedHashMap<>();
         node.field("query").entries().forEach((name, value) -> value.requiredSecret().ifPresent(v -> query.put(name, v)));
-        return new ProviderConfig(type, apiVersion, deployments, headers, query);
+        return new ProviderConfig(type, apiVersion, deployments, headers, query, http2(node.field("http2")),
+                caFile(node.field("caFile")).orElse(null));
+    }
+
+    /**
+     * {@code auto} (the default: HTTP/2 offered over TLS) or {@code off}, which YAML 1.1 reads, unquoted, as the boolean
+     * false: taken as off too.
+     */
+    private static ProviderConfig.Http2 http2(ConfigNode node) {
+        return node.text().flatMap(name -> {
+            Optional<ProviderConfig.Http2> known = name.equals("false") ? Optional.of(ProviderConfig.Http2.OFF)
+                    : ProviderConfig.Http2.named(name);
+            if (known.isEmpty()) {
+                node.problem("unknown http2 " + Problems.quote(name) + " (use " + ProviderConfig.Http2.names() + ")");
+            }
+            return known;
+        }).orElse(ProviderConfig.Http2.AUTO);
+    }
+
+    /** A readable PEM file of one or more certificates, relative to the working directory; read now, so a bad one stops the start. */
+    private static Optional<Path> caFile(ConfigNode node) {
+        return node.text().flatMap(text -> {
+            Path file = Path.of(text);
+            if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+                node.problem("no readable file at " + Problems.quote(text) + " (looked at " + file.toAbsolutePath() + ")");
+                return Optional.empty();
+            }
+            try {
+                CaCertificates.read(file);
+                return Optional.of(file);
+            } catch (IOException | CertificateException unreadable) {
+                node.problem("is not a PEM file of certificates (" + unreadable.getMessage() + ")");
+                return Optional.empty();
+            }
+        });
     }
 
     private static Optional<String> strategy(ConfigNode node) {

@@ -1,5 +1,6 @@
 package dev.keypool.config;
 
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
@@ -10,13 +11,34 @@ import java.util.stream.Collectors;
  * How a channel's provider is addressed beyond its {@code baseUrl}: {@code type} (the OpenAI layout of paths, or Azure
  * OpenAI's deployments), Azure's {@code apiVersion} and {@code deployments} (upstream model → deployment name, applied
  * after {@code modelMap}), and the {@code headers} and {@code query} parameters sent with every call (values may be
- * {@code ${ENV}} placeholders; they may be credentials, so nothing prints them).
+ * {@code ${ENV}} placeholders; they may be credentials, so nothing prints them); {@code http2} whether calls over TLS
+ * offer HTTP/2, and {@code caFile} a PEM file of certificates trusted besides the JVM's own (null: none).
  */
 public record ProviderConfig(Type type, String apiVersion, Map<String, String> deployments,
-                             Map<String, String> headers, Map<String, String> query) {
+                             Map<String, String> headers, Map<String, String> query, Http2 http2, Path caFile) {
 
     /** An OpenAI-compatible provider, nothing added to its calls. */
     public static final ProviderConfig OPENAI = new ProviderConfig(Type.OPENAI, null, Map.of(), Map.of(), Map.of());
+
+    /** Whether calls to the provider offer HTTP/2 ({@code http2:} in keypool.yaml). */
+    public enum Http2 {
+        /** Over TLS, ALPN offers h2 then http/1.1 and the provider picks; plain http:// stays HTTP/1.1. */
+        AUTO,
+        /** HTTP/1.1 only. */
+        OFF;
+
+        public String configName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        public static Optional<Http2> named(String name) {
+            return Arrays.stream(values()).filter(h -> h.configName().equals(name)).findFirst();
+        }
+
+        public static String names() {
+            return Arrays.stream(values()).map(Http2::configName).collect(Collectors.joining(", "));
+        }
+    }
 
     /** The layout of a provider's paths ({@code type:} in keypool.yaml). */
     public enum Type {
@@ -44,13 +66,21 @@ public record ProviderConfig(Type type, String apiVersion, Map<String, String> d
         deployments = Copies.map(deployments);
         headers = Copies.map(headers);
         query = Copies.map(query);
+        http2 = http2 == null ? Http2.AUTO : http2;
+    }
+
+    /** HTTP/2 offered over TLS, the JVM's trust only. */
+    public ProviderConfig(Type type, String apiVersion, Map<String, String> deployments, Map<String, String> headers,
+                          Map<String, String> query) {
+        this(type, apiVersion, deployments, headers, query, Http2.AUTO, null);
     }
 
     /** Header and query values may be credentials: their names only. */
     @Override
     public String toString() {
         return "ProviderConfig[type=" + type.configName() + ", apiVersion=" + apiVersion + ", deployments=" + deployments
-                + ", headers=" + headers.keySet() + ", query=" + query.keySet() + "]";
+                + ", headers=" + headers.keySet() + ", query=" + query.keySet() + ", http2=" + http2.configName()
+                + ", caFile=" + caFile + "]";
     }
 
     /** Azure's name of the deployment that serves {@code upstreamModel}: its {@code deployments} entry, else the model's own name. */

@@ -19,12 +19,17 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.net.PfxOptions;
 
 /**
  * A fake OpenAI-compatible provider on loopback (Vert.x, non-blocking, so thousands of slow answers cost no
  * threads), which also speaks Anthropic's Messages API under /messages (answers, event streams, count_tokens). Each
  * API key, sent as Bearer or as x-api-key, can be told how to answer: OK, a status with an optional Retry-After,
  * slowly, or by resetting the connection. It counts the calls each key received and keeps what it was sent.
+ *
+ * <p>{@link #overTls} serves https with ALPN (h2, then http/1.1, as providers do): it counts the connections its
+ * callers open and the protocol each request came over.
  */
 public final class FakeUpstream implements AutoCloseable {
 
@@ -63,8 +68,36 @@ public final class FakeUpstream implements AutoCloseable {
     private final List<Runnable> heldAnswers = new java.util.ArrayList<>();
     private boolean holding;
 
+    private final String scheme;
+    private final AtomicInteger connectionsOpened = new AtomicInteger();
+    private final AtomicInteger connectionsOpen = new AtomicInteger();
+    private final AtomicInteger mostConnectionsOpen = new AtomicInteger();
+    private final Map<HttpVersion, AtomicInteger> requestsByProtocol = new ConcurrentHashMap<>();
+
     public FakeUpstream() {
-        server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0).setAcceptBacklog(4096))
+        this(new HttpServerOptions(), "http");
+    }
+
+    /**
+     * Over TLS with this certificate, offering h2 and http/1.1 by ALPN; an h2 connection takes up to
+     * {@code streamsPerConnection} requests at once (its SETTINGS_MAX_CONCURRENT_STREAMS).
+     */
+    public static FakeUpstream overTls(TestCertificate certificate, int streamsPerConnection) {
+        HttpServerOptions tls = new HttpServerOptions().setSsl(true).setUseAlpn(true)
+                .setKeyCertOptions(new PfxOptions().setPath(certificate.keyStore().toString())
+                        .setPassword(certificate.password()));
+        tls.getInitialSettings().setMaxConcurrentStreams(streamsPerConnection);
+        return new FakeUpstream(tls, "https");
+    }
+
+    private FakeUpstream(HttpServerOptions options, String scheme) {
+        this.scheme = scheme;
+        server = vertx.createHttpServer(options.setHost("127.0.0.1").setPort(0).setAcceptBacklog(4096))
+                .connectionHandler(connection -> {
+                    connectionsOpened.incrementAndGet();
+                    mostConnectionsOpen.accumulateAndGet(connectionsOpen.incrementAndGet(), Math::max);
+                    connection.closeHandler(v -> connectionsOpen.decrementAndGet());
+                })
                 .requestHandler(this::handle);
         try {
             server.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -79,7 +112,7 @@ public final class FakeUpstream implements AutoCloseable {
 
     /** The server's origin, as an Azure channel's baseUrl ({resource}.openai.azure.com): KeyPool appends /openai/… */
     public String origin() {
-        return "http://127.0.0.1:" + port();
+        return scheme + "://127.0.0.1:" + port();
     }
 
     /**
@@ -94,7 +127,7 @@ public final class FakeUpstream implements AutoCloseable {
 
     /** Base URL as a channel's baseUrl: /chat/completions and /embeddings are appended by KeyPool. */
     public String baseUrl() {
-        return "http://127.0.0.1:" + port() + "/v1";
+        return scheme + "://127.0.0.1:" + port() + "/v1";
     }
 
     public FakeUpstream answer(String key, int status) {
@@ -285,7 +318,7 @@ public final class FakeUpstream implements AutoCloseable {
         received.clear();
     }
 
-    /** As new: every key answers 200 at once, default streams, nothing held, nothing counted or kept. */
+    /** As new: every key answers 200 at once, default streams, nothing held, nothing counted or kept (connections: from those open now). */
     public synchronized void restore() {
         behaviours.clear();
         abusive.clear();
@@ -297,6 +330,9 @@ public final class FakeUpstream implements AutoCloseable {
         streamIntervalMs = 20;
         streamsCancelled.set(0);
         streamsCompleted.set(0);
+        connectionsOpened.set(0);
+        mostConnectionsOpen.set(connectionsOpen.get());
+        requestsByProtocol.clear();
         if (holding) {
             releaseAnswers();
         }
@@ -365,7 +401,24 @@ public final class FakeUpstream implements AutoCloseable {
         return status != 0;
     }
 
+    /** Connections callers opened since the start (or the last {@link #restore()}). */
+    public int connectionsOpened() {
+        return connectionsOpened.get();
+    }
+
+    /** The most connections open at once since the start (or the last {@link #restore()}). */
+    public int mostConnectionsOpen() {
+        return mostConnectionsOpen.get();
+    }
+
+    /** Requests received over this protocol (HTTP_1_1, HTTP_2). */
+    public int requestsOver(HttpVersion protocol) {
+        AtomicInteger count = requestsByProtocol.get(protocol);
+        return count == null ? 0 : count.get();
+    }
+
     private void handle(HttpServerRequest request) {
+        requestsByProtocol.computeIfAbsent(request.version(), v -> new AtomicInteger()).incrementAndGet();
         request.body().onSuccess(buffer -> {
             String auth = request.getHeader("Authorization");
             String key = auth != null && auth.startsWith("Bearer ") ? auth.substring(7)

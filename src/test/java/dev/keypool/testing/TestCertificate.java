@@ -3,6 +3,7 @@ package dev.keypool.testing;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -13,6 +14,7 @@ import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.Date;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
@@ -34,22 +36,42 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 /**
  * A self-signed server certificate for {@code localhost} and {@code 127.0.0.1}, made in the test's JVM (BouncyCastle's
  * certificate builder over the JDK's own EC keys and signatures), in a PKCS12 key store file as an operator would
- * give the gateway; and what a client needs to trust it and nothing else.
+ * give the gateway, and as PEM for a server configured by file (a channel's {@code caFile}); and what a client needs
+ * to trust it and nothing else.
  */
 public final class TestCertificate {
 
     private final Path keyStore;
     private final String password;
     private final X509Certificate certificate;
+    private final Path pem;
 
-    private TestCertificate(Path keyStore, String password, X509Certificate certificate) {
+    private TestCertificate(Path keyStore, String password, X509Certificate certificate, Path pem) {
         this.keyStore = keyStore;
         this.password = password;
         this.certificate = certificate;
+        this.pem = pem;
     }
 
-    /** A new key and certificate, valid from a day ago for two days, in a key store file deleted when the JVM exits. */
+    /** A new key and certificate, valid from a day ago for two days, in files deleted when the JVM exits. */
     public static TestCertificate create() {
+        try {
+            Path keyStore = Files.createTempFile("keypool-tls-", ".p12");
+            Path pem = Files.createTempFile("keypool-tls-", ".pem");
+            keyStore.toFile().deleteOnExit();
+            pem.toFile().deleteOnExit();
+            return create(keyStore, pem);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot make a test certificate", e);
+        }
+    }
+
+    /** As {@link #create()}, the files {@code server.p12} and {@code server-ca.pem} in {@code dir}. */
+    public static TestCertificate create(Path dir) {
+        return create(dir.resolve("server.p12"), dir.resolve("server-ca.pem"));
+    }
+
+    private static TestCertificate create(Path file, Path pem) {
         try {
             KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
             generator.initialize(256);
@@ -68,12 +90,13 @@ public final class TestCertificate {
             KeyStore store = KeyStore.getInstance("PKCS12");
             store.load(null, null);
             store.setKeyEntry("keypool", pair.getPrivate(), password.toCharArray(), new Certificate[] {certificate});
-            Path file = Files.createTempFile("keypool-tls-", ".p12");
-            file.toFile().deleteOnExit();
             try (OutputStream out = Files.newOutputStream(file)) {
                 store.store(out, password.toCharArray());
             }
-            return new TestCertificate(file, password, certificate);
+            Files.writeString(pem, "-----BEGIN CERTIFICATE-----\n"
+                    + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(certificate.getEncoded())
+                    + "\n-----END CERTIFICATE-----\n");
+            return new TestCertificate(file, password, certificate, pem);
         } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
             throw new IllegalStateException("cannot make a test certificate", e);
         }
@@ -82,6 +105,11 @@ public final class TestCertificate {
     /** The PKCS12 file holding the key and its certificate. */
     public Path keyStore() {
         return keyStore;
+    }
+
+    /** The certificate as PEM, as a client's trust file takes it. */
+    public Path pem() {
+        return pem;
     }
 
     /** The password of the key store and of its key. */

@@ -64,6 +64,7 @@ public final class HealthProbes {
         exchange.setProperty(Exchanges.TIMEOUT_MS, probe.timeout().toMillis());
         exchange.setProperty(Exchanges.CONNECT_TIMEOUT_MS,
                 Math.min(probe.channel().config().connectTimeout().toMillis(), probe.timeout().toMillis()));
+        Exchanges.transport(exchange, probe.channel().config().provider());
         Message message = exchange.getMessage();
         ProviderHeaders.put(message, probe.channel().config());
         ProviderAuth auth = probe.channel().config().auth();

@@ -1,23 +1,32 @@
 package dev.keypool.camel.http;
 
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
 import dev.keypool.camel.pipeline.BoundedAnswers;
 import dev.keypool.camel.pipeline.Exchanges;
+import dev.keypool.config.ProviderConfig.Http2;
+import dev.keypool.gateway.AnswerTooLarge;
 import dev.keypool.gateway.SplicedFile;
+import io.netty.handler.codec.http.QueryStringEncoder;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Handler;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.RequestOptions;
 import io.vertx.core.http.StreamResetException;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.impl.ClientPhase;
 import io.vertx.ext.web.client.impl.HttpContext;
-import io.vertx.ext.web.client.impl.WebClientInternal;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
@@ -29,6 +38,7 @@ import org.apache.camel.component.vertx.http.VertxHttpConfiguration;
 import org.apache.camel.component.vertx.http.VertxHttpEndpoint;
 import org.apache.camel.component.vertx.http.VertxHttpEndpointConfigurer;
 import org.apache.camel.component.vertx.http.VertxHttpProducer;
+import org.apache.camel.http.base.HttpOperationFailedException;
 import org.apache.camel.spi.PropertyConfigurer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +58,11 @@ import org.slf4j.LoggerFactory;
  * and the attempt fails at once, as a blocked call's socket did when its thread was interrupted.
  *
  * <p>An answer over {@code maxAnswerBytes} fails the call ({@link BoundedAnswers}).
+ *
+ * <p>The endpoints do not make a client each: the call goes out on the {@link UpstreamClients} client of its transport,
+ * given by two options of the endpoint URI that the route sets from the channel: {@code http2} ({@code auto} or
+ * {@code off}) and {@code caFile} (empty: none). So every endpoint of a provider (its paths, its timeouts) shares one
+ * pool of connections, and over HTTP/2 a few connections carry all its calls.
  */
 public final class UpstreamHttpComponent extends VertxHttpComponent {
 
@@ -56,10 +71,16 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
 
     private final Executor answers;
     private final long maxAnswerBytes;
+    private final int http2Connections;
+    private volatile UpstreamClients clients;
 
-    public UpstreamHttpComponent(Executor answers, long maxAnswerBytes) {
+    /**
+     * @param http2Connections HTTP/2 connections per provider at most (HTTP/1.1 ones: the web client options' pool size)
+     */
+    public UpstreamHttpComponent(Executor answers, long maxAnswerBytes, int http2Connections) {
         this.answers = answers;
         this.maxAnswerBytes = maxAnswerBytes;
+        this.http2Connections = http2Connections;
     }
 
     /** vertx-http's generated configurers, which Camel finds by the component's class name otherwise. */
@@ -75,24 +96,81 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
 
     @Override
     protected Endpoint createEndpoint(String uri, String remaining, Map<String, Object> parameters) throws Exception {
+        Object http2Option = parameters.remove("http2");
+        Http2 http2 = http2Option == null || http2Option.toString().isBlank() ? Http2.AUTO
+                : Http2.named(http2Option.toString()).orElseThrow(() -> new IllegalArgumentException(
+                        "http2 must be one of " + Http2.names() + ", not " + http2Option));
+        Object caFile = parameters.remove("caFile");
+        boolean stream = Boolean.parseBoolean(String.valueOf(parameters.remove("stream")));
+        UpstreamClients.Transport transport = new UpstreamClients.Transport(remaining.regionMatches(true, 0, "https:", 0, 6),
+                http2, caFile == null || caFile.toString().isBlank() ? null : Path.of(caFile.toString()));
         VertxHttpEndpoint configured = (VertxHttpEndpoint) super.createEndpoint(uri, remaining, parameters);
         configured.getConfiguration().setVertxHttpBinding(new BoundedAnswers(maxAnswerBytes));
-        return new UpstreamEndpoint(uri, this, configured.getConfiguration(), answers);
+        return new UpstreamEndpoint(uri, this, configured.getConfiguration(), answers, transport, stream);
     }
 
-    private static final class UpstreamEndpoint extends VertxHttpEndpoint {
-        private final Executor answers;
+    /** The clients, made with the component's Vert.x once the first endpoint starts. */
+    private UpstreamClients clients() {
+        UpstreamClients made = clients;
+        if (made == null) {
+            synchronized (this) {
+                if (clients == null) {
+                    clients = new UpstreamClients(getVertx(), getWebClientOptions(), http2Connections);
+                }
+                made = clients;
+            }
+        }
+        return made;
+    }
 
-        UpstreamEndpoint(String uri, VertxHttpComponent component, VertxHttpConfiguration configuration, Executor answers) {
+    @Override
+    protected void doStop() throws Exception {
+        UpstreamClients made = clients;
+        clients = null;
+        if (made != null) {
+            made.close();
+        }
+        super.doStop();
+    }
+
+    /** The interceptor every provider client carries: a call cancelled before it went out fails here. */
+    static void intercept(HttpContext<?> context) {
+        UpstreamCall.intercept(context);
+    }
+
+    /**
+     * One provider URL with its options; {@code stream} (option {@code stream=true}): the call is answered at the head
+     * of a 2xx answer, its body an {@link UpstreamStream} read as it arrives.
+     */
+    private final class UpstreamEndpoint extends VertxHttpEndpoint {
+        private final Executor answers;
+        private final UpstreamClients.Transport transport;
+        private final boolean stream;
+        private volatile UpstreamClients.Client client;
+
+        UpstreamEndpoint(String uri, VertxHttpComponent component, VertxHttpConfiguration configuration, Executor answers,
+                         UpstreamClients.Transport transport, boolean stream) {
             super(uri, component, configuration);
             this.answers = answers;
+            this.transport = transport;
+            this.stream = stream;
+        }
+
+        /** Not vertx-http's: that would make a client, and a pool of connections, for this endpoint alone. */
+        @Override
+        protected void doStart() {
+            client = ((UpstreamHttpComponent) getComponent()).clients().client(transport);
+        }
+
+        /** The shared client stays open for the other endpoints. */
+        @Override
+        protected void doStop() {
+            client = null;
         }
 
         @Override
-        protected void doStart() throws Exception {
-            super.doStart();
-            ((WebClientInternal) getWebClient()).addInterceptor(UpstreamCall::intercept);
-            ((WebClientInternal) getWebClient()).addInterceptor(BoundedAnswers::closeOnOverflow);
+        protected WebClient getWebClient() {
+            return client.web();
         }
 
         Vertx vertx() {
@@ -105,7 +183,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         }
     }
 
-    private static final class UpstreamProducer extends VertxHttpProducer {
+    private final class UpstreamProducer extends VertxHttpProducer {
         private final Executor answers;
         private final VertxHttpBinding binding;
 
@@ -129,9 +207,14 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             if (hangup != null) {
                 hangup.whileWaiting(call::cancel);
             }
+            if (((UpstreamEndpoint) getEndpoint()).stream) {
+                return stream(exchange, callback, hangup, call);
+            }
             UpstreamCall.STARTING.set(call);
             try {
-                HttpRequest<Buffer> request = binding.prepareHttpRequest(getEndpoint(), exchange);
+                HttpRequest<Buffer> request = binding.prepareHttpRequest(getEndpoint(), exchange)
+                        // per call: the shared client's options cannot carry each channel's
+                        .connectTimeout(getEndpoint().getConfiguration().getConnectTimeout());
                 Handler<AsyncResult<HttpResponse<Buffer>>> answered = response -> answers.execute(() -> {
                     answered(hangup);
                     try {
@@ -166,6 +249,99 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             } finally {
                 UpstreamCall.STARTING.remove();
             }
+        }
+
+        /**
+         * A stream call: sent on the transport's HTTP client (the request vertx-http's binding prepares, its URL, query,
+         * headers and timeouts), answered as soon as a 2xx head arrives, its body read by the relay as it comes. Any
+         * other status is read whole (bounded as any answer) and fails the call as vertx-http's would.
+         */
+        private boolean stream(Exchange exchange, AsyncCallback callback, ClientHangup hangup, UpstreamCall call) {
+            UpstreamEndpoint endpoint = (UpstreamEndpoint) getEndpoint();
+            try {
+                HttpRequest<Buffer> prepared = binding.prepareHttpRequest(endpoint, exchange);
+                long idleTimeout = endpoint.getConfiguration().getTimeout();
+                RequestOptions options = new RequestOptions()
+                        .setMethod(prepared.method())
+                        .setHost(prepared.host())
+                        .setPort(prepared.port())
+                        .setSsl(prepared.ssl() != null ? prepared.ssl() : endpoint.transport.tls())
+                        .setURI(withQuery(prepared.uri(), prepared.queryParams()))
+                        .setHeaders(prepared.headers())
+                        .setConnectTimeout(endpoint.getConfiguration().getConnectTimeout())
+                        .setIdleTimeout(idleTimeout);
+                Buffer body = Buffer.buffer(exchange.getMessage().getMandatoryBody(byte[].class));
+                Promise<UpstreamStream> answer = Promise.promise();
+                answer.future().onComplete(done -> answers.execute(() -> {
+                    answered(hangup);
+                    if (done.succeeded()) {
+                        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, 200);
+                        exchange.getMessage().setBody(done.result());
+                    } else {
+                        exchange.setException(done.cause());
+                    }
+                    callback.done(false);
+                }));
+                endpoint.client.http().request(options).onComplete(created -> {
+                    if (created.failed()) {
+                        answer.fail(created.cause());
+                        return;
+                    }
+                    HttpClientRequest request = created.result();
+                    if (!call.sent(request)) {
+                        request.reset();
+                        answer.fail(new StreamResetException(0));
+                        return;
+                    }
+                    request.send(body).onComplete(head -> {
+                        if (head.failed()) {
+                            answer.tryFail(head.cause());
+                        } else if (head.result().statusCode() / 100 == 2) {
+                            answer.tryComplete(new UpstreamStream(request, head.result(), idleTimeout));
+                        } else {
+                            refused(request, head.result(), prepared, answer);
+                        }
+                    });
+                });
+                return false;
+            } catch (Exception e) {
+                answered(hangup);
+                exchange.setException(e);
+                callback.done(true);
+                return true;
+            }
+        }
+
+        /** A status other than 2xx to a stream call: its body read whole, up to the answers' bound, into the failure. */
+        private void refused(HttpClientRequest request, HttpClientResponse response, HttpRequest<Buffer> prepared,
+                             Promise<UpstreamStream> answer) {
+            Buffer collected = Buffer.buffer();
+            response.handler(chunk -> {
+                if (collected.length() + chunk.length() > maxAnswerBytes) {
+                    answer.tryFail(new AnswerTooLarge("answer", maxAnswerBytes));
+                    request.reset();
+                } else {
+                    collected.appendBuffer(chunk);
+                }
+            });
+            response.exceptionHandler(answer::tryFail);
+            response.endHandler(v -> {
+                Map<String, String> headers = new HashMap<>();
+                response.headers().names().forEach(name -> headers.put(name, response.getHeader(name)));
+                String url = (Boolean.TRUE.equals(prepared.ssl()) ? "https://" : "http://") + prepared.host() + ":"
+                        + prepared.port() + prepared.uri();
+                answer.tryFail(new HttpOperationFailedException(url, response.statusCode(), response.statusMessage(), null,
+                        headers, collected.toString()));
+            });
+        }
+
+        private static String withQuery(String path, MultiMap query) {
+            if (query.isEmpty()) {
+                return path;
+            }
+            QueryStringEncoder encoder = new QueryStringEncoder(path);
+            query.forEach(encoder::addParam);
+            return encoder.toString();
         }
 
         private static void answered(ClientHangup hangup) {

@@ -27,6 +27,7 @@ public final class ChannelOutcomes {
         exchange.setProperty(Exchanges.UPSTREAM_URL, channel.upstreamUrl(request.upstreamEndpoint(), request.upstreamModel()));
         exchange.setProperty(Exchanges.TIMEOUT_MS, channel.config().timeout().toMillis());
         exchange.setProperty(Exchanges.CONNECT_TIMEOUT_MS, channel.config().connectTimeout().toMillis());
+        Exchanges.transport(exchange, channel.config().provider());
         TenantAdmission pending = TenantGate.pendingAdmission(request);
         if (pending != null && channel.breaker().state() != BreakerState.CLOSED) {
             // decided here, not with the key: a request its tenant refuses gives back the half-open breaker's probe

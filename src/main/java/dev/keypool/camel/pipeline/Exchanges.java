@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 
 import dev.keypool.camel.batch.BatchLines;
 import dev.keypool.camel.http.ClientHangup;
+import dev.keypool.config.ProviderConfig;
 import dev.keypool.gateway.GatewayRequest;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -43,6 +44,10 @@ public final class Exchanges {
     public static final String TIMEOUT_MS = "kpTimeoutMs";
     /** The current channel's timeout to open a connection, in milliseconds. */
     public static final String CONNECT_TIMEOUT_MS = "kpConnectTimeoutMs";
+    /** The current channel's {@code http2} setting as written in keypool.yaml, an option of the vertx-http call. */
+    public static final String HTTP2 = "kpHttp2";
+    /** The current channel's {@code caFile}, an option of the vertx-http call; absent when it has none. */
+    public static final String CA_FILE = "kpCaFile";
 
     /** The {@link dev.keypool.tenant.Tenant} whose token the request carries, set by {@link TenantGate}; absent without tenants. */
     public static final String TENANT = "kpTenant";
@@ -114,5 +119,13 @@ public final class Exchanges {
             throw new IllegalStateException("no KeyPool request on exchange " + exchange.getExchangeId());
         }
         return request;
+    }
+
+    /** The provider's {@code http2} and {@code caFile}, as the vertx-http call of upstream-attempt and probe-key reads them. */
+    public static void transport(Exchange exchange, ProviderConfig provider) {
+        exchange.setProperty(HTTP2, provider.http2().configName());
+        if (provider.caFile() != null) {
+            exchange.setProperty(CA_FILE, provider.caFile().toString());
+        }
     }
 }

@@ -22,13 +22,13 @@ import dev.keypool.gateway.TokenUsage;
 import dev.keypool.translate.StreamTranslator;
 import dev.keypool.translate.Translation;
 import org.apache.camel.Exchange;
-import org.apache.hc.core5.http.io.EofSensorInputStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Relays a provider's Server-Sent Events to the client event by event, on the worker thread of the request: to the
- * HTTP client's response, or to the {@link StreamClient} of an application that runs the pipeline in its own JVM.
+ * Relays a provider's Server-Sent Events to the client event by event, on the request's thread (the one its provider
+ * call's answer was handed to), reading the body as it arrives ({@code UpstreamStream}): to the HTTP client's
+ * response, or to the {@link StreamClient} of an application that runs the pipeline in its own JVM.
  *
  * <p>Why not return the InputStream as the body: camel-platform-http-vertx 4.18.0 fills a 16 KB buffer before
  * it writes anything (https://issues.apache.org/jira/browse/CAMEL-23804, fixed after 4.18.0). So the relay
@@ -85,7 +85,7 @@ public final class StreamRelay {
                 }
             }
         } catch (AnswerTooLarge | SocketTimeoutException overLimit) {
-            // the rest of the answer is not read: the connection is closed, not drained
+            // the rest of the answer is not read: the call is reset, not drained
             abort(upstream);
             throw overLimit;
         }
@@ -282,16 +282,12 @@ public final class StreamRelay {
         }
     }
 
-    /** Closes the provider connection without reading the rest of an endless stream. */
+    /** Ends the provider's call without reading the rest of an endless stream (its request is reset). */
     private static void abort(InputStream upstream) {
         try {
-            if (upstream instanceof EofSensorInputStream sensor) {
-                sensor.abort();
-            } else {
-                upstream.close();
-            }
+            upstream.close();
         } catch (IOException | RuntimeException ignored) {
-            // the connection is being torn down anyway
+            // the call is being torn down anyway
         }
     }
 

@@ -1,0 +1,143 @@
+package dev.keypool.camel.http;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+
+/**
+ * The body of a provider's stream as {@code StreamRelay} reads it: the bytes of a Vert.x response as they arrive, on
+ * the request's thread, so that the relay keeps its one way of reading whatever carries the stream (HTTP/1.1 or one
+ * stream of an HTTP/2 connection).
+ *
+ * <p>What arrives is queued; past {@value #PAUSE_AT} bytes not yet read the response is paused (HTTP/2 flow control
+ * then holds the provider back on this stream alone), and resumed below {@value #RESUME_AT}. A read waits at most
+ * {@code idleTimeoutMs} for the next bytes, as a socket's read timeout did (a provider that goes silent mid-stream);
+ * an interrupted read (its client hung up) and {@link #close()} before the end reset the provider's request, which
+ * ends that call alone, not the connection it shares.
+ */
+final class UpstreamStream extends InputStream {
+
+    static final int PAUSE_AT = 64 * 1024;
+    static final int RESUME_AT = 16 * 1024;
+    private static final Object END = new Object();
+
+    private final HttpClientRequest request;
+    private final HttpClientResponse response;
+    private final Context eventLoop;
+    private final long idleTimeoutMs;
+    private final LinkedBlockingQueue<Object> arrived = new LinkedBlockingQueue<>();
+    private final AtomicLong queuedBytes = new AtomicLong();
+    /** Changed on the event loop only. */
+    private boolean paused;
+    private Buffer current;
+    private int position;
+    private boolean ended;
+    /** The provider's last byte arrived (set on the event loop): the call is complete, whatever is still queued. */
+    private volatile boolean complete;
+    private volatile boolean closed;
+
+    /** Takes the response's body from now on; made on the event loop that received the response's head. */
+    UpstreamStream(HttpClientRequest request, HttpClientResponse response, long idleTimeoutMs) {
+        this.request = request;
+        this.response = response;
+        this.eventLoop = Vertx.currentContext();
+        this.idleTimeoutMs = idleTimeoutMs;
+        response.handler(this::arrive)
+                .endHandler(v -> {
+                    complete = true;
+                    arrived.add(END);
+                })
+                .exceptionHandler(arrived::add);
+    }
+
+    private void arrive(Buffer chunk) {
+        arrived.add(chunk);
+        if (queuedBytes.addAndGet(chunk.length()) > PAUSE_AT && !paused) {
+            paused = true;
+            response.pause();
+        }
+    }
+
+    @Override
+    public int read() throws IOException {
+        byte[] one = new byte[1];
+        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] into, int offset, int length) throws IOException {
+        if (length == 0) {
+            return 0;
+        }
+        while (current == null || position == current.length()) {
+            if (ended) {
+                return -1;
+            }
+            next();
+        }
+        int n = Math.min(length, current.length() - position);
+        current.getBytes(position, position + n, into, offset);
+        position += n;
+        if (queuedBytes.addAndGet(-n) < RESUME_AT) {
+            eventLoop.runOnContext(v -> {
+                if (paused && queuedBytes.get() < RESUME_AT) {
+                    paused = false;
+                    response.resume();
+                }
+            });
+        }
+        return n;
+    }
+
+    private void next() throws IOException {
+        Object next;
+        try {
+            next = arrived.poll(idleTimeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            resetCall();
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for the provider's stream");
+        }
+        if (next == null) {
+            resetCall();
+            throw new SocketTimeoutException("no byte of the provider's stream for " + idleTimeoutMs + " ms");
+        }
+        if (next == END) {
+            ended = true;
+            current = null;
+        } else if (next instanceof Buffer chunk) {
+            current = chunk;
+            position = 0;
+        } else {
+            Throwable failure = (Throwable) next;
+            ended = true;
+            throw failure instanceof IOException io ? io : new IOException(failure.toString(), failure);
+        }
+    }
+
+    /** Before the provider's end: its request is reset, and a read waiting for it ends. */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            if (!complete) {
+                resetCall();
+                arrived.add(new IOException("stream closed by the gateway"));
+            }
+        }
+    }
+
+    private void resetCall() {
+        request.reset();
+    }
+}

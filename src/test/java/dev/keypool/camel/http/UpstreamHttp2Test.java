@@ -1,0 +1,171 @@
+package dev.keypool.camel.http;
+
+import java.nio.file.Path;
+import java.security.cert.CertPathBuilderException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+
+import javax.net.ssl.SSLHandshakeException;
+
+import dev.keypool.camel.pipeline.Exchanges;
+import dev.keypool.testing.FakeUpstream;
+import dev.keypool.testing.TestCertificate;
+import io.vertx.core.http.HttpVersion;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.impl.DefaultCamelContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.apache.camel.builder.Builder.constant;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The provider clients of vertx-http over TLS: HTTP/2 by ALPN where the channel allows it, calls multiplexed over one
+ * connection whatever endpoint they come from, the channel's CA file trusted besides the JVM's own trust store.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class UpstreamHttp2Test {
+
+    private static final String CHAT = "{\"model\":\"gpt-4o-mini\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+
+    @TempDir
+    static Path dir;
+    private FakeUpstream tls;
+    private FakeUpstream plain;
+    private String ca;
+    private CamelContext context;
+    private ProducerTemplate template;
+
+    @BeforeAll
+    void start() throws Exception {
+        TestCertificate certificate = TestCertificate.create(dir);
+        tls = FakeUpstream.overTls(certificate, 100);
+        plain = new FakeUpstream();
+        context = new DefaultCamelContext();
+        context.addComponent("vertx-http", new UpstreamHttpComponent(Runnable::run, 64L << 20, 4));
+        ca = certificate.pem().toString();
+        // a lambda, not a RouteBuilder subclass: Camel Main in the other tests scans this package for those
+        RouteBuilder.addRoutes(context, routes -> routes.from("direct:call")
+                .setHeader("Authorization", constant("Bearer key-1"))
+                .setHeader(Exchange.CONTENT_TYPE, constant("application/json"))
+                // the whole URL as the endpoint, as routes/upstream.camel.yaml has it
+                .toD().allowOptimisedComponents(false)
+                .uri("vertx-http:${header.url}?httpMethod=POST&http2=${header.http2}&caFile=${header.ca}"));
+        context.start();
+        template = context.createProducerTemplate();
+    }
+
+    @AfterAll
+    void stop() {
+        context.stop();
+        tls.close();
+        plain.close();
+    }
+
+    @BeforeEach
+    void restore() {
+        tls.restore();
+        plain.restore();
+    }
+
+    private Exchange call(String url, String http2, String caFile) {
+        return template.request("direct:call", e -> {
+            e.getMessage().setHeader("url", url);
+            e.getMessage().setHeader("http2", http2);
+            e.getMessage().setHeader("ca", caFile);
+            e.getMessage().setBody(CHAT);
+        });
+    }
+
+    @Test
+    void should_call_an_https_provider_over_http2_when_the_channel_allows_it() {
+        Exchange done = call(tls.baseUrl() + "/chat/completions", "auto", ca);
+
+        assertThat(done.getException()).isNull();
+        assertThat(done.getMessage().getBody(String.class)).contains("chat.completion");
+        assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isEqualTo(1);
+    }
+
+    @Test
+    void should_call_over_http1_when_the_channel_turns_http2_off() {
+        Exchange done = call(tls.baseUrl() + "/chat/completions", "off", ca);
+
+        assertThat(done.getException()).isNull();
+        assertThat(tls.requestsOver(HttpVersion.HTTP_1_1)).isEqualTo(1);
+        assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isZero();
+    }
+
+    @Test
+    void should_keep_plain_http_on_http1() {
+        Exchange done = call(plain.baseUrl() + "/chat/completions", "auto", "");
+
+        assertThat(done.getException()).isNull();
+        assertThat(plain.requestsOver(HttpVersion.HTTP_1_1)).isEqualTo(1);
+    }
+
+    @Test
+    void should_refuse_a_provider_whose_certificate_only_a_ca_file_trusts_when_the_channel_has_none() {
+        Exchange failed = call(tls.baseUrl() + "/chat/completions", "auto", "");
+
+        assertThat(failed.getException()).hasRootCauseInstanceOf(CertPathBuilderException.class)
+                .satisfiesAnyOf(e -> assertThat(e).isInstanceOf(SSLHandshakeException.class),
+                        e -> assertThat(e).hasCauseInstanceOf(SSLHandshakeException.class));
+        assertThat(tls.totalHits()).isZero();
+    }
+
+    @Test
+    void should_multiplex_calls_to_every_path_of_a_provider_over_one_connection() throws Exception {
+        // one connection first, so that the concurrent calls find it and its stream limit known
+        assertThat(call(tls.baseUrl() + "/embeddings", "auto", ca).getException()).isNull();
+        int opened = tls.connectionsOpened();
+        tls.delayAll(300);
+
+        List<CompletableFuture<Exchange>> calls = IntStream.range(0, 40)
+                .mapToObj(i -> template.asyncSend("direct:call", e -> {
+                    e.getMessage().setHeader("url", tls.baseUrl() + (i % 2 == 0 ? "/chat/completions" : "/embeddings"));
+                    e.getMessage().setHeader("http2", "auto");
+                    e.getMessage().setHeader("ca", ca);
+                    e.getMessage().setBody(CHAT);
+                })).toList();
+        for (CompletableFuture<Exchange> call : calls) {
+            assertThat(call.get(30, TimeUnit.SECONDS).getException()).isNull();
+        }
+
+        assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isEqualTo(41);
+        assertThat(tls.connectionsOpened()).as("connections opened for 40 calls at once on two paths").isEqualTo(opened);
+    }
+
+    @Test
+    void should_cancel_an_http2_call_without_closing_its_connection() throws Exception {
+        assertThat(call(tls.baseUrl() + "/chat/completions", "auto", ca).getException()).isNull();
+        int opened = tls.connectionsOpened();
+        tls.holdAnswers();
+        ClientHangup hangup = new ClientHangup();
+        CompletableFuture<Exchange> held = template.asyncSend("direct:call", e -> {
+            e.setProperty(Exchanges.CLIENT_GONE, hangup);
+            e.getMessage().setHeader("url", tls.baseUrl() + "/chat/completions");
+            e.getMessage().setHeader("http2", "auto");
+            e.getMessage().setHeader("ca", ca);
+            e.getMessage().setBody(CHAT);
+        });
+        await().atMost(10, TimeUnit.SECONDS).until(() -> tls.heldAnswers() == 1);
+
+        hangup.hangUp();
+
+        assertThat(held.get(10, TimeUnit.SECONDS).getException()).isNotNull();
+        tls.releaseAnswers();
+        assertThat(call(tls.baseUrl() + "/chat/completions", "auto", ca).getException()).isNull();
+        assertThat(tls.connectionsOpened()).as("the reset ended one stream, not the connection").isEqualTo(opened);
+        assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isEqualTo(3);
+    }
+}

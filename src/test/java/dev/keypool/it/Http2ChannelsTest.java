@@ -1,0 +1,168 @@
+package dev.keypool.it;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.pool.Fingerprint;
+import dev.keypool.testing.FakeUpstream;
+import dev.keypool.testing.TestCertificate;
+import io.vertx.core.http.HttpVersion;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Channels to a provider over TLS that offers HTTP/2 (ALPN h2, a certificate only the channel's {@code caFile}
+ * trusts): {@code http2: auto} calls it over h2, streams included, {@code http2: off} over HTTP/1.1; the health probes
+ * go the channel's way too.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class Http2ChannelsTest extends GatewayTestSupport {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final TestCertificate certificate = TestCertificate.create(tempDir());
+    private final FakeUpstream tls = FakeUpstream.overTls(certificate, 100);
+
+    private static Path tempDir() {
+        try {
+            Path dir = Files.createTempDirectory("keypool-h2-");
+            dir.toFile().deleteOnExit();
+            return dir;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: h2
+                    baseUrl: %1$s
+                    caFile: %2$s
+                    models: [h2-model]
+                    keys:
+                      - key: sk-h2
+                  - name: h1
+                    baseUrl: %1$s
+                    caFile: %2$s
+                    http2: off
+                    models: [h1-model]
+                    keys:
+                      - key: sk-h1
+                admin:
+                  token: admin-secret
+                """.formatted(tls.baseUrl(), certificate.pem());
+    }
+
+    @BeforeEach
+    void restoreTls() {
+        tls.restore();
+    }
+
+    @AfterAll
+    void closeTls() {
+        tls.close();
+    }
+
+    private static String chatBody(String model, boolean stream) {
+        return "{\"model\":\"" + model + "\",\"stream\":" + stream + ",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    }
+
+    @Test
+    void should_call_a_channel_with_http2_auto_over_h2() throws Exception {
+
+        HttpResponse<String> answer = post("/v1/chat/completions", chatBody("h2-model", false));
+
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.headers().firstValue("X-KeyPool-Channel")).contains("h2");
+        assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isEqualTo(1);
+        assertThat(tls.requestsOver(HttpVersion.HTTP_1_1)).isZero();
+    }
+
+    @Test
+    void should_call_a_channel_with_http2_off_over_http1() throws Exception {
+
+        HttpResponse<String> answer = post("/v1/chat/completions", chatBody("h1-model", false));
+
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(tls.requestsOver(HttpVersion.HTTP_1_1)).isEqualTo(1);
+        assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isZero();
+    }
+
+    @Test
+    void should_relay_every_event_of_a_stream_over_h2_as_it_arrives() throws Exception {
+        tls.streamEvents(5, 200);
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(chatBody("h2-model", true))).build();
+        long start = System.nanoTime();
+        List<Long> arrivals = new ArrayList<>();
+        List<String> data = new ArrayList<>();
+
+        HttpResponse<Stream<String>> response = http.send(request, HttpResponse.BodyHandlers.ofLines());
+        response.body().filter(line -> line.startsWith("data:")).forEach(line -> {
+            arrivals.add((System.nanoTime() - start) / 1_000_000);
+            data.add(line);
+        });
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(data).hasSize(6).last().isEqualTo("data: [DONE]");
+        // events 200 ms apart upstream: relayed one by one, not in one block at the end
+        assertThat(arrivals.get(5) - arrivals.get(0)).isGreaterThanOrEqualTo(600);
+        assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isEqualTo(1);
+        assertThat(tls.streamsCompleted()).isEqualTo(1);
+    }
+
+    @Test
+    void should_reset_an_h2_stream_whose_client_hangs_up_and_keep_serving_on_the_connection() throws Exception {
+        post("/v1/chat/completions", chatBody("h2-model", false));
+        int connections = tls.connectionsOpened();
+        tls.streamEvents(100, 100);
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(chatBody("h2-model", true))).build();
+
+        try (InputStream body = http.send(request, HttpResponse.BodyHandlers.ofInputStream()).body()) {
+            assertThat(new String(body.readNBytes(20))).startsWith("data:");
+        }
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(tls.streamsCancelled()).isEqualTo(1);
+            assertThat(channel("h2").pool().find(Fingerprint.of("sk-h2")).orElseThrow().inFlight()).isZero();
+        });
+        assertThat(post("/v1/chat/completions", chatBody("h2-model", false)).statusCode()).isEqualTo(200);
+        assertThat(tls.connectionsOpened()).as("the stream was reset, its connection kept").isEqualTo(connections);
+    }
+
+    @Test
+    void should_probe_the_keys_the_way_their_channel_calls() throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url("/admin/probe"))).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer admin-secret").POST(HttpRequest.BodyPublishers.noBody()).build();
+
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        JsonNode probes = JSON.readTree(response.body()).path("probes");
+        assertThat(probes).hasSize(2).allSatisfy(probe -> assertThat(probe.path("outcome").asText()).isEqualTo("ok"));
+        assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isEqualTo(1);
+        assertThat(tls.requestsOver(HttpVersion.HTTP_1_1)).isEqualTo(1);
+    }
+}
