@@ -42,7 +42,7 @@ public final class ChannelBreakerFactory extends DefaultProcessorFactory {
         public Processor createProcessor() throws Exception {
             Processor body = createChildProcessor(true);
             Processor fallback = createOutputsProcessor(definition.getOnFallback().getOutputs());
-            return new ChannelCircuitBreaker(breaker, body, fallback);
+            return new ChannelCircuitBreaker(breaker, body, fallback, camelContext, definition);
         }
     }
 }
