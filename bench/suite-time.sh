@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}
 export MAVEN_OPTS="${MAVEN_OPTS:-} --sun-misc-unsafe-memory-access=allow"
 out=$(mktemp -d)
+# reports of earlier runs (or of a single class run since) would mix with this run's
+rm -rf target/surefire-reports
 ( while sleep 10; do cut -d' ' -f1 /proc/loadavg; done ) >"$out/load" &
 sampler=$!
 rc=0
