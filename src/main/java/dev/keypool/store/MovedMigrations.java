@@ -2,6 +2,7 @@ package dev.keypool.store;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.Objects;
@@ -33,6 +34,12 @@ final class MovedMigrations {
     /** Realigns the recorded checksums of moved migrations; returns how many rows it changed. */
     static int realign(Flyway flyway, DataSource dataSource) throws SQLException {
         String table = flyway.getConfiguration().getTable();
+        // Flyway's info() resolves and reads every migration, as costly as the migration of a fresh database itself:
+        // asked only for a history that holds a former copy's checksum, which a new database and one migrated since
+        // never do
+        if (!holdsFormerChecksum(dataSource, table)) {
+            return 0;
+        }
         int realigned = 0;
         for (MigrationInfo migration : flyway.info().applied()) {
             Integer recorded = migration.getAppliedChecksum();
@@ -51,5 +58,25 @@ final class MovedMigrations {
             }
         }
         return realigned;
+    }
+
+    private static boolean holdsFormerChecksum(DataSource dataSource, String table) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            try (ResultSet tables = connection.getMetaData().getTables(null, connection.getSchema(), table, null)) {
+                if (!tables.next()) {
+                    return false;
+                }
+            }
+            try (PreparedStatement select = connection.prepareStatement("SELECT version, checksum FROM " + table);
+                 ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    int checksum = rows.getInt(2);
+                    if (!rows.wasNull() && FORMER_CHECKSUMS.getOrDefault(rows.getString(1), Set.of()).contains(checksum)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
     }
 }

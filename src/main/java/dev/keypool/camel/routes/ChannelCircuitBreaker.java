@@ -2,13 +2,16 @@ package dev.keypool.camel.routes;
 
 import java.util.List;
 
+import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 
 import dev.keypool.breaker.ChannelBreaker;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.AsyncProcessor;
+import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePropertyKey;
+import org.apache.camel.NamedNode;
 import org.apache.camel.Navigate;
 import org.apache.camel.Processor;
 import org.apache.camel.Route;
@@ -16,6 +19,7 @@ import org.apache.camel.api.management.ManagedAttribute;
 import org.apache.camel.api.management.ManagedOperation;
 import org.apache.camel.api.management.ManagedResource;
 import org.apache.camel.spi.IdAware;
+import org.apache.camel.spi.ManagementAgent;
 import org.apache.camel.spi.RouteIdAware;
 import org.apache.camel.spi.UnitOfWork;
 import org.apache.camel.support.AsyncProcessorConverterHelper;
@@ -39,9 +43,11 @@ import org.apache.camel.support.service.ServiceHelper;
  * that left from a provider that failed), and they tell the breaker once.
  *
  * <p>Over JMX it is the step's processor MBean ({@code type=processors,name="<channel>-breaker"}) with the breaker's
- * state, figures and operator actions merged in, as camel-resilience4j's processor shows its breaker. The actions are
- * the breaker's own (logged, announced to the other instances); unlike the admin API's they are not kept over a
- * restart.
+ * state, figures and operator actions, as camel-resilience4j's processor shows its breaker. Camel registers it with
+ * the other processors when its MBeans level takes processors; at the level KeyPool ships ({@code RoutesOnly}, which
+ * registers no processor) the step registers itself under the same name, as the one processor worth an MBean. The
+ * actions are the breaker's own (logged, announced to the other instances); unlike the admin API's they are not kept
+ * over a restart.
  */
 @ManagedResource(description = "KeyPool channel breaker")
 public final class ChannelCircuitBreaker extends AsyncProcessorSupport implements Navigate<Processor>, IdAware, RouteIdAware {
@@ -49,13 +55,20 @@ public final class ChannelCircuitBreaker extends AsyncProcessorSupport implement
     private final ChannelBreaker breaker;
     private final AsyncProcessor body;
     private final Processor fallback;
+    private final CamelContext context;
+    private final NamedNode definition;
     private String id;
     private String routeId;
+    /** The MBean this step registered itself (none when Camel registers processors, or without JMX). */
+    private ObjectName registered;
 
-    ChannelCircuitBreaker(ChannelBreaker breaker, Processor body, Processor fallback) {
+    ChannelCircuitBreaker(ChannelBreaker breaker, Processor body, Processor fallback, CamelContext context,
+                          NamedNode definition) {
         this.breaker = breaker;
         this.body = AsyncProcessorConverterHelper.convert(body);
         this.fallback = fallback;
+        this.context = context;
+        this.definition = definition;
     }
 
     @Override
@@ -219,11 +232,30 @@ public final class ChannelCircuitBreaker extends AsyncProcessorSupport implement
     @Override
     protected void doStart() throws Exception {
         ServiceHelper.startService(body, fallback);
+        ManagementAgent agent = context.getManagementStrategy() == null ? null
+                : context.getManagementStrategy().getManagementAgent();
+        if (agent != null && !agent.getMBeansLevel().isProcessors() && registered == null) {
+            ObjectName name = context.getManagementStrategy().getManagementObjectNameStrategy()
+                    .getObjectNameForProcessor(context, this, definition);
+            agent.register(this, name, true);
+            registered = name;
+        }
     }
 
     @Override
     protected void doStop() throws Exception {
         ServiceHelper.stopService(body, fallback);
+    }
+
+    @Override
+    protected void doShutdown() throws Exception {
+        if (registered != null) {
+            ManagementAgent agent = context.getManagementStrategy().getManagementAgent();
+            if (agent != null) {
+                agent.unregister(registered);
+            }
+            registered = null;
+        }
     }
 
     @Override

@@ -1,11 +1,16 @@
 package dev.keypool.camel.routes;
 
+import java.lang.management.ManagementFactory;
 import java.time.Clock;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
 
 import dev.keypool.breaker.BreakerSettings;
 import dev.keypool.breaker.ChannelBreaker;
@@ -14,6 +19,7 @@ import org.apache.camel.AsyncCallback;
 import org.apache.camel.AsyncProcessor;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
+import org.apache.camel.ManagementMBeansLevel;
 import org.apache.camel.ExchangePropertyKey;
 import org.apache.camel.Navigate;
 import org.apache.camel.Processor;
@@ -26,6 +32,8 @@ import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.apache.camel.builder.Builder.constant;
 import static org.apache.camel.builder.Builder.simple;
@@ -137,6 +145,42 @@ class ChannelCircuitBreakerTest {
     void should_leave_a_circuit_breaker_that_names_no_channel_breaker_to_camel_resilience4j() {
         assertThat(breakerStep("timed")).isInstanceOf(ResilienceProcessor.class);
         assertThat(breakerStep("channel")).isInstanceOf(ChannelCircuitBreaker.class);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = ManagementMBeansLevel.class, names = {"Default", "RoutesOnly"})
+    void should_show_the_channel_breaker_over_jmx_once_whether_camel_registers_processors_or_not(
+            ManagementMBeansLevel level) throws Exception {
+        CamelContext withJmx = new DefaultCamelContext();
+        withJmx.getCamelContextExtension().setName("breaker-jmx-" + level);
+        withJmx.getManagementStrategy().getManagementAgent().setMBeansLevel(level);
+        withJmx.getCamelContextExtension().addContextPlugin(ProcessorFactory.class, new ChannelBreakerFactory());
+        withJmx.getRegistry().bind("breaker-test", breaker);
+        RouteBuilder.addRoutes(withJmx, routes -> routes.from("direct:channel").routeId("channel")
+                .circuitBreaker().id("test-breaker").configuration("breaker-test")
+                    .setBody(constant("served"))
+                .onFallback()
+                    .setBody(constant("fallback"))
+                .end());
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName pattern = new ObjectName("org.apache.camel:context=breaker-jmx-" + level
+                + ",type=processors,name=\"test-breaker\",*");
+        withJmx.start();
+        try {
+            Set<ObjectName> found = server.queryNames(pattern, null);
+            assertThat(found).hasSize(1);
+            ObjectName name = found.iterator().next();
+            assertThat(server.getAttribute(name, "CircuitBreakerState")).isEqualTo("CLOSED");
+            server.invoke(name, "forceOpen", new Object[] {"maintenance"}, new String[] {String.class.getName()});
+            assertThat(breaker.forcedOpen()).isTrue();
+            // processors other than the breaker step have an MBean only where Camel registers processors
+            assertThat(server.queryNames(new ObjectName("org.apache.camel:context=breaker-jmx-" + level
+                    + ",type=processors,*"), null)).hasSizeGreaterThan(level.isProcessors() ? 1 : 0)
+                    .hasSizeLessThanOrEqualTo(level.isProcessors() ? Integer.MAX_VALUE : 1);
+        } finally {
+            withJmx.stop();
+        }
+        assertThat(server.queryNames(pattern, null)).as("gone with its context").isEmpty();
     }
 
     private AsyncProcessor channel() {
