@@ -34,11 +34,13 @@ final class ClusterBeans {
     /**
      * {@code keypool.instance-id}, else the host's name and the API's port ({@code keypool-7f9c:8080}; a pod's name in
      * Kubernetes, a container's id in Compose): unique among the instances that run, and the same after a restart.
-     * Embedded without HTTP, the process id stands for the port.
+     * Embedded without HTTP, or in a host that leaves its server's port to Camel's default, the process id stands for
+     * the port.
      */
     static Identity identify(CamelContext context, boolean http, Clock clock) {
+        String pid = "pid" + ProcessHandle.current().pid();
         String id = Wiring.optionalSetting(context, "keypool.instance-id").map(String::trim).orElseGet(() ->
-                host() + ":" + (http ? Wiring.setting(context, "camel.server.port") : "pid" + ProcessHandle.current().pid()));
+                host() + ":" + (http ? Wiring.optionalSetting(context, "camel.server.port").orElse(pid) : pid));
         return new Identity(id, version(), clock.instant());
     }
 
