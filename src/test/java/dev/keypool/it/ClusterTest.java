@@ -50,14 +50,11 @@ class ClusterTest {
     private static final Duration PROBE_PERIOD = Duration.ofSeconds(2);
     private static final Duration HEARTBEAT = Duration.ofMillis(300);
 
-    @TempDir
-    Path dir;
-
     private ClusterFixture cluster;
     private String balancer;
 
     @BeforeAll
-    void start() {
+    void start(@TempDir Path dir) {
         cluster = ClusterFixture.start(dir);
         Map<String, String> environment = new HashMap<>(cluster.deployEnvironment(BAD, GOOD));
         environment.put("PROBE_DISABLED_INTERVAL", PROBE_PERIOD.toSeconds() + "s");
