@@ -15,31 +15,25 @@
 #   PEER_DIR             where it is installed (default ~/.cache/keypool-bench/portkey-<version>)
 #   ROUNDS=2 DURATION=10 WARMUP=3 JIT_WARMUP=30   rounds; seconds per wrk run, per warm-up before each run, and of
 #                        traffic through each gateway before the first round (KeyPool's JIT, Node's too)
-#   KP_PORT=18090 PORTKEY_PORT=18787 FAKE_PORT=9111 BACKUP_PORT=9112
+#   GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102 PORTKEY_PORT=18787   (KeyPool, the fakes, Portkey)
 #   BENCH_OUT            raw outputs (default bench/results/peer-<date>-<time>, git-ignored)
 set -euo pipefail
 {
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$BENCH_DIR/.." && pwd)
+# ROOT, the ports, JAVA and the shipped JVM flags, the fakes, launching KeyPool, stopping all on exit
+. "$BENCH_DIR/lib.sh"
 PORTKEY_VERSION=${PORTKEY_VERSION:-1.15.2}
 PEER_DIR=${PEER_DIR:-$HOME/.cache/keypool-bench/portkey-$PORTKEY_VERSION}
 ROUNDS=${ROUNDS:-2}
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-3}
 JIT_WARMUP=${JIT_WARMUP:-30}
-KP_PORT=${KP_PORT:-18090}
 PORTKEY_PORT=${PORTKEY_PORT:-18787}
-FAKE_PORT=${FAKE_PORT:-9111}
-BACKUP_PORT=${BACKUP_PORT:-9112}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/peer-$(date +%Y%m%d-%H%M%S)}
-JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
-SHIPPED_JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000"
 
-die() { echo "peer.sh: $*" >&2; exit 1; }
 for tool in wrk node npm curl "$JAVA"; do command -v "$tool" > /dev/null || die "$tool not found (see bench/README.md, Running it)"; done
 mkdir -p "$OUT"
-say() { echo "$*" | tee -a "$OUT/summary.txt"; }
 
 if [ ! -f "$PEER_DIR/node_modules/@portkey-ai/gateway/build/start-server.js" ]; then
   echo "installing @portkey-ai/gateway@$PORTKEY_VERSION into $PEER_DIR ..."
@@ -53,66 +47,41 @@ if [ ! -f target/keypool.jar ]; then
   mvn -q -B package -DskipTests
 fi
 
-PIDS=()
-cleanup() {
-  local rc=$? pid
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${PIDS[@]}"; do
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
-  exit $rc
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-node "$BENCH_DIR/fake-upstream.js" --port "$FAKE_PORT" > "$OUT/fake.log" 2>&1 & PIDS+=($!)
-node "$BENCH_DIR/fake-upstream.js" --port "$BACKUP_PORT" > "$OUT/fake-backup.log" 2>&1 & PIDS+=($!)
-
-JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
-RUNTIME_OPTS=""
-[ "${JAVA_FEATURE%%.*}" -ge 24 ] 2>/dev/null && RUNTIME_OPTS="--sun-misc-unsafe-memory-access=allow"
-if [ -z "${KEYPOOL_JAVA_OPTS+set}" ]; then
-  KEYPOOL_JAVA_OPTS=$SHIPPED_JAVA_OPTS
-  [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null && KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -XX:+UseCompactObjectHeaders"
-fi
-# shellcheck disable=SC2086  # lists of flags
-BENCH_PRIMARY_PORT=$FAKE_PORT BENCH_BACKUP_PORT=$BACKUP_PORT "$JAVA" $RUNTIME_OPTS $KEYPOOL_JAVA_OPTS \
-  -Dkeypool.config="$BENCH_DIR/keypool-bench.yaml" -Dstate.dir="$OUT/state" \
-  -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$KP_PORT" -jar target/keypool.jar > "$OUT/keypool.log" 2>&1 &
-KP_PID=$!; PIDS+=("$KP_PID")
+start_fakes
+java_flags
+launch_gateway "$ROOT" "$OUT/keypool.log" "$BENCH_DIR/keypool-bench.yaml" -Dstate.dir="$OUT/state"
+KP_PID=$GW_PID
 # Portkey takes the provider from headers: OpenAI's API at the fake's address, the fake's key in Authorization
 node "$PEER_DIR/node_modules/@portkey-ai/gateway/build/start-server.js" --port="$PORTKEY_PORT" --headless \
   > "$OUT/portkey.log" 2>&1 &
 PK_PID=$!; PIDS+=("$PK_PID")
-PORTKEY_HEADERS="x-portkey-provider: openai;x-portkey-custom-host: http://127.0.0.1:$FAKE_PORT/v1;Authorization: Bearer sk-peer-bench"
+PORTKEY_HEADERS="x-portkey-provider: openai;x-portkey-custom-host: $PRIMARY/v1;Authorization: Bearer sk-peer-bench"
 
-BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
 status_of() {   # URL [HEADERS]: the HTTP status of one chat completion
-  local args=() pair
+  local args=() pair pairs
   IFS=';' read -ra pairs <<< "${2:-}"
   for pair in "${pairs[@]}"; do args+=(-H "$pair"); done
-  curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' "${args[@]}" -d "$BODY" "$1/v1/chat/completions" || true
+  curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' "${args[@]}" -d "$BODY" "$1$CHAT" || true
 }
 for _ in $(seq 1 120); do
-  [ "$(status_of "http://127.0.0.1:$KP_PORT")" = 200 ] && [ "$(status_of "http://127.0.0.1:$PORTKEY_PORT" "$PORTKEY_HEADERS")" = 200 ] && break
+  [ "$(status_of "$GW")" = 200 ] && [ "$(status_of "http://127.0.0.1:$PORTKEY_PORT" "$PORTKEY_HEADERS")" = 200 ] && break
   kill -0 "$KP_PID" 2>/dev/null || die "KeyPool exited during startup ($OUT/keypool.log)"
   kill -0 "$PK_PID" 2>/dev/null || die "Portkey exited during startup ($OUT/portkey.log)"
   sleep 0.5
 done
-[ "$(status_of "http://127.0.0.1:$KP_PORT")" = 200 ] || die "KeyPool does not answer 200 ($OUT/keypool.log)"
+[ "$(status_of "$GW")" = 200 ] || die "KeyPool does not answer 200 ($OUT/keypool.log)"
 [ "$(status_of "http://127.0.0.1:$PORTKEY_PORT" "$PORTKEY_HEADERS")" = 200 ] || die "Portkey does not answer 200 ($OUT/portkey.log)"
 
 HZ=$(getconf CLK_TCK)
 cpu_ticks() { if [ -z "$1" ]; then echo 0; else awk '{print $14+$15}' "/proc/$1/stat"; fi; }
-fake_latency() { curl -sf -m 10 -X POST "http://127.0.0.1:$FAKE_PORT/control/latency?ms=$1" > /dev/null; }
+fake_latency() { curl -sf -m 10 -X POST "$PRIMARY/control/latency?ms=$1" > /dev/null; }
 # run TARGET CONNS SECS TAG: "rps p50_us cpu_ms_per_request errors" for one wrk run; TARGET direct|keypool|portkey
 run() {
   local target=$1 conns=$2 secs=$3 tag=$4 url pid="" headers="" threads=2 c0 c1 line
   case "$target" in
-    direct) url="http://127.0.0.1:$FAKE_PORT/v1/chat/completions" ;;
-    keypool) url="http://127.0.0.1:$KP_PORT/v1/chat/completions"; pid=$KP_PID ;;
-    portkey) url="http://127.0.0.1:$PORTKEY_PORT/v1/chat/completions"; pid=$PK_PID; headers=$PORTKEY_HEADERS ;;
+    direct) url="$PRIMARY$CHAT" ;;
+    keypool) url="$GW$CHAT"; pid=$KP_PID ;;
+    portkey) url="http://127.0.0.1:$PORTKEY_PORT$CHAT"; pid=$PK_PID; headers=$PORTKEY_HEADERS ;;
   esac
   [ "$conns" -lt 2 ] && threads=1
   c0=$(cpu_ticks "$pid")
