@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import javax.net.ssl.SSLSocket;
@@ -26,6 +27,13 @@ import dev.keypool.camel.pipeline.Admission;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.testing.LogCapture;
 import dev.keypool.testing.TestCertificate;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.PemTrustOptions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -158,6 +166,42 @@ class TlsListenerTest extends GatewayTestSupport {
         HttpResponse<String> next = h2.send(chatRequest(chatBody("gpt-test")), HttpResponse.BodyHandlers.ofString());
         assertThat(next.statusCode()).isEqualTo(200);
         assertThat(upstream.hits("sk-tls-1")).isEqualTo(1);
+    }
+
+    @Test
+    void should_read_on_and_drop_a_refused_body_over_http2_instead_of_resetting_the_stream_under_it() throws Exception {
+        // a client may read its answer only once its body is sent (JDK 17's HttpClient waits on flow control and ignores
+        // a reset that follows a complete answer): the refused body is read and dropped, so the whole of it goes out
+        Vertx vertx = Vertx.vertx();
+        try {
+            io.vertx.core.http.HttpClient client = vertx.createHttpClient(new HttpClientOptions()
+                    .setProtocolVersion(HttpVersion.HTTP_2).setSsl(true).setUseAlpn(true)
+                    .setTrustOptions(new PemTrustOptions().addCertPath(certificate.pem().toString())));
+            Buffer oversized = Buffer.buffer(chatBody("x".repeat(5 * 1024 * 1024)));
+            CompletableFuture<Void> bodySent = new CompletableFuture<>();
+            CompletableFuture<String> answer = client.request(new RequestOptions().setMethod(HttpMethod.POST)
+                            .setHost("127.0.0.1").setPort(port).setURI("/v1/chat/completions")
+                            .putHeader("Content-Type", "application/json"))
+                    .compose(request -> {
+                        request.end(oversized).onComplete(sent -> {
+                            if (sent.succeeded()) {
+                                bodySent.complete(null);
+                            } else {
+                                bodySent.completeExceptionally(sent.cause());
+                            }
+                        });
+                        return request.response();
+                    })
+                    .compose(response -> response.body().map(body -> response.version() + " " + response.statusCode()
+                            + " " + body))
+                    .toCompletionStage().toCompletableFuture();
+
+            assertThat(answer.get(30, TimeUnit.SECONDS)).startsWith("HTTP_2 413 ").contains("\"code\":\"request_too_large\"");
+            bodySent.get(30, TimeUnit.SECONDS);
+            assertThat(upstream.totalHits()).isZero();
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
     }
 
     @Test

@@ -233,48 +233,44 @@ public final class RequestEdge {
         }
     }
 
-    /** Answers {@code error} now; the rest of the body is read and dropped for a while, then the connection closed. */
+    /**
+     * Answers {@code error} now; the rest of the body is read and dropped for a while, then the connection closed (over
+     * HTTP/2 the stream alone reset, with NO_ERROR once the answer is out: RFC 9113 §8.1).
+     * Reading on rather than resetting at once is what lets a client that only reads its answer once its body is sent
+     * (JDK 17's HttpClient over HTTP/2 among them, which waits on flow control and ignores a reset that follows a
+     * complete answer) see the answer at all.
+     */
     private void refuse(RoutingContext context, GatewayError error) {
         context.remove(BODY_PENDING);
         HttpServerRequest request = context.request();
-        if (request.version() == HttpVersion.HTTP_2) {
-            refuseStream(context, error);
-            return;
-        }
+        boolean http2 = request.version() == HttpVersion.HTTP_2;
         if (context.response().ended()) {
-            request.connection().close();
+            hangUp(context);
             return;
         }
         answer(context, error).onComplete(v -> {
             if (request.isEnded()) {
-                request.connection().close();
+                if (!http2) {
+                    request.connection().close();
+                }
                 return;
             }
-            long linger = vertx.setTimer(LINGER_MS, id -> request.connection().close());
+            long linger = vertx.setTimer(LINGER_MS, id -> {
+                if (http2) {
+                    context.response().reset(Http2Error.NO_ERROR.code());
+                } else {
+                    request.connection().close();
+                }
+            });
             request.handler(chunk -> { });
             request.exceptionHandler(e -> vertx.cancelTimer(linger));
             request.endHandler(end -> {
                 vertx.cancelTimer(linger);
-                request.connection().close();
+                if (!http2) {
+                    request.connection().close();
+                }
             });
             request.resume();
-        });
-    }
-
-    /**
-     * An HTTP/2 request is one stream of a connection that other requests share: the stream alone is answered, and
-     * reset once the answer is out if its client is still sending (RFC 9113 §8.1), which ends what is left of its body.
-     */
-    private void refuseStream(RoutingContext context, GatewayError error) {
-        HttpServerResponse response = context.response();
-        if (response.ended()) {
-            response.reset();
-            return;
-        }
-        answer(context, error).onComplete(v -> {
-            if (!context.request().isEnded()) {
-                response.reset(Http2Error.NO_ERROR.code());
-            }
         });
     }
 
