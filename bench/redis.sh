@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# KeyPool with shared state (SPEC §11): what Redis costs per request and how fast a cooling reaches another instance.
+# KeyPool with shared state (design §11): what Redis costs per request and how fast a cooling reaches another instance.
 #
 #   bench/redis.sh
 #

@@ -29,8 +29,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  *       that exists, and every {@code #anchor} (in the same document or another Markdown file) at a heading that
  *       exists, by GitHub's rule: the heading's text in lower case, punctuation dropped, spaces turned into '-',
  *       and "-1", "-2", ... added to repeated headings; or an explicit {@code <a id="..."></a>};</li>
- *   <li>every citation of the behaviour contract in code ({@code src/}, {@code routes/}) names a section that
- *       docs/design.md has. The citation form is {@code design §n} for a section, whose heading in design.md is
+ *   <li>every citation of the behaviour contract in code and the files around it ({@code src/}, {@code routes/},
+ *       {@code bench/}, {@code deploy/}, {@code examples/}, {@code pom.xml}, {@code Dockerfile}, the settings files)
+ *       names a section that docs/design.md has, and none cites a document the repository does not hold
+ *       ({@code SPEC §n}, the contract before docs/design.md took it over). The citation form is {@code design §n} for a section, whose heading in design.md is
  *       {@code ## n. Title}, and {@code design §n.m} for a numbered subsection, whose heading is
  *       {@code ### n.m Title}.</li>
  * </ul>
@@ -43,7 +45,11 @@ class DocsConsistencyTest {
     private static final Pattern FENCE = Pattern.compile("^\\s*(```|~~~)");
     private static final Pattern HTML_ANCHOR = Pattern.compile("<a\\s+(?:id|name)=\"([^\"]+)\"");
     private static final Pattern INLINE_CODE = Pattern.compile("`[^`]*`");
-    private static final Pattern CITATION = Pattern.compile("design §(\\d+(?:\\.\\d+)?)");
+    private static final Pattern CITATION = Pattern.compile("(design|SPEC) §(\\d+(?:\\.\\d+)?)");
+    private static final List<String> CITING_DIRS = List.of("src", "routes", "bench", "deploy", "examples");
+    private static final List<String> CITING_FILES = List.of("pom.xml", "Dockerfile", "application.properties", "keypool.yaml");
+    /** Generated or installed, not written here: benchmark outputs, npm packages, build output. */
+    private static final Set<String> SKIPPED_DIRS = Set.of("results", "node_modules", "target");
     private static final Pattern SECTION_NUMBER = Pattern.compile("^§?(\\d+(?:\\.\\d+)?)[.\\s]");
 
     @Test
@@ -96,9 +102,14 @@ class DocsConsistencyTest {
         // written with an escaped '§', so that this file cites nothing itself
         Files.writeString(dir.resolve("src/main/java/A.java"), "/** design \u00a77 and design \u00a71.2, design \u00a79. */");
         Files.writeString(dir.resolve("routes/a.camel.yaml"), "# design \u00a71, design \u00a71.3\n");
+        Files.createDirectories(dir.resolve("bench/results"));
+        Files.writeString(dir.resolve("bench/run.sh"), "# design \u00a77, SPEC \u00a77\n");
+        Files.writeString(dir.resolve("bench/results/out.txt"), "design \u00a742\n");
+        Files.writeString(dir.resolve("pom.xml"), "<!-- design \u00a76 -->\n");
 
         assertThat(missingCitations(dir)).containsExactlyInAnyOrder(
-                "src/main/java/A.java: design \u00a79", "routes/a.camel.yaml: design \u00a71.3");
+                "src/main/java/A.java: design \u00a79", "routes/a.camel.yaml: design \u00a71.3",
+                "bench/run.sh: SPEC \u00a77", "pom.xml: design \u00a76");
     }
 
     private static List<Path> documents(Path root) throws IOException {
@@ -219,29 +230,51 @@ class DocsConsistencyTest {
     private static List<String> missingCitations(Path root) throws IOException {
         Set<String> sections = designSections(root.resolve("docs/design.md"));
         Set<String> missing = new TreeSet<>();
-        for (String dir : List.of("src", "routes")) {
+        for (Path file : citingFiles(root)) {
+            String text;
+            try {
+                text = Files.readString(file);
+            } catch (MalformedInputException binary) {
+                continue;
+            }
+            Matcher m = CITATION.matcher(text);
+            while (m.find()) {
+                if (m.group(1).equals("SPEC") || !sections.contains(m.group(2))) {
+                    missing.add(root.relativize(file).toString().replace('\\', '/') + ": " + m.group());
+                }
+            }
+        }
+        return new ArrayList<>(missing);
+    }
+
+    private static List<Path> citingFiles(Path root) throws IOException {
+        List<Path> found = new ArrayList<>();
+        for (String dir : CITING_DIRS) {
             Path start = root.resolve(dir);
             if (!Files.isDirectory(start)) {
                 continue;
             }
             try (Stream<Path> files = Files.walk(start)) {
-                for (Path file : files.filter(Files::isRegularFile).toList()) {
-                    String text;
-                    try {
-                        text = Files.readString(file);
-                    } catch (MalformedInputException binary) {
-                        continue;
-                    }
-                    Matcher m = CITATION.matcher(text);
-                    while (m.find()) {
-                        if (!sections.contains(m.group(1))) {
-                            missing.add(root.relativize(file).toString().replace('\\', '/') + ": design §" + m.group(1));
-                        }
-                    }
-                }
+                files.filter(Files::isRegularFile)
+                        .filter(f -> !skipped(start.relativize(f)))
+                        .forEach(found::add);
             }
         }
-        return new ArrayList<>(missing);
+        for (String file : CITING_FILES) {
+            if (Files.isRegularFile(root.resolve(file))) {
+                found.add(root.resolve(file));
+            }
+        }
+        return found;
+    }
+
+    private static boolean skipped(Path relative) {
+        for (Path part : relative) {
+            if (SKIPPED_DIRS.contains(part.toString())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The numbers of design.md's numbered headings: "## 7. Tenants" is 7, "### 7.2 Borrowing" is 7.2. */
