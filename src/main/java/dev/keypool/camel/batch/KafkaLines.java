@@ -2,8 +2,6 @@ package dev.keypool.camel.batch;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -67,9 +65,7 @@ public final class KafkaLines implements AggregationStrategy {
     private final ObjectMapper mapper;
     private final String owner;
     private final IdempotentRepository taken;
-    private final long maxHoldNanos;
-    /** When the poll each consumer thread is running the records of began ({@link System#nanoTime()}). */
-    private final Map<Thread, Long> pollStarted = new ConcurrentHashMap<>();
+    private final PollHolds holds;
 
     /**
      * @param owner   the tenant the records run for (batch.kafka.tenant), null for none
@@ -81,7 +77,7 @@ public final class KafkaLines implements AggregationStrategy {
         this.mapper = mapper;
         this.owner = owner;
         this.taken = taken;
-        this.maxHoldNanos = maxHold.toNanos();
+        this.holds = new PollHolds(maxHold, System::nanoTime);
     }
 
     /**
@@ -123,7 +119,7 @@ public final class KafkaLines implements AggregationStrategy {
      * less than maxHold.
      */
     public boolean runAgain(Exchange exchange) {
-        return exchange.getProperty(RESULT) == null && System.nanoTime() - exchange.getProperty(HOLD_UNTIL, Long.class) < 0;
+        return exchange.getProperty(RESULT) == null && holds.holding(exchange.getProperty(HOLD_UNTIL, Long.class));
     }
 
     /** Whether the line has its result (or was held back for capacity past maxHold: it is handed back). */
@@ -190,25 +186,22 @@ public final class KafkaLines implements AggregationStrategy {
         }
     }
 
-    /**
-     * When the record must leave the consumer: maxHold after the start of its poll. The records of one poll run one
-     * after another on their consumer thread, and Kafka wants the next poll within max.poll.interval.ms of this one.
-     */
+    /** When the record must leave the consumer: maxHold after the start of its poll ({@link PollHolds}). */
     private long holdUntil(Exchange exchange, boolean lastOfPoll) {
         Thread consumer = Thread.currentThread();
-        long started = pollStarted.computeIfAbsent(consumer, t -> System.nanoTime());
+        long deadline = holds.deadline(consumer);
         if (lastOfPoll) {
-            pollStarted.remove(consumer);
+            holds.ended(consumer);
         } else {
             // a record that fails ends its poll: the consumer polls again from it
             exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
                 @Override
                 public void onFailure(Exchange failed) {
-                    pollStarted.remove(consumer);
+                    holds.ended(consumer);
                 }
             });
         }
-        return started + maxHoldNanos;
+        return deadline;
     }
 
     private void reject(Exchange exchange, String code, String message) {
