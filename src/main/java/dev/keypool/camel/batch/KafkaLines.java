@@ -1,7 +1,9 @@
 package dev.keypool.camel.batch;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -48,15 +50,20 @@ public final class KafkaLines implements AggregationStrategy {
     /** The {@link System#nanoTime()} by which the record leaves the consumer: its poll's start + maxHold. */
     static final String HOLD_UNTIL = "kpKafkaHoldUntil";
 
-    /** Headers of a dead-letter record: why (a code, then a sentence) and where it came from. */
-    public static final String ERROR_HEADER = "keypool-error";
-    public static final String ERROR_MESSAGE_HEADER = "keypool-error-message";
-    public static final String SOURCE_TOPIC_HEADER = "keypool-source-topic";
-    public static final String SOURCE_PARTITION_HEADER = "keypool-source-partition";
-    public static final String SOURCE_OFFSET_HEADER = "keypool-source-offset";
-
     /** Why a record cannot run, and where it was. */
-    record Rejection(String code, String message, String topic, Object partition, Object offset) { }
+    record Rejection(String code, String message, String topic, Object partition, Object offset) {
+
+        /** The headers of its dead-letter record: why (a code, then a sentence) and where it came from. */
+        Map<String, String> headers() {
+            Map<String, String> headers = new LinkedHashMap<>();
+            headers.put("keypool-error", code);
+            headers.put("keypool-error-message", message);
+            headers.put("keypool-source-topic", topic);
+            headers.put("keypool-source-partition", String.valueOf(partition));
+            headers.put("keypool-source-offset", String.valueOf(offset));
+            return headers;
+        }
+    }
 
     /** A record as it came. */
     record Record(String key, String value) { }
@@ -170,11 +177,7 @@ public final class KafkaLines implements AggregationStrategy {
         if (record.key() != null) {
             message.setHeader(KafkaConstants.KEY, record.key());
         }
-        message.setHeader(ERROR_HEADER, why.code());
-        message.setHeader(ERROR_MESSAGE_HEADER, why.message());
-        message.setHeader(SOURCE_TOPIC_HEADER, why.topic());
-        message.setHeader(SOURCE_PARTITION_HEADER, String.valueOf(why.partition()));
-        message.setHeader(SOURCE_OFFSET_HEADER, String.valueOf(why.offset()));
+        why.headers().forEach(message::setHeader);
         message.setBody(record.value() == null ? "" : record.value());
     }
 
