@@ -335,7 +335,6 @@ public final class ProviderKeys {
                 "channel_not_found", "No channel '" + name + "' in the configuration", null));
     }
 
-
     /** The associated data of a stored key's ciphertext, and its name in this class's sets. */
     private static String id(String channel, String fingerprint) {
         return channel + "\n" + fingerprint;

@@ -104,8 +104,7 @@ public final class BatchBeans extends ServiceSupport {
         LOG.info("Batches: {} lines in flight at most (batch.concurrency), tasks and files kept {} (batch.retention), "
                 + "per tenant {} tasks queued and {} bytes stored at most, state in {}; claimed as {} with leases of {} "
                 + "(batch.lease)", concurrency, Durations.format(limits.retention()), limits.maxQueuedTasks(),
-                limits.maxStoredBytes(), stores.where(),
-                claimant.id(), Durations.format(claimant.lease()));
+                limits.maxStoredBytes(), stores.where(), claimant.id(), Durations.format(claimant.lease()));
     }
 
     private static Stores onDisk(Path dir, ObjectMapper mapper, Clock clock, BatchLimits limits) {
