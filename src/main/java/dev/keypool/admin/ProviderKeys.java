@@ -134,7 +134,7 @@ public final class ProviderKeys {
             throw GatewayError.badRequest("invalid_key", invalid.getMessage());
         }
         String fingerprint = key.fingerprint();
-        if (inFile(channel.config(), fingerprint)) {
+        if (channel.config().keysByFingerprint().containsKey(fingerprint)) {
             throw new GatewayError(409, "invalid_request_error", "key_in_config", "Key " + fingerprint
                     + " is in keypool.yaml for channel '" + channel.name() + "' already", null);
         }
@@ -162,7 +162,7 @@ public final class ProviderKeys {
      */
     public synchronized Change remove(String channelName, String fingerprint) {
         Optional<Channel> channel = channels.get(channelName == null ? "" : channelName);
-        if (channel.isPresent() && inFile(channel.get().config(), fingerprint)) {
+        if (channel.isPresent() && channel.get().config().keysByFingerprint().containsKey(fingerprint)) {
             throw new GatewayError(409, "invalid_request_error", "key_in_config", "Key " + fingerprint
                     + " of channel '" + channelName + "' is in keypool.yaml: remove it there and reload", null);
         }
@@ -245,7 +245,8 @@ public final class ProviderKeys {
         if (ofChannel.isEmpty()) {
             return List.of();
         }
-        return ofChannel.values().stream().filter(h -> !inFile(config, h.fingerprint())).map(Held::apiKey).toList();
+        Map<String, KeyConfig> inFile = config.keysByFingerprint();
+        return ofChannel.values().stream().filter(h -> !inFile.containsKey(h.fingerprint())).map(Held::apiKey).toList();
     }
 
     /** Whether keys can be added: a valid master key is set. */
@@ -259,7 +260,7 @@ public final class ProviderKeys {
         for (Map<String, Held> ofChannel : held.values()) {
             for (Held h : ofChannel.values()) {
                 Optional<Channel> channel = channels.get(h.channel());
-                if (channel.isPresent() && !inFile(channel.get().config(), h.fingerprint())) {
+                if (channel.isPresent() && !channel.get().config().keysByFingerprint().containsKey(h.fingerprint())) {
                     KeyPool pool = channel.get().pool();
                     changed |= pool.find(h.fingerprint()).isEmpty() && pool.add(h.apiKey(), entersService);
                 }
@@ -332,15 +333,6 @@ public final class ProviderKeys {
     private Channel channel(String name) {
         return channels.get(name == null ? "" : name).orElseThrow(() -> new GatewayError(404, "invalid_request_error",
                 "channel_not_found", "No channel '" + name + "' in the configuration", null));
-    }
-
-    private static boolean inFile(ChannelConfig config, String fingerprint) {
-        for (KeyConfig key : config.keys()) {
-            if (Fingerprint.of(key.key()).equals(fingerprint)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The associated data of a stored key's ciphertext, and its name in this class's sets. */

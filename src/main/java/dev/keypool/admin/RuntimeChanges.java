@@ -16,7 +16,6 @@ import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.KeyConfig;
 import dev.keypool.gateway.Channel;
 import dev.keypool.pool.ApiKey;
-import dev.keypool.pool.Fingerprint;
 import dev.keypool.quota.QuotaLimits;
 
 /**
@@ -100,7 +99,7 @@ public final class RuntimeChanges {
      */
     public synchronized void applyTo(Channel channel) {
         for (KeyConfig config : channel.config().keys()) {
-            String fingerprint = Fingerprint.of(config.key());
+            String fingerprint = config.fingerprint();
             Optional<ApiKey> key = channel.pool().find(fingerprint);
             if (key.isEmpty()) {
                 continue;
@@ -206,7 +205,7 @@ public final class RuntimeChanges {
     }
 
     private Map<String, Long> tuning(String channel, KeyConfig key) {
-        return tunings.getOrDefault(keyId(channel, Fingerprint.of(key.key())), Map.of());
+        return tunings.getOrDefault(keyId(channel, key.fingerprint()), Map.of());
     }
 
     private static Long limit(Map<String, Long> tuning, String field, Long file) {

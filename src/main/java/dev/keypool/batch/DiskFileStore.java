@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * {@code state.dir/batch/files}: the
  * content as {@code <id>.jsonl} and the OpenAI file object as {@code <id>.json}, with the tenant that owns it. Every
  * file expires, as OpenAI's {@code expires_at} says: after the {@code expires_after} of its upload, else after
- * {@code retention} from its creation; then {@link #expire} deletes it. Each counts in its owner's
+ * {@code batch.retention} from its creation; then {@link #expire} deletes it. Each counts in its owner's
  * {@link TenantStorage}; an upload past it is refused before anything is written, a batch's output never is. A file
  * object that cannot be read at startup is logged once and skipped.
  */
@@ -40,22 +40,23 @@ public final class DiskFileStore implements FileStore {
     private final Path dir;
     private final ObjectMapper mapper;
     private final Clock clock;
-    private final Duration retention;
+    private final BatchLimits limits;
     private final TenantStorage storage;
     private final Map<String, Kept> files = new ConcurrentHashMap<>();
 
-    public DiskFileStore(Path dir, ObjectMapper mapper, Clock clock, Duration retention, TenantStorage storage) {
+    /** @param storage the bytes of each tenant, counted with the task store's against {@code limits.maxStoredBytes()} */
+    public DiskFileStore(Path dir, ObjectMapper mapper, Clock clock, BatchLimits limits, TenantStorage storage) {
         this.dir = dir;
         this.mapper = mapper;
         this.clock = clock;
-        this.retention = retention;
+        this.limits = limits;
         this.storage = storage;
         load();
     }
 
     @Override
     public StoredFile create(String filename, String purpose, String owner, byte[] content) {
-        ObjectNode object = object(filename, purpose, content.length, retention);
+        ObjectNode object = object(filename, purpose, content.length, limits.retention());
         long bytes = content.length + (long) meta(owner, object).length;
         storage.add(owner, bytes);
         return write(owner, object, ByteBuffer.wrap(content), bytes);
@@ -64,7 +65,8 @@ public final class DiskFileStore implements FileStore {
     /** A slice of a mapped upload is written from the mapping, never read into the heap. */
     @Override
     public StoredFile upload(String filename, String purpose, String owner, ByteBuffer content, Duration expiresAfter) {
-        ObjectNode object = object(filename, purpose, content.remaining(), expiresAfter == null ? retention : expiresAfter);
+        ObjectNode object = object(filename, purpose, content.remaining(),
+                expiresAfter == null ? limits.retention() : expiresAfter);
         long bytes = content.remaining() + (long) meta(owner, object).length;
         if (!storage.reserve(owner, bytes)) {
             throw new StorageLimitException(StorageLimitException.Limit.STORED_BYTES, storage.maxBytes());
@@ -182,7 +184,7 @@ public final class DiskFileStore implements FileStore {
                     String owner = stored.path("owner").isTextual() ? stored.get("owner").asText() : null;
                     if (object.path("expires_at").isNull()) {
                         // written before files expired: from its creation, as a new one
-                        object.put("expires_at", object.path("created_at").asLong() + retention.toSeconds());
+                        object.put("expires_at", object.path("created_at").asLong() + limits.retention().toSeconds());
                     }
                     long bytes = Files.size(f) + Files.size(contentFile(id));
                     files.put(id, new Kept(new StoredFile(id, owner, object), bytes));

@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.Comparator;
@@ -27,11 +26,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The async tasks of this gateway alone, under {@code state.dir/batch/tasks}: each as {@code <id>.json} (the task
  * object, its owner and, once done, its answer) and, until it is done, its request as {@code <id>.request}. Memory holds only what a task is and
- * where it stands; requests and answers stay on disk. A task is kept for {@code retention} after it was done (or, if
+ * where it stands; requests and answers stay on disk. A task is kept for {@code batch.retention} after it was done (or, if
  * never done, after it came) by the gateway's clock; tasks not yet done when the gateway stopped are read back as
  * queued and under no lease, to be claimed and run again.
  * <p>
- * Per tenant, at most {@code maxQueued} tasks wait or run, and a new one must fit in its {@link TenantStorage}: both
+ * Per tenant, at most {@code batch.max-queued-tasks} tasks wait or run, and a new one must fit in its {@link TenantStorage}: both
  * are decided before anything is written. A file that cannot be read at startup is logged once and skipped.
  */
 public final class DiskTaskStore implements TaskStore {
@@ -46,20 +45,19 @@ public final class DiskTaskStore implements TaskStore {
     private final Path dir;
     private final ObjectMapper mapper;
     private final Clock clock;
-    private final Duration retention;
-    private final int maxQueued;
+    private final BatchLimits limits;
     private final TenantStorage storage;
     private final Map<String, Kept> tasks = new ConcurrentHashMap<>();
     /** Tasks of each tenant not done yet; guarded by this. */
     private final Map<String, Integer> pending = new HashMap<>();
     private final Leases leases = new Leases();
 
-    public DiskTaskStore(Path dir, ObjectMapper mapper, Clock clock, Duration retention, int maxQueued, TenantStorage storage) {
+    /** @param storage the bytes of each tenant, counted with the file store's against {@code limits.maxStoredBytes()} */
+    public DiskTaskStore(Path dir, ObjectMapper mapper, Clock clock, BatchLimits limits, TenantStorage storage) {
         this.dir = dir;
         this.mapper = mapper;
         this.clock = clock;
-        this.retention = retention;
-        this.maxQueued = maxQueued;
+        this.limits = limits;
         this.storage = storage;
         load();
     }
@@ -71,8 +69,8 @@ public final class DiskTaskStore implements TaskStore {
         byte[] json = stored(task);
         long bytes = json.length + (long) request.length;
         synchronized (this) {
-            if (pending.getOrDefault(key(owner), 0) >= maxQueued) {
-                throw new StorageLimitException(StorageLimitException.Limit.QUEUED_TASKS, maxQueued);
+            if (pending.getOrDefault(key(owner), 0) >= limits.maxQueuedTasks()) {
+                throw new StorageLimitException(StorageLimitException.Limit.QUEUED_TASKS, limits.maxQueuedTasks());
             }
             if (!storage.reserve(owner, bytes)) {
                 throw new StorageLimitException(StorageLimitException.Limit.STORED_BYTES, storage.maxBytes());
@@ -95,8 +93,8 @@ public final class DiskTaskStore implements TaskStore {
     @Override
     public void checkRoom(String owner, long bytes) {
         synchronized (this) {
-            if (pending.getOrDefault(key(owner), 0) >= maxQueued) {
-                throw new StorageLimitException(StorageLimitException.Limit.QUEUED_TASKS, maxQueued);
+            if (pending.getOrDefault(key(owner), 0) >= limits.maxQueuedTasks()) {
+                throw new StorageLimitException(StorageLimitException.Limit.QUEUED_TASKS, limits.maxQueuedTasks());
             }
         }
         if (storage.used(owner) + bytes > storage.maxBytes()) {
@@ -224,7 +222,7 @@ public final class DiskTaskStore implements TaskStore {
 
     private boolean expired(AsyncTask task, Instant now) {
         Instant from = task.finishedAt() != null ? task.finishedAt() : task.createdAt();
-        return !now.isBefore(from.plus(retention));
+        return !now.isBefore(from.plus(limits.retention()));
     }
 
     private byte[] stored(AsyncTask task) {

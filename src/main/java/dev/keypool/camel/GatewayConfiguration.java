@@ -82,7 +82,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         PipelineBeans pipeline = PipelineBeans.bind(context, requestsHeld, channels.all(), tenants.tenants(), config.queue(),
                 requestLog, metrics, mapper, clock, routing);
         ResponseCacheBeans.bind(context, routing.groups(), redis, metrics, requestLog, clock);
-        TranslateBeans.bind(context, channels.all(), mapper, clock);
+        TranslateBeans.bind(context, mapper, clock);
         if (http) {
             ServerBeans.installEdge(context, pipeline.gatewayResponses());
         }

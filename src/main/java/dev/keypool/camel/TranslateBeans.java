@@ -4,7 +4,6 @@ import java.time.Clock;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.camel.pipeline.Translations;
-import dev.keypool.gateway.Channels;
 import dev.keypool.quota.TokenEstimator;
 import dev.keypool.translate.TranslationSettings;
 import org.apache.camel.CamelContext;
@@ -16,10 +15,10 @@ final class TranslateBeans {
     }
 
     /** After {@link PipelineBeans}: it shares the pipeline's token estimator (an encoding loaded once). */
-    static void bind(CamelContext context, Channels all, ObjectMapper mapper, Clock clock) {
+    static void bind(CamelContext context, ObjectMapper mapper, Clock clock) {
         TokenEstimator tokens = context.getRegistry().lookupByNameAndType("tokenEstimator", TokenEstimator.class);
         TranslationSettings settings = new TranslationSettings(
                 Wiring.longSetting(context, "keypool.translate.default-max-tokens"));
-        context.getRegistry().bind("translations", new Translations(mapper, all, tokens, settings, clock));
+        context.getRegistry().bind("translations", new Translations(mapper, tokens, settings, clock));
     }
 }

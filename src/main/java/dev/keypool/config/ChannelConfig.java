@@ -2,6 +2,8 @@ package dev.keypool.config;
 
 import java.time.Duration;
 import java.time.ZoneId;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -80,6 +82,18 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
                          Set<Api> apis, ProviderAuth auth, Map<String, ModelPrice> pricing) {
         this(name, baseUrl, models, modelMap, strategy, timeout, maxRetries, cooldown, disableAfter, quotaZone, keys,
                 fallback, breaker, apis, auth, pricing, null, Duration.ZERO);
+    }
+
+    /**
+     * The keys keypool.yaml lists for this channel, by fingerprint, in the file's order: how the admin API and the keys
+     * added at runtime tell a key of the file from one of their own without holding a raw key.
+     */
+    public Map<String, KeyConfig> keysByFingerprint() {
+        Map<String, KeyConfig> byFingerprint = new LinkedHashMap<>();
+        for (KeyConfig key : keys) {
+            byFingerprint.putIfAbsent(key.fingerprint(), key);
+        }
+        return Collections.unmodifiableMap(byFingerprint);
     }
 
     /** How long a 429 without Retry-After cools a key: {@code cooldown} exactly, or spread over its bounds. */

@@ -2,6 +2,7 @@ package dev.keypool.config;
 
 import java.time.Duration;
 
+import dev.keypool.pool.Fingerprint;
 import dev.keypool.pool.KeyRamp;
 import dev.keypool.quota.QuotaLimits;
 
@@ -16,6 +17,11 @@ public record KeyConfig(String key, String label, int weight, Integer rpm, Long 
     /** A shared key, neither rolling out nor retiring. */
     public KeyConfig(String key, String label, int weight, Integer rpm, Long tpm, Integer rpd, Long tpd, Long tpmMonth) {
         this(key, label, weight, rpm, tpm, rpd, tpd, tpmMonth, null, false, null);
+    }
+
+    /** The key's name in logs, the admin API and the state files ({@link Fingerprint}): never the key itself. */
+    public String fingerprint() {
+        return Fingerprint.of(key);
     }
 
     /** How the key enters or leaves service, as its ramp takes it. */

@@ -21,6 +21,7 @@ import javax.sql.DataSource;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.util.ByteBufferBackedInputStream;
+import dev.keypool.batch.BatchLimits;
 import dev.keypool.batch.FileStore;
 import dev.keypool.batch.StorageLimitException;
 
@@ -35,20 +36,18 @@ public final class JdbcFileStore implements FileStore {
     private final DataSource dataSource;
     private final ObjectMapper mapper;
     private final Clock clock;
-    private final Duration retention;
-    private final long maxStoredBytes;
+    private final BatchLimits limits;
 
-    public JdbcFileStore(DataSource dataSource, ObjectMapper mapper, Clock clock, Duration retention, long maxStoredBytes) {
+    public JdbcFileStore(DataSource dataSource, ObjectMapper mapper, Clock clock, BatchLimits limits) {
         this.dataSource = dataSource;
         this.mapper = mapper;
         this.clock = clock;
-        this.retention = retention;
-        this.maxStoredBytes = maxStoredBytes;
+        this.limits = limits;
     }
 
     @Override
     public StoredFile create(String filename, String purpose, String owner, byte[] content) {
-        ObjectNode object = FileStore.object(mapper, filename, purpose, content.length, clock.instant(), retention);
+        ObjectNode object = FileStore.object(mapper, filename, purpose, content.length, clock.instant(), limits.retention());
         try (Connection c = dataSource.getConnection()) {
             return insert(c, owner, object, ByteBuffer.wrap(content));
         } catch (SQLException e) {
@@ -59,10 +58,10 @@ public final class JdbcFileStore implements FileStore {
     @Override
     public StoredFile upload(String filename, String purpose, String owner, ByteBuffer content, Duration expiresAfter) {
         ObjectNode object = FileStore.object(mapper, filename, purpose, content.remaining(), clock.instant(),
-                expiresAfter == null ? retention : expiresAfter);
+                expiresAfter == null ? limits.retention() : expiresAfter);
         try (Connection c = dataSource.getConnection()) {
-            if (BatchSql.storedBytes(c, owner) + bytes(object, content.remaining()) > maxStoredBytes) {
-                throw new StorageLimitException(StorageLimitException.Limit.STORED_BYTES, maxStoredBytes);
+            if (BatchSql.storedBytes(c, owner) + bytes(object, content.remaining()) > limits.maxStoredBytes()) {
+                throw new StorageLimitException(StorageLimitException.Limit.STORED_BYTES, limits.maxStoredBytes());
             }
             return insert(c, owner, object, content);
         } catch (SQLException e) {

@@ -7,7 +7,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +18,7 @@ import javax.sql.DataSource;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.batch.AsyncTask;
+import dev.keypool.batch.BatchLimits;
 import dev.keypool.batch.Claimant;
 import dev.keypool.batch.StorageLimitException;
 import dev.keypool.batch.TaskStatus;
@@ -38,18 +38,13 @@ public final class JdbcTaskStore implements TaskStore {
     private final DataSource dataSource;
     private final ObjectMapper mapper;
     private final Clock clock;
-    private final Duration retention;
-    private final int maxQueued;
-    private final long maxStoredBytes;
+    private final BatchLimits limits;
 
-    public JdbcTaskStore(DataSource dataSource, ObjectMapper mapper, Clock clock, Duration retention, int maxQueued,
-                         long maxStoredBytes) {
+    public JdbcTaskStore(DataSource dataSource, ObjectMapper mapper, Clock clock, BatchLimits limits) {
         this.dataSource = dataSource;
         this.mapper = mapper;
         this.clock = clock;
-        this.retention = retention;
-        this.maxQueued = maxQueued;
-        this.maxStoredBytes = maxStoredBytes;
+        this.limits = limits;
     }
 
     @Override
@@ -94,13 +89,13 @@ public final class JdbcTaskStore implements TaskStore {
             s.setString(1, BatchSql.owner(owner));
             try (ResultSet r = s.executeQuery()) {
                 r.next();
-                if (r.getLong(1) >= maxQueued) {
-                    throw new StorageLimitException(StorageLimitException.Limit.QUEUED_TASKS, maxQueued);
+                if (r.getLong(1) >= limits.maxQueuedTasks()) {
+                    throw new StorageLimitException(StorageLimitException.Limit.QUEUED_TASKS, limits.maxQueuedTasks());
                 }
             }
         }
-        if (BatchSql.storedBytes(c, owner) + bytes > maxStoredBytes) {
-            throw new StorageLimitException(StorageLimitException.Limit.STORED_BYTES, maxStoredBytes);
+        if (BatchSql.storedBytes(c, owner) + bytes > limits.maxStoredBytes()) {
+            throw new StorageLimitException(StorageLimitException.Limit.STORED_BYTES, limits.maxStoredBytes());
         }
     }
 
@@ -179,7 +174,7 @@ public final class JdbcTaskStore implements TaskStore {
         }
         try (Connection c = dataSource.getConnection()) {
             Instant now = clock.instant();
-            return read(c, id).filter(t -> now.isBefore((t.done() ? t.finishedAt() : t.createdAt()).plus(retention)));
+            return read(c, id).filter(t -> now.isBefore((t.done() ? t.finishedAt() : t.createdAt()).plus(limits.retention())));
         } catch (SQLException e) {
             throw BatchSql.failed("Reading task " + id, e);
         }
@@ -228,7 +223,7 @@ public final class JdbcTaskStore implements TaskStore {
 
     @Override
     public int expire() {
-        long before = clock.instant().minus(retention).toEpochMilli();
+        long before = clock.instant().minus(limits.retention()).toEpochMilli();
         try (Connection c = dataSource.getConnection();
              PreparedStatement s = c.prepareStatement("DELETE FROM batch_tasks WHERE (finished_at IS NOT NULL AND "
                      + "finished_at <= ?) OR (finished_at IS NULL AND created_at <= ?)")) {

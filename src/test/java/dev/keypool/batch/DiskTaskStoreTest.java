@@ -1,7 +1,6 @@
 package dev.keypool.batch;
 
 import java.nio.file.Path;
-import java.time.Duration;
 
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,6 +12,6 @@ class DiskTaskStoreTest extends TaskStoreContract {
 
     @Override
     protected TaskStore store() {
-        return new DiskTaskStore(dir, JSON, clock, Duration.ofHours(24), MAX_QUEUED, new TenantStorage(MAX_STORED));
+        return new DiskTaskStore(dir, JSON, clock, LIMITS, new TenantStorage(MAX_STORED));
     }
 }

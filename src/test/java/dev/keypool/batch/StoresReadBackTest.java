@@ -24,6 +24,7 @@ class StoresReadBackTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final MutableClock clock = new MutableClock();
     private final TenantStorage storage = new TenantStorage(1024 * 1024);
+    private final BatchLimits limits = new BatchLimits(Duration.ofHours(24), 1000, storage.maxBytes(), storage.maxBytes());
 
     @TempDir
     Path dir;
@@ -49,12 +50,12 @@ class StoresReadBackTest {
 
     @Test
     void should_read_back_the_tasks_without_the_temporary_file_a_crash_left_and_delete_it() throws Exception {
-        AsyncTask task = new DiskTaskStore(dir, JSON, clock, Duration.ofHours(24), 1000, storage)
+        AsyncTask task = new DiskTaskStore(dir, JSON, clock, limits, storage)
                 .submit("team-a", "chat/completions", "chat", "{}".getBytes(StandardCharsets.UTF_8),
                         new Claimant("one", Duration.ofSeconds(30)));
         Path temp = crashLeftTempOf(dir.resolve(task.id() + ".json"));
 
-        DiskTaskStore restarted = new DiskTaskStore(dir, JSON, clock, Duration.ofHours(24), 1000, storage);
+        DiskTaskStore restarted = new DiskTaskStore(dir, JSON, clock, limits, storage);
 
         assertThat(restarted.get(task.id())).isPresent();
         assertThat(temp).doesNotExist();
@@ -62,11 +63,11 @@ class StoresReadBackTest {
 
     @Test
     void should_read_back_the_files_without_the_temporary_file_a_crash_left_and_delete_it() throws Exception {
-        FileStore.StoredFile file = new DiskFileStore(dir, JSON, clock, Duration.ofHours(24), storage)
+        FileStore.StoredFile file = new DiskFileStore(dir, JSON, clock, limits, storage)
                 .create("in.jsonl", "batch", "team-a", "{}\n".getBytes(StandardCharsets.UTF_8));
         Path temp = crashLeftTempOf(dir.resolve(file.id() + ".json"));
 
-        DiskFileStore restarted = new DiskFileStore(dir, JSON, clock, Duration.ofHours(24), new TenantStorage(1024 * 1024));
+        DiskFileStore restarted = new DiskFileStore(dir, JSON, clock, limits, new TenantStorage(1024 * 1024));
 
         assertThat(restarted.get(file.id())).isPresent();
         assertThat(temp).doesNotExist();

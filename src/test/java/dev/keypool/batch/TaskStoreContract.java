@@ -22,6 +22,7 @@ public abstract class TaskStoreContract {
     protected static final ObjectMapper JSON = new ObjectMapper();
     protected static final int MAX_QUEUED = 3;
     protected static final long MAX_STORED = 1024 * 1024;
+    protected static final BatchLimits LIMITS = new BatchLimits(Duration.ofHours(24), MAX_QUEUED, MAX_STORED, MAX_STORED);
     private static final byte[] REQUEST = "{\"model\":\"m\"}".getBytes(StandardCharsets.UTF_8);
 
     protected final MutableClock clock = new MutableClock(Instant.parse("2026-12-01T10:00:00Z"));

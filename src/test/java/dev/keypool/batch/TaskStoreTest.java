@@ -20,6 +20,7 @@ class TaskStoreTest {
     private static final byte[] REQUEST = "{}".getBytes(StandardCharsets.UTF_8);
     private final MutableClock clock = new MutableClock();
     private final TenantStorage storage = new TenantStorage(1024 * 1024);
+    private final BatchLimits limits = new BatchLimits(Duration.ofHours(24), 1000, storage.maxBytes(), storage.maxBytes());
 
     @TempDir
     Path dir;
@@ -27,7 +28,7 @@ class TaskStoreTest {
     private final Claimant claimant = new Claimant("one", Duration.ofSeconds(30));
 
     private DiskTaskStore store() {
-        return new DiskTaskStore(dir, JSON, clock, Duration.ofHours(24), 1000, storage);
+        return new DiskTaskStore(dir, JSON, clock, limits, storage);
     }
 
     private AsyncTask submit(DiskTaskStore store) {
@@ -84,7 +85,8 @@ class TaskStoreTest {
 
     @Test
     void should_refuse_a_tenants_task_past_its_queued_tasks_before_writing_it() throws Exception {
-        DiskTaskStore store = new DiskTaskStore(dir, JSON, clock, Duration.ofHours(24), 2, storage);
+        DiskTaskStore store = new DiskTaskStore(dir, JSON, clock,
+                new BatchLimits(Duration.ofHours(24), 2, storage.maxBytes(), storage.maxBytes()), storage);
         AsyncTask first = submit(store);
         submit(store);
         assertThatThrownBy(() -> submit(store)).isInstanceOfSatisfying(StorageLimitException.class,
@@ -114,7 +116,7 @@ class TaskStoreTest {
     void should_count_the_tasks_read_back_at_startup_in_their_tenants_storage() {
         AsyncTask task = store().submit("team-a", "chat/completions", "chat", new byte[1000], claimant);
         TenantStorage fresh = new TenantStorage(1024 * 1024);
-        DiskTaskStore restarted = new DiskTaskStore(dir, JSON, clock, Duration.ofHours(24), 1000, fresh);
+        DiskTaskStore restarted = new DiskTaskStore(dir, JSON, clock, limits, fresh);
         assertThat(fresh.used("team-a")).isGreaterThan(1000);
         clock.advance(Duration.ofHours(24));
         restarted.expire();

@@ -8,6 +8,7 @@ import java.util.Properties;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.batch.AsyncTask;
+import dev.keypool.batch.BatchLimits;
 import dev.keypool.batch.Claimant;
 import dev.keypool.batch.DiskTaskStore;
 import dev.keypool.batch.TenantStorage;
@@ -44,8 +45,8 @@ class CorruptStateStartupTest extends GatewayTestSupport {
         Properties p = super.overrideProperties();
         batch = Path.of(p.getProperty("state.dir")).resolve("batch");
         try {
-            DiskTaskStore earlier = new DiskTaskStore(batch.resolve("tasks"), JSON, clock, Duration.ofHours(24), 10,
-                    new TenantStorage(1_000_000));
+            DiskTaskStore earlier = new DiskTaskStore(batch.resolve("tasks"), JSON, clock,
+                    new BatchLimits(Duration.ofHours(24), 10, 1_000_000, 1_000_000), new TenantStorage(1_000_000));
             AsyncTask task = earlier.submit(null, "chat/completions", "chat", chatBody("gpt-test").getBytes(StandardCharsets.UTF_8),
                     new Claimant("earlier", Duration.ofSeconds(30)));
             earlier.finish(task.id(), 200, JSON.createObjectNode().put("answer", "kept"));

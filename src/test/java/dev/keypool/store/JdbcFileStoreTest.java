@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.batch.BatchLimits;
 import dev.keypool.batch.FileStore;
 import dev.keypool.batch.StorageLimitException;
 import dev.keypool.testing.MutableClock;
@@ -35,7 +36,7 @@ class JdbcFileStoreTest {
     @BeforeEach
     void open() {
         database = Database.open(Optional.empty(), dir, 2, 5000);
-        files = new JdbcFileStore(database.dataSource(), JSON, clock, Duration.ofHours(24), 4096);
+        files = new JdbcFileStore(database.dataSource(), JSON, clock, new BatchLimits(Duration.ofHours(24), 1000, 4096, 4096));
     }
 
     @AfterEach

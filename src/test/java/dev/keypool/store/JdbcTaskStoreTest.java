@@ -1,7 +1,6 @@
 package dev.keypool.store;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Optional;
 
 import dev.keypool.batch.TaskStore;
@@ -20,7 +19,7 @@ class JdbcTaskStoreTest extends TaskStoreContract {
     @Override
     protected TaskStore store() {
         database = Database.open(Optional.empty(), dir, 2, 5000);
-        return new JdbcTaskStore(database.dataSource(), JSON, clock, Duration.ofHours(24), MAX_QUEUED, MAX_STORED);
+        return new JdbcTaskStore(database.dataSource(), JSON, clock, LIMITS);
     }
 
     @AfterEach

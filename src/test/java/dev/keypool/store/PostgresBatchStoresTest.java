@@ -50,7 +50,7 @@ class PostgresBatchStoresTest {
     class Tasks extends TaskStoreContract {
         @Override
         protected TaskStore store() {
-            return new JdbcTaskStore(database.dataSource(), JSON, clock, Duration.ofHours(24), MAX_QUEUED, MAX_STORED);
+            return new JdbcTaskStore(database.dataSource(), JSON, clock, LIMITS);
         }
     }
 }

@@ -21,7 +21,6 @@ import dev.keypool.gateway.Channels;
 import dev.keypool.gateway.GatewayError;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.pool.ApiKey;
-import dev.keypool.pool.Fingerprint;
 import dev.keypool.quota.KeyQuota;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
@@ -82,9 +81,11 @@ public final class AdminActions {
     public void patch(Exchange exchange) throws IOException {
         KeyPatch patch = invalidAs400(() -> KeyPatch.parse(json(exchange)));
         changeKeys(exchange, (channel, fingerprint) -> {
-            KeyConfig config = channel.config().keys().stream().filter(k -> Fingerprint.of(k.key()).equals(fingerprint))
-                    .findFirst().orElseThrow(() -> new GatewayError(409, "invalid_request_error", "key_not_in_config",
-                            "Key " + fingerprint + " was added at runtime: its weight and limits cannot be changed", null));
+            KeyConfig config = channel.config().keysByFingerprint().get(fingerprint);
+            if (config == null) {
+                throw new GatewayError(409, "invalid_request_error", "key_not_in_config",
+                        "Key " + fingerprint + " was added at runtime: its weight and limits cannot be changed", null);
+            }
             changes.patched(channel.name(), fingerprint, patch);
             channel.pool().controls().tune(fingerprint, changes.weight(channel.config(), config), changes.limits(channel.config(), config));
         });

@@ -3,8 +3,8 @@ package dev.keypool.camel.admin;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -14,11 +14,11 @@ import dev.keypool.admin.Member;
 import dev.keypool.breaker.BreakerFigures;
 import dev.keypool.breaker.BreakerTrigger;
 import dev.keypool.camel.pipeline.Exchanges;
+import dev.keypool.config.KeyConfig;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.quota.CapacityQueue;
 import dev.keypool.pool.ApiKey;
-import dev.keypool.pool.Fingerprint;
 import dev.keypool.pool.KeyStats;
 import dev.keypool.quota.CostLedger;
 import dev.keypool.quota.KeyQuota;
@@ -150,9 +150,9 @@ public final class AdminStatus {
                     .put("completionTokens", model.completionTokens()).put("costUsd", model.costUsd());
         }
         ArrayNode keys = node.putArray("keys");
-        Set<String> inFile = channel.config().keys().stream().map(k -> Fingerprint.of(k.key())).collect(Collectors.toSet());
+        Map<String, KeyConfig> inFile = channel.config().keysByFingerprint();
         for (ApiKey key : channel.pool().keys()) {
-            keys.add(key(channel, key, inFile.contains(key.fingerprint())));
+            keys.add(key(channel, key, inFile.containsKey(key.fingerprint())));
         }
         return node;
     }

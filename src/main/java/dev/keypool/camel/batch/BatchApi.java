@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.batch.Batch;
+import dev.keypool.batch.BatchLimits;
 import dev.keypool.batch.BatchLine;
 import dev.keypool.batch.BatchStatus;
 import dev.keypool.batch.BatchStore;
@@ -49,17 +50,14 @@ public final class BatchApi {
     private final BatchStore batches;
     private final ObjectMapper mapper;
     private final Clock clock;
-    private final long maxFileBytes;
-    private final Duration retention;
+    private final BatchLimits limits;
 
-    public BatchApi(FileStore files, BatchStore batches, ObjectMapper mapper, Clock clock, long maxFileBytes,
-                    Duration retention) {
+    public BatchApi(FileStore files, BatchStore batches, ObjectMapper mapper, Clock clock, BatchLimits limits) {
         this.files = files;
         this.batches = batches;
         this.mapper = mapper;
         this.clock = clock;
-        this.maxFileBytes = maxFileBytes;
-        this.retention = retention;
+        this.limits = limits;
     }
 
     /**
@@ -72,7 +70,7 @@ public final class BatchApi {
         String contentType = exchange.getMessage().getHeader(Exchange.CONTENT_TYPE, String.class);
         Path spooled = RequestBodies.spooled(exchange);
         try (FileChannel channel = spooled == null ? null : FileChannel.open(spooled, StandardOpenOption.READ)) {
-            ByteBuffer body = channel == null ? ByteBuffer.wrap(RequestBodies.read(exchange, maxFileBytes)) : mapped(channel);
+            ByteBuffer body = channel == null ? ByteBuffer.wrap(RequestBodies.read(exchange, limits.maxFileBytes())) : mapped(channel);
             MultipartForm form = batchForm(body, contentType);
             MultipartForm.FileRange file = filePart(form);
             FileStore.StoredFile stored = files.upload(fileName(file), "batch", owner(exchange),
@@ -87,8 +85,8 @@ public final class BatchApi {
 
     /** A spooled upload, mapped; 413 past batch.max-file-bytes. */
     private ByteBuffer mapped(FileChannel channel) throws IOException {
-        if (channel.size() > maxFileBytes) {
-            throw GatewayError.tooLarge(channel.size(), maxFileBytes);
+        if (channel.size() > limits.maxFileBytes()) {
+            throw GatewayError.tooLarge(channel.size(), limits.maxFileBytes());
         }
         return channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
     }
@@ -154,7 +152,7 @@ public final class BatchApi {
      */
     public void expire() {
         files.expire(batches.inputsInUse());
-        batches.expireResults(clock.instant(), retention);
+        batches.expireResults(clock.instant(), limits.retention());
     }
 
     /** A task or file past its tenant's limits: 429 too_many_tasks or storage_exhausted. */

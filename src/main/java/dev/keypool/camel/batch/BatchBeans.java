@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.batch.BatchLimits;
 import dev.keypool.batch.BatchStore;
 import dev.keypool.batch.Claimant;
 import dev.keypool.batch.DiskBatchStore;
@@ -73,22 +74,15 @@ public final class BatchBeans extends ServiceSupport {
         if (concurrency < 1) {
             throw new IllegalStateException("batch.concurrency must be at least 1, was " + concurrency);
         }
-        Duration retention = duration(properties, "batch.retention");
-        int maxQueued = Integer.parseInt(setting(properties, "batch.max-queued-tasks"));
-        long maxStored = Long.parseLong(setting(properties, "batch.max-stored-bytes"));
-        if (maxQueued < 1 || maxStored < 1) {
-            throw new IllegalStateException("batch.max-queued-tasks and batch.max-stored-bytes must be at least 1, were "
-                    + maxQueued + " and " + maxStored);
-        }
+        BatchLimits limits = limits(properties);
         Claimant claimant = claimant(properties);
-        Stores stores = shared == null ? onDisk(dir, mapper, clock, retention, maxQueued, maxStored)
-                : new Stores(new JdbcFileStore(shared, mapper, clock, retention, maxStored), new JdbcBatchStore(shared, mapper),
-                new JdbcTaskStore(shared, mapper, clock, retention, maxQueued, maxStored), "the shared database");
+        Stores stores = shared == null ? onDisk(dir, mapper, clock, limits)
+                : new Stores(new JdbcFileStore(shared, mapper, clock, limits), new JdbcBatchStore(shared, mapper),
+                new JdbcTaskStore(shared, mapper, clock, limits), "the shared database");
         FileStore files = stores.files();
         BatchStore batches = stores.batches();
         var registry = context.getRegistry();
-        registry.bind("batchApi", new BatchApi(files, batches, mapper, clock,
-                Long.parseLong(setting(properties, "batch.max-file-bytes")), retention));
+        registry.bind("batchApi", new BatchApi(files, batches, mapper, clock, limits));
         String inboxTenant = tenant(properties, tenants, "batch.inbox-tenant");
         BatchLines batchLines = new BatchLines(batches, files, mapper, clock, inboxTenant, claimant);
         registry.bind("batchLines", batchLines);
@@ -109,17 +103,28 @@ public final class BatchBeans extends ServiceSupport {
         }
         LOG.info("Batches: {} lines in flight at most (batch.concurrency), tasks and files kept {} (batch.retention), "
                 + "per tenant {} tasks queued and {} bytes stored at most, state in {}; claimed as {} with leases of {} "
-                + "(batch.lease)", concurrency, Durations.format(retention), maxQueued, maxStored, stores.where(),
-                claimant.id(), Durations.format(claimant.lease()));
+                + "(batch.lease)", concurrency, Durations.format(limits.retention()), limits.maxQueuedTasks(),
+                limits.maxStoredBytes(), stores.where(), claimant.id(), Durations.format(claimant.lease()));
     }
 
-    private static Stores onDisk(Path dir, ObjectMapper mapper, Clock clock, Duration retention, int maxQueued,
-                                 long maxStored) {
+    private static Stores onDisk(Path dir, ObjectMapper mapper, Clock clock, BatchLimits limits) {
         // one count per tenant for its tasks and its files alike
-        TenantStorage storage = new TenantStorage(maxStored);
-        return new Stores(new DiskFileStore(dir.resolve("files"), mapper, clock, retention, storage),
+        TenantStorage storage = new TenantStorage(limits.maxStoredBytes());
+        return new Stores(new DiskFileStore(dir.resolve("files"), mapper, clock, limits, storage),
                 new DiskBatchStore(dir.resolve("batches"), mapper),
-                new DiskTaskStore(dir.resolve("tasks"), mapper, clock, retention, maxQueued, storage), dir.toString());
+                new DiskTaskStore(dir.resolve("tasks"), mapper, clock, limits, storage), dir.toString());
+    }
+
+    /** The batch.* limits; a startup error when one is out of range. */
+    private static BatchLimits limits(PropertiesComponent properties) {
+        try {
+            return new BatchLimits(duration(properties, "batch.retention"),
+                    Integer.parseInt(setting(properties, "batch.max-queued-tasks")),
+                    Long.parseLong(setting(properties, "batch.max-stored-bytes")),
+                    Long.parseLong(setting(properties, "batch.max-file-bytes")));
+        } catch (IllegalArgumentException outOfRange) {
+            throw new IllegalStateException(outOfRange.getMessage(), outOfRange);
+        }
     }
 
     /**

@@ -1,9 +1,9 @@
 package dev.keypool.camel.batch;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -50,15 +50,20 @@ public final class KafkaLines implements AggregationStrategy {
     /** The {@link System#nanoTime()} by which the record leaves the consumer: its poll's start + maxHold. */
     static final String HOLD_UNTIL = "kpKafkaHoldUntil";
 
-    /** Headers of a dead-letter record: why (a code, then a sentence) and where it came from. */
-    public static final String ERROR_HEADER = "keypool-error";
-    public static final String ERROR_MESSAGE_HEADER = "keypool-error-message";
-    public static final String SOURCE_TOPIC_HEADER = "keypool-source-topic";
-    public static final String SOURCE_PARTITION_HEADER = "keypool-source-partition";
-    public static final String SOURCE_OFFSET_HEADER = "keypool-source-offset";
-
     /** Why a record cannot run, and where it was. */
-    record Rejection(String code, String message, String topic, Object partition, Object offset) { }
+    record Rejection(String code, String message, String topic, Object partition, Object offset) {
+
+        /** The headers of its dead-letter record: why (a code, then a sentence) and where it came from. */
+        Map<String, String> headers() {
+            Map<String, String> headers = new LinkedHashMap<>();
+            headers.put("keypool-error", code);
+            headers.put("keypool-error-message", message);
+            headers.put("keypool-source-topic", topic);
+            headers.put("keypool-source-partition", String.valueOf(partition));
+            headers.put("keypool-source-offset", String.valueOf(offset));
+            return headers;
+        }
+    }
 
     /** A record as it came. */
     record Record(String key, String value) { }
@@ -67,9 +72,7 @@ public final class KafkaLines implements AggregationStrategy {
     private final ObjectMapper mapper;
     private final String owner;
     private final IdempotentRepository taken;
-    private final long maxHoldNanos;
-    /** When the poll each consumer thread is running the records of began ({@link System#nanoTime()}). */
-    private final Map<Thread, Long> pollStarted = new ConcurrentHashMap<>();
+    private final PollHolds holds;
 
     /**
      * @param owner   the tenant the records run for (batch.kafka.tenant), null for none
@@ -81,7 +84,7 @@ public final class KafkaLines implements AggregationStrategy {
         this.mapper = mapper;
         this.owner = owner;
         this.taken = taken;
-        this.maxHoldNanos = maxHold.toNanos();
+        this.holds = new PollHolds(maxHold, System::nanoTime);
     }
 
     /**
@@ -123,7 +126,7 @@ public final class KafkaLines implements AggregationStrategy {
      * less than maxHold.
      */
     public boolean runAgain(Exchange exchange) {
-        return exchange.getProperty(RESULT) == null && System.nanoTime() - exchange.getProperty(HOLD_UNTIL, Long.class) < 0;
+        return exchange.getProperty(RESULT) == null && holds.holding(exchange.getProperty(HOLD_UNTIL, Long.class));
     }
 
     /** Whether the line has its result (or was held back for capacity past maxHold: it is handed back). */
@@ -174,11 +177,7 @@ public final class KafkaLines implements AggregationStrategy {
         if (record.key() != null) {
             message.setHeader(KafkaConstants.KEY, record.key());
         }
-        message.setHeader(ERROR_HEADER, why.code());
-        message.setHeader(ERROR_MESSAGE_HEADER, why.message());
-        message.setHeader(SOURCE_TOPIC_HEADER, why.topic());
-        message.setHeader(SOURCE_PARTITION_HEADER, String.valueOf(why.partition()));
-        message.setHeader(SOURCE_OFFSET_HEADER, String.valueOf(why.offset()));
+        why.headers().forEach(message::setHeader);
         message.setBody(record.value() == null ? "" : record.value());
     }
 
@@ -190,25 +189,22 @@ public final class KafkaLines implements AggregationStrategy {
         }
     }
 
-    /**
-     * When the record must leave the consumer: maxHold after the start of its poll. The records of one poll run one
-     * after another on their consumer thread, and Kafka wants the next poll within max.poll.interval.ms of this one.
-     */
+    /** When the record must leave the consumer: maxHold after the start of its poll ({@link PollHolds}). */
     private long holdUntil(Exchange exchange, boolean lastOfPoll) {
         Thread consumer = Thread.currentThread();
-        long started = pollStarted.computeIfAbsent(consumer, t -> System.nanoTime());
+        long deadline = holds.deadline(consumer);
         if (lastOfPoll) {
-            pollStarted.remove(consumer);
+            holds.ended(consumer);
         } else {
             // a record that fails ends its poll: the consumer polls again from it
             exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
                 @Override
                 public void onFailure(Exchange failed) {
-                    pollStarted.remove(consumer);
+                    holds.ended(consumer);
                 }
             });
         }
-        return started + maxHoldNanos;
+        return deadline;
     }
 
     private void reject(Exchange exchange, String code, String message) {

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.config.Api;
-import dev.keypool.gateway.Channels;
 import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.gateway.UpstreamBody;
 import dev.keypool.quota.TokenEstimator;
@@ -29,15 +28,12 @@ public final class Translations {
     static final String COUNT_LOCALLY = "kpCountLocally";
 
     private final ObjectMapper mapper;
-    private final Channels channels;
     private final TokenEstimator tokens;
     private final TranslationSettings settings;
     private final Clock clock;
 
-    public Translations(ObjectMapper mapper, Channels channels, TokenEstimator tokens, TranslationSettings settings,
-            Clock clock) {
+    public Translations(ObjectMapper mapper, TokenEstimator tokens, TranslationSettings settings, Clock clock) {
         this.mapper = mapper;
-        this.channels = channels;
         this.tokens = tokens;
         this.settings = settings;
         this.clock = clock;
@@ -59,9 +55,9 @@ public final class Translations {
         Translation translation = request.api() == Api.MESSAGES ? Translation.ANTHROPIC_TO_OPENAI
                 : Translation.OPENAI_TO_ANTHROPIC;
         ObjectNode translated = translation.request(body.json(), settings);
-        String model = channels.modelName(read.model());
+        // counted for the model the request was planned for: the one it names, without a channel/ prefix
         request.translateWith(new UpstreamBody(mapper, write(translated), translated, false),
-                () -> tokens.estimate(model, translated, true));
+                () -> tokens.estimate(request.model(), translated, true));
         if (RequestPlanner.COUNT_TOKENS.equals(request.endpoint())
                 && !request.primary().config().servesApi(Api.MESSAGES)) {
             exchange.setProperty(COUNT_LOCALLY, true);
