@@ -36,7 +36,7 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
     public static final String ANY_BETA = "*";
 
     /** A provider that takes longer than this to accept a connection is down, however long its answers may take. */
-    private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
     public ChannelConfig {
         models = Copies.list(models);

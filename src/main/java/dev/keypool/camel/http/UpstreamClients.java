@@ -4,9 +4,11 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import dev.keypool.camel.pipeline.BoundedAnswers;
 import dev.keypool.config.CaCertificates;
+import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.ProviderConfig.Http2;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -23,6 +25,11 @@ import io.vertx.ext.web.client.impl.WebClientInternal;
  * {@code http1Connections}, one call each; HTTP/2 connections up to {@code http2Connections}, each carrying up to 100
  * calls at once (fewer if its provider's SETTINGS_MAX_CONCURRENT_STREAMS says so), a new one opened only when those
  * are all busy.
+ *
+ * <p>An HTTP/2 connection is given {@link ChannelConfig#MAX_CONNECT_TIMEOUT} to connect and as long for its TLS
+ * handshake, whichever channel's call opens it: it is shared by every call to its provider, so no one channel's shorter
+ * connect timeout is its bound (that call gives up its own wait at its bound, {@link UpstreamHttpComponent#poolWaitMs},
+ * and the connection, once open, carries the calls queued for it).
  *
  * <p>HTTP/2 is offered over TLS only (ALPN: h2, then http/1.1; the provider picks): over plain http:// the client
  * would have to send an h2c upgrade request, which most providers behind a proxy do not answer, and a provider
@@ -80,7 +87,10 @@ public final class UpstreamClients {
                     // SETTINGS (-1), a burst of 2,000 calls on a saturated machine found 15 connections carrying 1,500
                     // while 99 more stood open idle, and 500 calls failed waiting; with 100 known up front, 1,899 went
                     // out over 128 connections (a scratch run against FakeUpstream.overTls, load average 26 on 2 cores)
-                    .setHttp2MultiplexingLimit(HTTP2_STREAMS_PER_CONNECTION);
+                    .setHttp2MultiplexingLimit(HTTP2_STREAMS_PER_CONNECTION)
+                    .setConnectTimeout((int) ChannelConfig.MAX_CONNECT_TIMEOUT.toMillis())
+                    .setSslHandshakeTimeout(ChannelConfig.MAX_CONNECT_TIMEOUT.toMillis())
+                    .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS);
         }
         if (transport.caFile() != null) {
             try {
