@@ -82,6 +82,13 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
                 fallback, breaker, apis, auth, pricing, null, Duration.ZERO);
     }
 
+    /** The same channel calling its provider at {@code url}, addressed as {@code calls} says. */
+    public ChannelConfig reachedAt(String url, ProviderConfig calls) {
+        return new ChannelConfig(name, url, models, modelMap, strategy, timeout, maxRetries, cooldown, disableAfter,
+                quotaZone, keys, fallback, breaker, apis, auth, pricing, probe, warmup, anthropicBeta, calls, cooldownMin,
+                cooldownMax, recovery);
+    }
+
     /** How long a 429 without Retry-After cools a key: {@code cooldown} exactly, or spread over its bounds. */
     public Cooling cooling() {
         return cooldown != null ? Cooling.fixed(cooldown) : Cooling.spread(cooldownMin, cooldownMax);
