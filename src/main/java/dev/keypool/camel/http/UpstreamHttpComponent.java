@@ -125,7 +125,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         if (made == null) {
             synchronized (this) {
                 if (clients == null) {
-                    clients = new UpstreamClients(getVertx(), getWebClientOptions(), http2Connections);
+                    clients = new UpstreamClients(getVertx(), getWebClientOptions(), http2Connections, http2StreamWaitMs);
                 }
                 made = clients;
             }
