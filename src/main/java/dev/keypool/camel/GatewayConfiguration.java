@@ -3,6 +3,7 @@ package dev.keypool.camel;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
@@ -53,7 +54,9 @@ public class GatewayConfiguration implements CamelConfiguration {
     public void configure(CamelContext context) {
         Function<String, String> settings = Wiring.settings(context);
         Path file = ConfigLoader.configuredPath(settings, System::getenv);
-        ConfigLoader loader = new ConfigLoader(ConfigLoader.variables(settings, System::getenv));
+        // the demo channel follows the listener when it speaks TLS (the reloads' loader too)
+        ConfigLoader loader = new ConfigLoader(ConfigLoader.variables(settings, System::getenv))
+                .adjusting(http ? DemoOverTls.onListener(context) : UnaryOperator.identity());
         GatewayConfig config = loader.load(file);
         Clock clock = context.getRegistry().findSingleByType(Clock.class);
         if (clock == null) {

@@ -21,19 +21,20 @@ final class UpstreamBeans {
         // that waits for them without holding a thread
         context.addComponent("vertx-http", upstreamHttp(context, connectionsPerProvider,
                 Wiring.intSetting(context, "keypool.http2-connections-per-provider"),
+                Wiring.longSetting(context, "keypool.http2-stream-wait-ms"),
                 Wiring.longSetting(context, "keypool.max-answer-bytes")));
         context.getCamelContextExtension().addContextPlugin(ProcessorFactory.class, new ChannelBreakerFactory());
     }
 
     /**
      * vertx-http with one pool per provider of up to {@code connections} HTTP/1.1 connections or {@code http2Connections}
-     * HTTP/2 ones, answers handled on a request thread.
+     * HTTP/2 ones (a call waiting up to {@code http2StreamWaitMs} for a free stream), answers handled on a request thread.
      */
     private static UpstreamHttpComponent upstreamHttp(CamelContext context, int connections, int http2Connections,
-                                                      long maxAnswerBytes) {
+                                                      long http2StreamWaitMs, long maxAnswerBytes) {
         UpstreamHttpComponent component = new UpstreamHttpComponent(
                 context.getExecutorServiceManager().newCachedThreadPool(context, "UpstreamAnswers"), maxAnswerBytes,
-                http2Connections);
+                http2Connections, http2StreamWaitMs);
         component.setWebClientOptions(new WebClientOptions()
                 .setMaxPoolSize(connections)
                 // what camel-http does too (application.properties): no transparent decompression, no user agent

@@ -38,7 +38,7 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
     public static final String ANY_BETA = "*";
 
     /** A provider that takes longer than this to accept a connection is down, however long its answers may take. */
-    private static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    public static final Duration MAX_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
     public ChannelConfig {
         models = Copies.list(models);
@@ -94,6 +94,13 @@ public record ChannelConfig(String name, String baseUrl, List<String> models, Ma
             byFingerprint.putIfAbsent(key.fingerprint(), key);
         }
         return Collections.unmodifiableMap(byFingerprint);
+    }
+
+    /** The same channel calling its provider at {@code url}, addressed as {@code calls} says. */
+    public ChannelConfig reachedAt(String url, ProviderConfig calls) {
+        return new ChannelConfig(name, url, models, modelMap, strategy, timeout, maxRetries, cooldown, disableAfter,
+                quotaZone, keys, fallback, breaker, apis, auth, pricing, probe, warmup, anthropicBeta, calls, cooldownMin,
+                cooldownMax, recovery);
     }
 
     /** How long a 429 without Retry-After cools a key: {@code cooldown} exactly, or spread over its bounds. */

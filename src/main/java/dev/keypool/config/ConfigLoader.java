@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -22,10 +23,24 @@ public final class ConfigLoader {
     static final String DEFAULT_FILE = "keypool.yaml";
 
     private final Placeholders placeholders;
+    private final UnaryOperator<ChannelConfig> adjustment;
 
     /** @param environment looks up {@code ${NAME}} placeholders; null for an unset variable */
     public ConfigLoader(Function<String, String> environment) {
-        this.placeholders = new Placeholders(Objects.requireNonNull(environment, "environment"));
+        this(new Placeholders(Objects.requireNonNull(environment, "environment")), UnaryOperator.identity());
+    }
+
+    private ConfigLoader(Placeholders placeholders, UnaryOperator<ChannelConfig> adjustment) {
+        this.placeholders = placeholders;
+        this.adjustment = adjustment;
+    }
+
+    /**
+     * This loader, each channel of a valid file then passed through {@code adjustment}: what the file means in the
+     * process that reads it (the demo channel on a listener that speaks TLS).
+     */
+    public ConfigLoader adjusting(UnaryOperator<ChannelConfig> adjustment) {
+        return new ConfigLoader(placeholders, adjustment);
     }
 
     public ConfigLoader() {
@@ -52,7 +67,7 @@ public final class ConfigLoader {
         if (!problems.isEmpty()) {
             throw new ConfigException(sourceName, problems.lines());
         }
-        return config;
+        return config.withChannels(config.channels().stream().map(adjustment).toList());
     }
 
     /**

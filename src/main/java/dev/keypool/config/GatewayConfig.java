@@ -34,6 +34,11 @@ public record GatewayConfig(List<ChannelConfig> channels, List<TenantConfig> ten
         modelGroups = Copies.list(modelGroups);
     }
 
+    /** The same configuration with these channels. */
+    public GatewayConfig withChannels(List<ChannelConfig> replaced) {
+        return new GatewayConfig(replaced, tenants, admin, queue, redis, database, requestLog, alerts, modelGroups);
+    }
+
     public Optional<ChannelConfig> channel(String name) {
         return channels.stream().filter(c -> c.name().equals(name)).findFirst();
     }

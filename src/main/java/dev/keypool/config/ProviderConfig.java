@@ -75,6 +75,11 @@ public record ProviderConfig(Type type, String apiVersion, Map<String, String> d
         this(type, apiVersion, deployments, headers, query, Http2.AUTO, null);
     }
 
+    /** The same provider, its certificates trusted from {@code file} besides the JVM's. */
+    public ProviderConfig withCaFile(Path file) {
+        return new ProviderConfig(type, apiVersion, deployments, headers, query, http2, file);
+    }
+
     /** Header and query values may be credentials: their names only. */
     @Override
     public String toString() {

@@ -85,7 +85,9 @@ public final class FakeUpstream implements AutoCloseable {
     public static FakeUpstream overTls(TestCertificate certificate, int streamsPerConnection) {
         HttpServerOptions tls = new HttpServerOptions().setSsl(true).setUseAlpn(true)
                 .setKeyCertOptions(new PfxOptions().setPath(certificate.keyStore().toString())
-                        .setPassword(certificate.password()));
+                        .setPassword(certificate.password()))
+                // a burst's connections open at once, their handshakes slow in a loaded test JVM: the gateway bounds them
+                .setSslHandshakeTimeout(2).setSslHandshakeTimeoutUnit(TimeUnit.MINUTES);
         tls.getInitialSettings().setMaxConcurrentStreams(streamsPerConnection);
         return new FakeUpstream(tls, "https");
     }

@@ -2,12 +2,14 @@ package dev.keypool.camel.http;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.impl.ConnectionBase;
 import io.vertx.ext.web.RoutingContext;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
@@ -25,12 +27,19 @@ import org.slf4j.LoggerFactory;
  * <p>
  * Vert.x has no such timeout, and its idle timeout would also cut a request waiting on a slow provider. The timer
  * needs a connection handler, which Vert.x takes only before the server listens ({@link BeforeListen}). The server then
- * speaks no cleartext HTTP/2 (h2c), whose connections Vert.x makes known only after their first request. A TLS
- * connection is known once its handshake is done, which Vert.x bounds itself (10 s).
+ * speaks no cleartext HTTP/2 (h2c), whose connections Vert.x makes known only after their first request.
+ * <p>
+ * A connection is not known at once on a TLS listener: after its handshake, and for HTTP/2 only once the client's
+ * preface and SETTINGS are in. The handshake is held to the same bound (at most Vert.x's own 10 s); after it, Vert.x's
+ * idle timeout, set to the same bound, closes a connection that sends nothing (a client that stopped after the
+ * handshake held its socket for good before); once a connection is known, its idle handler is taken out of its
+ * pipeline and the timer here watches it instead.
  */
 final class RequestHeadTimeout {
 
     private static final Logger LOG = LoggerFactory.getLogger(RequestHeadTimeout.class);
+    /** The name of the handler Vert.x puts in a connection's pipeline for its idle timeout. */
+    private static final String IDLE = "idle";
 
     private final CamelContext camel;
     private final long timeoutMs;
@@ -62,6 +71,11 @@ final class RequestHeadTimeout {
         // Vert.x makes a cleartext connection known only after its first request, when that may ask to upgrade to
         // HTTP/2 (h2c): without h2c it is known as it opens (HTTP/2 over TLS is unchanged)
         options.setHttp2ClearTextEnabled(false);
+        // a connection that is not known yet (TLS: before its HTTP/2 preface) is closed after as long without a byte,
+        // and its handshake takes no longer either
+        options.setIdleTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs)).setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
+        long handshakeMs = options.getSslHandshakeTimeoutUnit().toMillis(options.getSslHandshakeTimeout());
+        options.setSslHandshakeTimeout(Math.min(handshakeMs, timeoutMs)).setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS);
         http.connectionHandler(this::connected);
         // before every other handler, so that a request held back (ReloadGate) holds no timer
         router.route().order(Integer.MIN_VALUE).handler(this::requestHead);
@@ -71,6 +85,10 @@ final class RequestHeadTimeout {
 
     /** On the connection's event loop. */
     private void connected(HttpConnection connection) {
+        // the idle timeout was for the time before: from now on it would cut a request waiting on its provider
+        if (connection instanceof ConnectionBase known && known.channelHandlerContext().pipeline().get(IDLE) != null) {
+            known.channelHandlerContext().pipeline().remove(IDLE);
+        }
         Watch watch = new Watch(connection, Vertx.currentContext());
         watched.put(connection, watch);
         connection.closeHandler(v -> {

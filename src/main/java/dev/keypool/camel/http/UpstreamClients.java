@@ -4,9 +4,11 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import dev.keypool.camel.pipeline.BoundedAnswers;
 import dev.keypool.config.CaCertificates;
+import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.ProviderConfig.Http2;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClient;
@@ -23,6 +25,13 @@ import io.vertx.ext.web.client.impl.WebClientInternal;
  * {@code http1Connections}, one call each; HTTP/2 connections up to {@code http2Connections}, each carrying up to 100
  * calls at once (fewer if its provider's SETTINGS_MAX_CONCURRENT_STREAMS says so), a new one opened only when those
  * are all busy.
+ *
+ * <p>An HTTP/2 connection is given {@link ChannelConfig#MAX_CONNECT_TIMEOUT} to connect, whichever channel's call
+ * opens it: it is shared by every call to its provider, so no one channel's shorter connect timeout is its bound (that
+ * call gives up its own wait at its bound, {@link UpstreamHttpComponent#poolWaitMs}, and the connection, once open,
+ * carries the calls queued for it). Its TLS handshake may then take as long as those calls wait for it
+ * ({@code http2StreamWaitMs}, at least as long): a burst opens every connection it may at once, and on a busy machine
+ * their handshakes took more than 10 s, each failed one failing its call as if the provider were down.
  *
  * <p>HTTP/2 is offered over TLS only (ALPN: h2, then http/1.1; the provider picks): over plain http:// the client
  * would have to send an h2c upgrade request, which most providers behind a proxy do not answer, and a provider
@@ -44,6 +53,7 @@ public final class UpstreamClients {
     private final Vertx vertx;
     private final WebClientOptions base;
     private final int http2Connections;
+    private final long http2StreamWaitMs;
     private final Map<Transport, Client> clients = new ConcurrentHashMap<>();
 
     /**
@@ -54,14 +64,16 @@ public final class UpstreamClients {
     }
 
     /**
-     * @param base             the options every client starts from (pool size of HTTP/1.1 connections, compression, user
-     *                         agent); null: Vert.x's defaults
-     * @param http2Connections HTTP/2 connections per provider at most
+     * @param base              the options every client starts from (pool size of HTTP/1.1 connections, compression,
+     *                          user agent); null: Vert.x's defaults
+     * @param http2Connections  HTTP/2 connections per provider at most
+     * @param http2StreamWaitMs how long calls may wait for a stream of an HTTP/2 connection, its handshake included
      */
-    UpstreamClients(Vertx vertx, WebClientOptions base, int http2Connections) {
+    UpstreamClients(Vertx vertx, WebClientOptions base, int http2Connections, long http2StreamWaitMs) {
         this.vertx = vertx;
         this.base = base == null ? new WebClientOptions() : new WebClientOptions(base);
         this.http2Connections = http2Connections;
+        this.http2StreamWaitMs = http2StreamWaitMs;
     }
 
     /** The client of this transport, made at its first call. */
@@ -80,7 +92,10 @@ public final class UpstreamClients {
                     // SETTINGS (-1), a burst of 2,000 calls on a saturated machine found 15 connections carrying 1,500
                     // while 99 more stood open idle, and 500 calls failed waiting; with 100 known up front, 1,899 went
                     // out over 128 connections (a scratch run against FakeUpstream.overTls, load average 26 on 2 cores)
-                    .setHttp2MultiplexingLimit(HTTP2_STREAMS_PER_CONNECTION);
+                    .setHttp2MultiplexingLimit(HTTP2_STREAMS_PER_CONNECTION)
+                    .setConnectTimeout((int) ChannelConfig.MAX_CONNECT_TIMEOUT.toMillis())
+                    .setSslHandshakeTimeout(Math.max(ChannelConfig.MAX_CONNECT_TIMEOUT.toMillis(), http2StreamWaitMs))
+                    .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS);
         }
         if (transport.caFile() != null) {
             try {

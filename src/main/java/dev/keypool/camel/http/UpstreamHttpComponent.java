@@ -63,6 +63,11 @@ import org.slf4j.LoggerFactory;
  * given by two options of the endpoint URI that the route sets from the channel: {@code http2} ({@code auto} or
  * {@code off}) and {@code caFile} (empty: none). So every endpoint of a provider (its paths, its timeouts) shares one
  * pool of connections, and over HTTP/2 a few connections carry all its calls.
+ *
+ * <p>A call takes its connection from the pool within {@link #poolWaitMs}: over HTTP/1.1 the channel's connect timeout
+ * (a call waits only for a connection of its own to open), over HTTP/2 also the wait for a free stream
+ * ({@code keypool.http2-stream-wait-ms}), which a burst spends queued while the provider's connections open or carry
+ * their 100 calls each.
  */
 public final class UpstreamHttpComponent extends VertxHttpComponent {
 
@@ -72,15 +77,20 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
     private final Executor answers;
     private final long maxAnswerBytes;
     private final int http2Connections;
+    private final long http2StreamWaitMs;
     private volatile UpstreamClients clients;
 
     /**
-     * @param http2Connections HTTP/2 connections per provider at most (HTTP/1.1 ones: the web client options' pool size)
+     * @param http2Connections  HTTP/2 connections per provider at most (HTTP/1.1 ones: the web client options' pool
+     *                          size)
+     * @param http2StreamWaitMs how long a call to an HTTP/2 provider may wait for a free stream, within its channel's
+     *                          timeout
      */
-    public UpstreamHttpComponent(Executor answers, long maxAnswerBytes, int http2Connections) {
+    public UpstreamHttpComponent(Executor answers, long maxAnswerBytes, int http2Connections, long http2StreamWaitMs) {
         this.answers = answers;
         this.maxAnswerBytes = maxAnswerBytes;
         this.http2Connections = http2Connections;
+        this.http2StreamWaitMs = http2StreamWaitMs;
     }
 
     /** vertx-http's generated configurers, which Camel finds by the component's class name otherwise. */
@@ -115,7 +125,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         if (made == null) {
             synchronized (this) {
                 if (clients == null) {
-                    clients = new UpstreamClients(getVertx(), getWebClientOptions(), http2Connections);
+                    clients = new UpstreamClients(getVertx(), getWebClientOptions(), http2Connections, http2StreamWaitMs);
                 }
                 made = clients;
             }
@@ -131,6 +141,24 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             made.close();
         }
         super.doStop();
+    }
+
+    /**
+     * How long a call may wait for its connection from the pool (Vert.x's per-request "connect timeout", which bounds
+     * the whole wait for a lease: for a connection of its own to open, or in the pool's queue for a free stream). Over
+     * HTTP/1.1 that is the channel's connect timeout: each call has a connection of its own. Over HTTP/2 a call may
+     * also wait while every connection the provider may have is busy with its 100 calls or still opening: up to
+     * {@code keypool.http2-stream-wait-ms}, within the channel's timeout, never less than its connect timeout. The
+     * opening itself is bounded apart, on the client ({@link UpstreamClients}): a connection is shared by every call.
+     */
+    long poolWaitMs(UpstreamClients.Transport transport, VertxHttpConfiguration configuration) {
+        long connect = configuration.getConnectTimeout();
+        if (!transport.offersHttp2()) {
+            return connect;
+        }
+        long timeout = configuration.getTimeout();
+        long streamWait = timeout > 0 ? Math.min(http2StreamWaitMs, timeout) : http2StreamWaitMs;
+        return Math.max(connect, streamWait);
     }
 
     /** The interceptor every provider client carries: a call cancelled before it went out fails here. */
@@ -212,9 +240,10 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             }
             UpstreamCall.STARTING.set(call);
             try {
-                HttpRequest<Buffer> request = binding.prepareHttpRequest(getEndpoint(), exchange)
+                UpstreamEndpoint endpoint = (UpstreamEndpoint) getEndpoint();
+                HttpRequest<Buffer> request = binding.prepareHttpRequest(endpoint, exchange)
                         // per call: the shared client's options cannot carry each channel's
-                        .connectTimeout(getEndpoint().getConfiguration().getConnectTimeout());
+                        .connectTimeout(poolWaitMs(endpoint.transport, endpoint.getConfiguration()));
                 Handler<AsyncResult<HttpResponse<Buffer>>> answered = response -> answers.execute(() -> {
                     answered(hangup);
                     try {
@@ -230,7 +259,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                     request.send(answered);
                 } else if (body instanceof SplicedFile file) {
                     // an upload on disk: read from the file as the provider takes it, with its exact length (not chunked)
-                    SplicedFileStream stream = SplicedFileStream.open(((UpstreamEndpoint) getEndpoint()).vertx(), file);
+                    SplicedFileStream stream = SplicedFileStream.open(endpoint.vertx(), file);
                     request.putHeader(HttpHeaders.CONTENT_LENGTH.toString(), String.valueOf(file.length()));
                     request.sendStream(stream, response -> {
                         stream.close();
@@ -268,7 +297,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                         .setSsl(prepared.ssl() != null ? prepared.ssl() : endpoint.transport.tls())
                         .setURI(withQuery(prepared.uri(), prepared.queryParams()))
                         .setHeaders(prepared.headers())
-                        .setConnectTimeout(endpoint.getConfiguration().getConnectTimeout())
+                        .setConnectTimeout(poolWaitMs(endpoint.transport, endpoint.getConfiguration()))
                         .setIdleTimeout(idleTimeout);
                 Buffer body = Buffer.buffer(exchange.getMessage().getMandatoryBody(byte[].class));
                 Promise<UpstreamStream> answer = Promise.promise();

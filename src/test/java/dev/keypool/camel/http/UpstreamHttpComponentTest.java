@@ -49,7 +49,7 @@ class UpstreamHttpComponentTest {
         context.addComponent("vertx-http", new UpstreamHttpComponent(task -> {
             handedOver.incrementAndGet();
             answerThreads.execute(task);
-        }, 64L << 20, 4));
+        }, 64L << 20, 4, 30_000));
         // a lambda, not a RouteBuilder subclass: Camel Main in the other tests scans this package for those
         RouteBuilder.addRoutes(context, routes -> {
             routes.from("direct:call")
