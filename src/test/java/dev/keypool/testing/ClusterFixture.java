@@ -3,7 +3,6 @@ package dev.keypool.testing;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -63,7 +62,6 @@ public final class ClusterFixture implements AutoCloseable {
     public final FakeUpstream upstream;
     private final Path root;
     private final List<Instance> instances = new CopyOnWriteArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private Process nginx;
     private int balancerPort;
 
@@ -239,7 +237,7 @@ public final class ClusterFixture implements AutoCloseable {
 
     /** A request with the admin token to {@code baseUrl} (nginx's or one instance's). */
     public HttpResponse<String> admin(String baseUrl, String method, String path, String body) {
-        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(60))
+        return GatewayInstance.send(HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(60))
                 .header("Authorization", "Bearer " + ADMIN_TOKEN).header("Content-Type", "application/json")
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
                 .build());
@@ -247,25 +245,14 @@ public final class ClusterFixture implements AutoCloseable {
 
     /** A chat completion of {@code model} through {@code baseUrl}. */
     public HttpResponse<String> chat(String baseUrl, String model) {
-        return send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/chat/completions")).timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "application/json")
+        return GatewayInstance.send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/chat/completions"))
+                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"" + model
                         + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")).build());
     }
 
     public HttpResponse<String> get(String url) {
-        return send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build());
-    }
-
-    public HttpResponse<String> send(HttpRequest request) {
-        try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return GatewayInstance.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build());
     }
 
     @Override
