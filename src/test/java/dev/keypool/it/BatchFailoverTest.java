@@ -102,8 +102,10 @@ class BatchFailoverTest {
         // a hundred lines in, the instance working the batch gets tasks, then kill -9: no shutdown, no last write
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
                 .until(() -> BatchOutputs.checkpointed(postgres, created.id()).size() >= 100);
+        // a lease names its instance's id: host and port
         String worker = postgres.column("SELECT lease_owner FROM batch_jobs WHERE id = ?", created.id()).get(0);
-        int victim = Files.readString(root.resolve("gateway-0").resolve("gateway.log")).contains(worker) ? 0 : 1;
+        int victim = worker.contains(":" + ports[0] + "-") ? 0 : 1;
+        assertThat(worker).contains(":" + ports[victim] + "-");
         int survivor = 1 - victim;
         List<String> tasks = new ArrayList<>();
         for (int i = 0; i < TASKS; i++) {

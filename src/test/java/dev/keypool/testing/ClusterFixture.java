@@ -162,6 +162,18 @@ public final class ClusterFixture implements AutoCloseable {
         return instances.get(index);
     }
 
+    /** {@code kill}: SIGTERM, the stop an orchestrator asks for; returns once the gateway has exited. */
+    public void stop(Instance instance) {
+        instance.process().destroy();
+        try {
+            if (!instance.process().waitFor(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(instance.name() + " did not stop within 60 s: see " + instance.log());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** {@code kill -9} of one gateway: no shutdown hook, nothing written on the way out. */
     public void kill(Instance instance) {
         instance.process().destroyForcibly();
