@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -231,7 +232,8 @@ public final class ClusterFixture implements AutoCloseable {
         config = listen.replaceFirst("listen 127.0.0.1:" + balancerPort + ";");
         String temp = dir.resolve("temp").toString();
         config = config.replaceFirst("http \\{", Matcher.quoteReplacement("http {\n"
-                + "    access_log " + dir.resolve("access.log") + ";\n"
+                + "    log_format answered '$request_method $request_uri $status $upstream_addr';\n"
+                + "    access_log " + dir.resolve("access.log") + " answered;\n"
                 + "    client_body_temp_path " + temp + "/body;\n"
                 + "    proxy_temp_path " + temp + "/proxy;\n"
                 + "    fastcgi_temp_path " + temp + "/fastcgi;\n"
@@ -240,6 +242,34 @@ public final class ClusterFixture implements AutoCloseable {
         // as root, nginx's workers would run as nobody, who may not enter this directory
         String user = "root".equals(System.getProperty("user.name")) ? "user root;\n" : "";
         return user + "daemon off;\npid " + dir.resolve("nginx.pid") + ";\n" + config;
+    }
+
+    /**
+     * A request nginx answered: its method, path and query, its status, and the gateways it went to, in order (more
+     * than one when nginx passed it on after an error, as its {@code proxy_next_upstream} allows).
+     */
+    public record Answered(String method, String uri, int status, List<Instance> servedBy) {
+    }
+
+    /** The requests nginx answered so far, in order, from its access log. */
+    public List<Answered> answered() {
+        try {
+            return Files.readAllLines(root.resolve("nginx").resolve("access.log")).stream().map(line -> {
+                String[] parts = line.split(" ", 4);
+                List<Instance> servedBy = parts.length < 4 || parts[3].equals("-") ? List.of()
+                        : Arrays.stream(parts[3].split("\\s*[,:]\\s+"))
+                        .map(address -> instanceAt(Integer.parseInt(address.substring(address.lastIndexOf(':') + 1))))
+                        .toList();
+                return new Answered(parts[0], parts[1], Integer.parseInt(parts[2]), servedBy);
+            }).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Instance instanceAt(int port) {
+        return instances.stream().filter(i -> i.port() == port).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no gateway on port " + port));
     }
 
     /** nginx's address. */
