@@ -51,8 +51,11 @@ public interface BatchStore extends AutoCloseable {
     /** Extends every lease {@code claimant} holds on batches not over: its heartbeat. */
     void renew(Claimant claimant, Instant now);
 
-    /** Gives up the claimant's lease of the batch (it is over, or the claimant stops working it). */
-    void release(String batchId, Claimant claimant);
+    /**
+     * Gives up every lease {@code claimant} holds on batches not over (it stops): any other member may claim them at
+     * once, and runs their lines without a result. Returns how many.
+     */
+    int release(Claimant claimant);
 
     /**
      * The ids of the batches not over that another member than {@code claimant} may claim now: under no lease or one

@@ -132,8 +132,8 @@ public final class DiskBatchStore implements BatchStore {
     }
 
     @Override
-    public void release(String batchId, Claimant claimant) {
-        leases.release(batchId, claimant.id());
+    public int release(Claimant claimant) {
+        return leases.release(claimant.id());
     }
 
     @Override

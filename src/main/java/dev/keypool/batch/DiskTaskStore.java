@@ -177,6 +177,11 @@ public final class DiskTaskStore implements TaskStore {
     }
 
     @Override
+    public int release(Claimant claimant) {
+        return leases.release(claimant.id());
+    }
+
+    @Override
     public List<String> claim(Claimant claimant, Instant now, int max) {
         return tasks.values().stream().map(Kept::task).filter(t -> !t.done())
                 .filter(t -> leases.claimable(t.id(), claimant.id(), now))

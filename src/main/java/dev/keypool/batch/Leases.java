@@ -2,7 +2,6 @@ package dev.keypool.batch;
 
 import java.time.Instant;
 import java.util.Map;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -46,9 +45,15 @@ final class Leases {
         return renewed;
     }
 
-    /** Gives up the lease of {@code id} if {@code owner} holds it. */
-    void release(String id, String owner) {
-        held.computeIfPresent(id, (k, h) -> Objects.equals(h.owner(), owner) ? null : h);
+    /** Gives up every lease {@code owner} holds; returns how many. */
+    int release(String owner) {
+        int released = 0;
+        for (Map.Entry<String, Held> e : held.entrySet()) {
+            if (e.getValue().owner().equals(owner) && held.remove(e.getKey(), e.getValue())) {
+                released++;
+            }
+        }
+        return released;
     }
 
     void forget(String id) {

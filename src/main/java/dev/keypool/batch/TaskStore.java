@@ -53,6 +53,12 @@ public interface TaskStore {
     void renew(Claimant claimant, Instant now);
 
     /**
+     * Gives up every lease {@code claimant} holds on tasks not done (it stops): they are queued again, and any other
+     * member may claim them at once. Returns how many.
+     */
+    int release(Claimant claimant);
+
+    /**
      * Claims for {@code claimant} the tasks not done that are under no lease or another member's run out (at most
      * {@code max}); returns their ids, to run.
      */

@@ -77,7 +77,8 @@ public class GatewayConfiguration implements CamelConfiguration {
         // batches, async tasks and the queue consumers (routes/batch.camel.yaml): in the database when several
         // instances share it (PostgreSQL), else in this instance's state.dir (design §12)
         BatchBeans.bind(context, tenants.tenants(), mapper, clock, config.database().postgres().isPresent()
-                ? context.getRegistry().lookupByNameAndType(DatabaseBeans.DATA_SOURCE, DataSource.class) : null);
+                ? context.getRegistry().lookupByNameAndType(DatabaseBeans.DATA_SOURCE, DataSource.class) : null,
+                instance.id());
         // tenants at runtime (routes/tenants.camel.yaml): the file's laid over with the admin API's, kept in the database
         RuntimeTenants runtimeTenants = TenantStoreBeans.bind(context, config.tenants(), tenants, channels.all(), redis,
                 clock, channels.stateListeners(), mapper);

@@ -210,15 +210,15 @@ public final class JdbcBatchStore implements BatchStore {
     }
 
     @Override
-    public void release(String batchId, Claimant claimant) {
+    public int release(Claimant claimant) {
+        // a batch over holds no lease (update clears it)
         try (Connection c = dataSource.getConnection();
              PreparedStatement s = c.prepareStatement("UPDATE batch_jobs SET lease_owner = NULL, lease_until = NULL "
-                     + "WHERE id = ? AND lease_owner = ?")) {
-            s.setString(1, batchId);
-            s.setString(2, claimant.id());
-            s.executeUpdate();
+                     + "WHERE lease_owner = ?")) {
+            s.setString(1, claimant.id());
+            return s.executeUpdate();
         } catch (SQLException e) {
-            throw BatchSql.failed("Releasing batch " + batchId, e);
+            throw BatchSql.failed("Releasing the leases of batches", e);
         }
     }
 

@@ -194,6 +194,20 @@ public final class JdbcTaskStore implements TaskStore {
     }
 
     @Override
+    public int release(Claimant claimant) {
+        // queued again, as a claim from a member gone queues it
+        try (Connection c = dataSource.getConnection();
+             PreparedStatement s = c.prepareStatement("UPDATE batch_tasks SET status = ?, lease_owner = NULL, "
+                     + "lease_until = NULL WHERE lease_owner = ? AND finished_at IS NULL")) {
+            s.setString(1, TaskStatus.QUEUED.apiName());
+            s.setString(2, claimant.id());
+            return s.executeUpdate();
+        } catch (SQLException e) {
+            throw BatchSql.failed("Releasing the leases of tasks", e);
+        }
+    }
+
+    @Override
     public List<String> claim(Claimant claimant, Instant now, int max) {
         String free = "finished_at IS NULL AND (lease_owner IS NULL OR (lease_owner <> ? AND lease_until <= ?))";
         // queued here again: the member that ran it is gone

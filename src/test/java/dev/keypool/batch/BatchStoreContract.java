@@ -75,6 +75,30 @@ public abstract class BatchStoreContract {
     }
 
     @Test
+    void should_let_another_member_claim_at_once_the_batches_a_stopping_member_gives_up() {
+        // members of their own: on a database the other tests share, none of their leases is among these
+        Claimant stopping = new Claimant("stopping", Duration.ofSeconds(30));
+        Claimant taking = new Claimant("taking", Duration.ofSeconds(30));
+        BatchStore store = store();
+        Batch first = running(store);
+        Batch second = running(store);
+        assertThat(store.claim(first.id(), stopping, clock.instant())).isTrue();
+        assertThat(store.claim(second.id(), stopping, clock.instant())).isTrue();
+        assertThat(store.claimable(taking, clock.instant())).doesNotContain(first.id(), second.id());
+
+        assertThat(store.release(stopping)).isEqualTo(2);
+
+        // long before the lease would have run out
+        assertThat(store.get(first.id()).orElseThrow().claimedBy()).isNull();
+        assertThat(store.claimable(taking, clock.instant())).contains(first.id(), second.id());
+        assertThat(store.claim(first.id(), taking, clock.instant())).isTrue();
+        // the lease the other member took is not the first one's to give up
+        assertThat(store.release(stopping)).isZero();
+        assertThat(store.get(first.id()).orElseThrow().claimedBy()).isEqualTo("taking");
+        assertThat(store.claim(first.id(), stopping, clock.instant())).isFalse();
+    }
+
+    @Test
     void should_record_a_lines_result_once_and_count_it() {
         BatchStore store = store();
         Batch batch = running(store);

@@ -93,4 +93,26 @@ public abstract class TaskStoreContract {
         assertThat(store.get(task.id())).isEmpty();
         assertThat(store.expire()).isPositive();
     }
+
+    @Test
+    void should_let_another_member_claim_at_once_the_tasks_a_stopping_member_gives_up() {
+        // members of their own: on a database the other tests share, none of their leases is among these
+        Claimant stopping = new Claimant("stopping", Duration.ofSeconds(30));
+        Claimant taking = new Claimant("taking", Duration.ofSeconds(30));
+        TaskStore store = store();
+        AsyncTask waiting = store.submit("team-stop", "chat/completions", "chat", REQUEST, stopping);
+        AsyncTask running = store.submit("team-stop", "chat/completions", "chat", REQUEST, stopping);
+        store.start(running.id(), stopping);
+        assertThat(store.claim(taking, clock.instant(), 100)).doesNotContain(waiting.id(), running.id());
+
+        assertThat(store.release(stopping)).isEqualTo(2);
+
+        // long before the lease would have run out
+        assertThat(store.claim(taking, clock.instant(), 100)).contains(waiting.id(), running.id());
+        assertThat(store.start(running.id(), taking)).isPresent();
+        assertThat(store.start(waiting.id(), stopping)).isEmpty();
+        // the leases the other member took are not the first one's to give up
+        assertThat(store.release(stopping)).isZero();
+        assertThat(store.start(waiting.id(), taking)).isPresent();
+    }
 }

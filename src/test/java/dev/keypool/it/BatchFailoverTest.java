@@ -1,6 +1,5 @@
 package dev.keypool.it;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -9,14 +8,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,6 +24,7 @@ import com.openai.models.batches.BatchCreateParams;
 import com.openai.models.files.FileCreateParams;
 import com.openai.models.files.FileObject;
 import com.openai.models.files.FilePurpose;
+import dev.keypool.testing.BatchOutputs;
 import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayProcess;
 import dev.keypool.testing.PostgresServer;
@@ -97,7 +91,8 @@ class BatchFailoverTest {
             GatewayProcess.awaitStarted(port);
         }
 
-        String jsonl = String.join("\n", IntStream.range(0, LINES).mapToObj(i -> BatchApiSdkTest.chatLine("line-" + i)).toList());
+        List<String> customIds = IntStream.range(0, LINES).mapToObj(i -> "line-" + i).toList();
+        String jsonl = String.join("\n", customIds.stream().map(BatchApiSdkTest::chatLine).toList());
         FileObject file = client(ports[0]).files().create(FileCreateParams.builder()
                 .file(jsonl.getBytes(StandardCharsets.UTF_8)).purpose(FilePurpose.BATCH).build());
         Batch created = client(ports[0]).batches().create(BatchCreateParams.builder().inputFileId(file.id())
@@ -106,55 +101,39 @@ class BatchFailoverTest {
 
         // a hundred lines in, the instance working the batch gets tasks, then kill -9: no shutdown, no last write
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
-                .until(() -> checkpointed(created.id()).size() >= 100);
-        String worker = query("SELECT lease_owner FROM batch_jobs WHERE id = ?", created.id()).get(0);
-        int victim = Files.readString(root.resolve("gateway-0").resolve("gateway.log")).contains(worker) ? 0 : 1;
+                .until(() -> BatchOutputs.checkpointed(postgres, created.id()).size() >= 100);
+        // a lease names its instance's id: host and port
+        String worker = postgres.column("SELECT lease_owner FROM batch_jobs WHERE id = ?", created.id()).get(0);
+        int victim = worker.contains(":" + ports[0] + "-") ? 0 : 1;
+        assertThat(worker).contains(":" + ports[victim] + "-");
         int survivor = 1 - victim;
         List<String> tasks = new ArrayList<>();
         for (int i = 0; i < TASKS; i++) {
             tasks.add(submitTask(ports[victim], "task-" + i));
         }
         gateways.get(victim).destroyForcibly().waitFor();
-        Set<String> beforeKill = checkpointed(created.id());
+        Set<String> beforeKill = BatchOutputs.checkpointed(postgres, created.id());
         assertThat(beforeKill.size()).isBetween(100, LINES - 1);
         // tasks the killed instance had accepted and not answered: theirs to take over
-        assertThat(query("SELECT id FROM batch_tasks WHERE finished_at IS NULL AND lease_owner = ?", worker)).isNotEmpty();
+        assertThat(postgres.column("SELECT id FROM batch_tasks WHERE finished_at IS NULL AND lease_owner = ?", worker)).isNotEmpty();
 
         Batch done = await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
                 .until(() -> client(ports[survivor]).batches().retrieve(created.id()),
                         batch -> Batch.Status.COMPLETED.equals(batch.status()));
         assertThat(done.requestCounts().orElseThrow().completed()).isEqualTo(LINES);
-        List<String> lines;
         try (com.openai.core.http.HttpResponse content = client(ports[survivor]).files().content(done.outputFileId().orElseThrow());
              InputStream body = content.body()) {
-            lines = new String(body.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-        }
-        assertThat(lines).hasSize(LINES);
-        Set<String> customIds = new HashSet<>();
-        for (String line : lines) {
-            JsonNode record = JSON.readTree(line);
-            assertThat(record.at("/response/status_code").asInt()).isEqualTo(200);
-            customIds.add(record.get("custom_id").asText());
-        }
-        assertThat(customIds).hasSize(LINES);
-
-        Map<String, Integer> calls = callsByContent();
-        for (int i = 0; i < LINES; i++) {
-            assertThat(calls.get("line-" + i)).as("provider calls of line-%d", i).isBetween(1, 2);
-        }
-        for (String line : beforeKill) {
-            assertThat(calls.get(line)).as("provider calls of %s, checkpointed before the kill", line).isEqualTo(1);
+            BatchOutputs.assertOneAnswerPerLine(new String(body.readAllBytes(), StandardCharsets.UTF_8), customIds);
         }
         // only the lines in flight at the kill may have gone out twice
-        assertThat(calls.entrySet().stream().filter(e -> e.getKey().startsWith("line-") && e.getValue() > 1).count())
-                .isLessThanOrEqualTo(CONCURRENCY);
+        BatchOutputs.assertSentOnceBesidesInFlight(upstream, customIds, beforeKill, CONCURRENCY);
 
         for (String task : tasks) {
             JsonNode answered = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                     .until(() -> task(ports[survivor], task), t -> t.path("status").asText().equals("completed"));
             assertThat(answered.at("/response/status_code").asInt()).isEqualTo(200);
         }
-        Map<String, Integer> taskCalls = callsByContent();
+        Map<String, Integer> taskCalls = BatchOutputs.callsByContent(upstream);
         for (int i = 0; i < TASKS; i++) {
             assertThat(taskCalls.get("task-" + i)).as("provider calls of task-%d", i).isBetween(1, 2);
         }
@@ -178,37 +157,5 @@ class BatchFailoverTest {
     private JsonNode task(int port, String id) throws Exception {
         return JSON.readTree(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/tasks/" + id))
                 .build(), HttpResponse.BodyHandlers.ofString()).body());
-    }
-
-    /** The custom_ids of the batch's lines with a result in the database (each line's custom_id is its message). */
-    private Set<String> checkpointed(String batchId) throws Exception {
-        Set<String> ids = new HashSet<>();
-        for (String record : query("SELECT record FROM batch_results WHERE batch_id = ?", batchId)) {
-            ids.add(JSON.readTree(record).get("custom_id").asText());
-        }
-        return ids;
-    }
-
-    private List<String> query(String sql, String parameter) throws Exception {
-        try (Connection c = DriverManager.getConnection(postgres.jdbcUrl(), postgres.credentials());
-             PreparedStatement s = c.prepareStatement(sql)) {
-            s.setString(1, parameter);
-            List<String> values = new ArrayList<>();
-            try (ResultSet r = s.executeQuery()) {
-                while (r.next()) {
-                    values.add(r.getString(1));
-                }
-            }
-            return values;
-        }
-    }
-
-    /** The provider calls per message content: a batch line's custom_id, or a task's marker. */
-    private Map<String, Integer> callsByContent() throws IOException {
-        Map<String, Integer> calls = new HashMap<>();
-        for (FakeUpstream.Received received : upstream.received()) {
-            calls.merge(JSON.readTree(received.body()).at("/messages/0/content").asText(), 1, Integer::sum);
-        }
-        return calls;
     }
 }

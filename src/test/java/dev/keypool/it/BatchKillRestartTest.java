@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +13,8 @@ import java.util.Set;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.testing.BatchOutputs;
 import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.GatewayProcess;
 import org.junit.jupiter.api.AfterEach;
@@ -63,7 +62,8 @@ class BatchKillRestartTest {
         Path state = root.resolve("state");   // where GatewayProcess has the gateway keep its state
         Files.createDirectories(inbox);
         Path tmp = root.resolve("big.tmp");
-        Files.write(tmp, IntStream.range(0, LINES).mapToObj(i -> BatchApiSdkTest.chatLine("line-" + i)).toList());
+        List<String> customIds = IntStream.range(0, LINES).mapToObj(i -> "line-" + i).toList();
+        Files.write(tmp, customIds.stream().map(BatchApiSdkTest::chatLine).toList());
 
         Process first = start(root, yaml, inbox, outbox, "first");
         Files.move(tmp, inbox.resolve("big.jsonl"), StandardCopyOption.ATOMIC_MOVE);
@@ -79,24 +79,10 @@ class BatchKillRestartTest {
         Path output = outbox.resolve("big.output.jsonl");
         await().atMost(Duration.ofSeconds(60)).until(() -> Files.exists(output));
 
-        List<String> lines = Files.readAllLines(output);
-        assertThat(lines).hasSize(LINES);
-        Set<String> customIds = new HashSet<>();
-        for (String line : lines) {
-            JsonNode record = JSON.readTree(line);
-            assertThat(record.at("/response/status_code").asInt()).isEqualTo(200);
-            customIds.add(record.get("custom_id").asText());
-        }
-        assertThat(customIds).hasSize(LINES);
-
-        Map<String, Integer> hits = hitsByCustomId();
-        assertThat(hits.keySet()).hasSize(LINES);
-        for (String done : beforeKill) {
-            assertThat(hits.get(done)).as("upstream calls of %s, checkpointed before the kill", done).isEqualTo(1);
-        }
+        BatchOutputs.assertOneAnswerPerLine(Files.readString(output), customIds);
         // only the lines in flight at the kill may have gone out twice
-        assertThat(hits.values().stream().filter(n -> n > 1).count()).isLessThanOrEqualTo(CONCURRENCY);
-        assertThat(hits.values()).allMatch(n -> n <= 2);
+        BatchOutputs.assertSentOnceBesidesInFlight(upstream, customIds, beforeKill, CONCURRENCY);
+        assertThat(upstream.totalHits()).isLessThanOrEqualTo(LINES + CONCURRENCY);
     }
 
     /** The custom_ids whose results the batch journals hold (a line cut by the kill is not one). */
@@ -118,15 +104,6 @@ class BatchKillRestartTest {
             }
         }
         return ids;
-    }
-
-    private Map<String, Integer> hitsByCustomId() throws IOException {
-        Map<String, Integer> hits = new HashMap<>();
-        for (FakeUpstream.Received received : upstream.received()) {
-            String customId = JSON.readTree(received.body()).at("/messages/0/content").asText();
-            hits.merge(customId, 1, Integer::sum);
-        }
-        return hits;
     }
 
     private Process start(Path root, String yaml, Path inbox, Path outbox, String name) throws IOException {

@@ -3,13 +3,13 @@ package dev.keypool.testing;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +63,6 @@ public final class ClusterFixture implements AutoCloseable {
     public final FakeUpstream upstream;
     private final Path root;
     private final List<Instance> instances = new CopyOnWriteArrayList<>();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private Process nginx;
     private int balancerPort;
 
@@ -164,6 +163,18 @@ public final class ClusterFixture implements AutoCloseable {
         return instances.get(index);
     }
 
+    /** {@code kill}: SIGTERM, the stop an orchestrator asks for; returns once the gateway has exited. */
+    public void stop(Instance instance) {
+        instance.process().destroy();
+        try {
+            if (!instance.process().waitFor(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(instance.name() + " did not stop within 60 s: see " + instance.log());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** {@code kill -9} of one gateway: no shutdown hook, nothing written on the way out. */
     public void kill(Instance instance) {
         instance.process().destroyForcibly();
@@ -221,7 +232,8 @@ public final class ClusterFixture implements AutoCloseable {
         config = listen.replaceFirst("listen 127.0.0.1:" + balancerPort + ";");
         String temp = dir.resolve("temp").toString();
         config = config.replaceFirst("http \\{", Matcher.quoteReplacement("http {\n"
-                + "    access_log " + dir.resolve("access.log") + ";\n"
+                + "    log_format answered '$request_method $request_uri $status $upstream_addr';\n"
+                + "    access_log " + dir.resolve("access.log") + " answered;\n"
                 + "    client_body_temp_path " + temp + "/body;\n"
                 + "    proxy_temp_path " + temp + "/proxy;\n"
                 + "    fastcgi_temp_path " + temp + "/fastcgi;\n"
@@ -232,6 +244,34 @@ public final class ClusterFixture implements AutoCloseable {
         return user + "daemon off;\npid " + dir.resolve("nginx.pid") + ";\n" + config;
     }
 
+    /**
+     * A request nginx answered: its method, path and query, its status, and the gateways it went to, in order (more
+     * than one when nginx passed it on after an error, as its {@code proxy_next_upstream} allows).
+     */
+    public record Answered(String method, String uri, int status, List<Instance> servedBy) {
+    }
+
+    /** The requests nginx answered so far, in order, from its access log. */
+    public List<Answered> answered() {
+        try {
+            return Files.readAllLines(root.resolve("nginx").resolve("access.log")).stream().map(line -> {
+                String[] parts = line.split(" ", 4);
+                List<Instance> servedBy = parts.length < 4 || parts[3].equals("-") ? List.of()
+                        : Arrays.stream(parts[3].split("\\s*[,:]\\s+"))
+                        .map(address -> instanceAt(Integer.parseInt(address.substring(address.lastIndexOf(':') + 1))))
+                        .toList();
+                return new Answered(parts[0], parts[1], Integer.parseInt(parts[2]), servedBy);
+            }).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private Instance instanceAt(int port) {
+        return instances.stream().filter(i -> i.port() == port).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no gateway on port " + port));
+    }
+
     /** nginx's address. */
     public String balancerUrl() {
         return "http://127.0.0.1:" + balancerPort;
@@ -239,7 +279,7 @@ public final class ClusterFixture implements AutoCloseable {
 
     /** A request with the admin token to {@code baseUrl} (nginx's or one instance's). */
     public HttpResponse<String> admin(String baseUrl, String method, String path, String body) {
-        return send(HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(60))
+        return GatewayInstance.send(HttpRequest.newBuilder(URI.create(baseUrl + path)).timeout(Duration.ofSeconds(60))
                 .header("Authorization", "Bearer " + ADMIN_TOKEN).header("Content-Type", "application/json")
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
                 .build());
@@ -247,25 +287,14 @@ public final class ClusterFixture implements AutoCloseable {
 
     /** A chat completion of {@code model} through {@code baseUrl}. */
     public HttpResponse<String> chat(String baseUrl, String model) {
-        return send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/chat/completions")).timeout(Duration.ofSeconds(60))
-                .header("Content-Type", "application/json")
+        return GatewayInstance.send(HttpRequest.newBuilder(URI.create(baseUrl + "/v1/chat/completions"))
+                .timeout(Duration.ofSeconds(60)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"" + model
                         + "\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")).build());
     }
 
     public HttpResponse<String> get(String url) {
-        return send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build());
-    }
-
-    public HttpResponse<String> send(HttpRequest request) {
-        try {
-            return http.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return GatewayInstance.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build());
     }
 
     @Override

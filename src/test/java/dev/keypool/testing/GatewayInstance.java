@@ -117,8 +117,8 @@ public final class GatewayInstance implements AutoCloseable {
         return send(request.build());
     }
 
-    /** Any request, answered as text. */
-    public HttpResponse<String> send(HttpRequest request) {
+    /** Any request (to this gateway, another, or a load balancer in front of them), answered as text. */
+    public static HttpResponse<String> send(HttpRequest request) {
         try {
             return HTTP.send(request, HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {

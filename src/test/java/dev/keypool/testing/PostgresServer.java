@@ -6,6 +6,11 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -85,6 +90,25 @@ public final class PostgresServer implements AutoCloseable {
 
     public RequestLogRows rows() {
         return new RequestLogRows(jdbcUrl(), credentials());
+    }
+
+    /** The first column of every row {@code sql} selects, as text, with {@code parameters} bound in order. */
+    public List<String> column(String sql, Object... parameters) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl(), credentials());
+             PreparedStatement s = c.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                s.setObject(i + 1, parameters[i]);
+            }
+            List<String> values = new ArrayList<>();
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    values.add(r.getString(1));
+                }
+            }
+            return values;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot run " + sql, e);
+        }
     }
 
     /** Stops the server at once (the database is down), leaving its data for {@link #restart()}. */

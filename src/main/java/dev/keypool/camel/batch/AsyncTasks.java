@@ -80,9 +80,13 @@ public final class AsyncTasks {
 
     /**
      * Starts the task named by kpTaskId on this instance (in_progress); false when it is done already, gone, or
-     * claimed by another instance meanwhile (this one's lease ran out): that one runs it.
+     * claimed by another instance meanwhile (this one's lease ran out): that one runs it. False too once the gateway
+     * stops: the tasks still queued here are not run by the stop but handed over with its leases (BatchBeans).
      */
     public boolean start(Exchange exchange) {
+        if (exchange.getContext().isStopping()) {
+            return false;
+        }
         return tasks.start(exchange.getProperty(Exchanges.TASK_ID, String.class), claimant)
                 .map(task -> {
                     exchange.setProperty(TASK, task);

@@ -3,7 +3,6 @@ package dev.keypool.camel.batch;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -41,7 +40,8 @@ import org.slf4j.LoggerFactory;
  * runner, async tasks, and the threads that run batch lines ({@code batch.concurrency} of them: the most lines of
  * batches in flight at once). Files, batches, their results and tasks live in the database several instances share
  * when keypool.yaml's database.url names one, else under {@code state.dir/batch/}; this instance claims its work in
- * either with leases of {@code batch.lease}, which the heartbeat ({@code batch.heartbeat-ms}) renews.
+ * either with leases of {@code batch.lease}, which the heartbeat ({@code batch.heartbeat-ms}) renews, and gives them up
+ * when it stops.
  */
 public final class BatchBeans extends ServiceSupport {
 
@@ -54,10 +54,14 @@ public final class BatchBeans extends ServiceSupport {
 
     private final ExecutorService lineThreads;
     private final BatchStore batches;
+    private final TaskStore tasks;
+    private final Claimant claimant;
 
-    private BatchBeans(ExecutorService lineThreads, BatchStore batches) {
+    private BatchBeans(ExecutorService lineThreads, BatchStore batches, TaskStore tasks, Claimant claimant) {
         this.lineThreads = lineThreads;
         this.batches = batches;
+        this.tasks = tasks;
+        this.claimant = claimant;
     }
 
     /** The three stores, all on this instance's disk or all in the shared database. */
@@ -65,9 +69,11 @@ public final class BatchBeans extends ServiceSupport {
     }
 
     /**
-     * @param shared the database several instances share (PostgreSQL), or null to keep everything in state.dir
+     * @param shared   the database several instances share (PostgreSQL), or null to keep everything in state.dir
+     * @param instance this instance's id (keypool.instance-id), which its leases name
      */
-    public static void bind(CamelContext context, Tenants tenants, ObjectMapper mapper, Clock clock, DataSource shared) {
+    public static void bind(CamelContext context, Tenants tenants, ObjectMapper mapper, Clock clock, DataSource shared,
+                            String instance) {
         PropertiesComponent properties = context.getPropertiesComponent();
         Path dir = Path.of(setting(properties, "state.dir")).resolve("batch");
         int concurrency = Integer.parseInt(setting(properties, "batch.concurrency"));
@@ -75,7 +81,7 @@ public final class BatchBeans extends ServiceSupport {
             throw new IllegalStateException("batch.concurrency must be at least 1, was " + concurrency);
         }
         BatchLimits limits = limits(properties);
-        Claimant claimant = claimant(properties);
+        Claimant claimant = claimant(properties, instance);
         Stores stores = shared == null ? onDisk(dir, mapper, clock, limits)
                 : new Stores(new JdbcFileStore(shared, mapper, clock, limits), new JdbcBatchStore(shared, mapper),
                 new JdbcTaskStore(shared, mapper, clock, limits), "the shared database");
@@ -97,7 +103,7 @@ public final class BatchBeans extends ServiceSupport {
         ExecutorService lineThreads = Executors.newFixedThreadPool(concurrency, named("batch-line-"));
         registry.bind("batchLineThreads", lineThreads);
         try {
-            context.addService(new BatchBeans(lineThreads, batches), true, true);
+            context.addService(new BatchBeans(lineThreads, batches, stores.tasks(), claimant), true, true);
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the batch service", e);
         }
@@ -128,26 +134,40 @@ public final class BatchBeans extends ServiceSupport {
     }
 
     /**
-     * This instance in the leases: its host and a new random part at each start, so that a restarted instance is a new
-     * member and what it held before is claimed as any dead member's. The lease must outlast a few heartbeats, so that
-     * a heartbeat late by a pause does not lose it.
+     * This instance in the leases: its instance id (which /admin/status shows) and a new random part at each start, so
+     * that a restarted instance is a new member and what it held before is claimed as any dead member's. The lease
+     * must outlast a few heartbeats, so that a heartbeat late by a pause does not lose it.
      */
-    private static Claimant claimant(PropertiesComponent properties) {
+    private static Claimant claimant(PropertiesComponent properties, String instance) {
         Duration lease = duration(properties, "batch.lease");
         long heartbeatMs = Long.parseLong(setting(properties, "batch.heartbeat-ms"));
         if (heartbeatMs < 1 || lease.toMillis() < 2 * heartbeatMs) {
             throw new IllegalStateException("batch.lease (" + Durations.format(lease) + ") must be at least twice "
                     + "batch.heartbeat-ms (" + heartbeatMs + ")");
         }
-        String host = Optional.ofNullable(System.getenv("HOSTNAME")).filter(h -> !h.isBlank()).orElse("keypool");
-        return new Claimant(host + "-" + Ids.next("").substring(0, 8), lease);
+        return new Claimant(instance + "-" + Ids.next("").substring(0, 8), lease);
     }
 
+    /**
+     * After the routes: no line or task runs here any more. The leases are given up rather than left to run out, so
+     * that the lines without a result and the tasks not done are claimed by another instance at once, not after
+     * batch.lease.
+     */
     @Override
     protected void doStop() throws InterruptedException {
         lineThreads.shutdownNow();
         lineThreads.awaitTermination(5, TimeUnit.SECONDS);
-        batches.close();
+        try {
+            int batchLeases = batches.release(claimant);
+            int taskLeases = tasks.release(claimant);
+            LOG.info("Leases of {} given up for the other instances to claim: batches {}, tasks not done {}",
+                    claimant.id(), batchLeases, taskLeases);
+        } catch (RuntimeException e) {
+            LOG.warn("Could not give up the leases of {} ({}): its unfinished work waits for batch.lease", claimant.id(),
+                    e.toString());
+        } finally {
+            batches.close();
+        }
     }
 
     private static ThreadFactory named(String prefix) {

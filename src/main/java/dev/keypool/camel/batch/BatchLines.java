@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * owner's low-priority request, checkpoints each answer in the batch store (as the splitter's aggregation strategy),
  * and writes the output and error files at the end. A batch's lines run only while this instance holds its lease
  * (renewed by {@link #renew}, the heartbeat): an instance that lost it (cut off longer than the lease) stops handing
- * out its lines and leaves it to the one that claimed it.
+ * out its lines and leaves it to the one that claimed it; a stopping one hands out no more lines either, and
+ * {@link BatchBeans} gives up its leases, so that another instance takes the batch up at once.
  * A line the gateway held back for capacity (its own 429 or 503) gets no result, and its batch hands out no line until
  * the soonest room or the answer's Retry-After: waiting there rather than on a batch thread, a batch whose channel
  * or tenant is at its limits leaves the threads to the other batches.
@@ -99,7 +100,7 @@ public final class BatchLines implements AggregationStrategy {
      * other instances could run.
      */
     public synchronized boolean claimNext(Exchange exchange) {
-        if (!working.stream().allMatch(this::resting)) {
+        if (exchange.getContext().isStopping() || !working.stream().allMatch(this::resting)) {
             return false;
         }
         Instant now = clock.instant();
@@ -176,8 +177,8 @@ public final class BatchLines implements AggregationStrategy {
                             next = candidate;
                         }
                     }
-                    // cancelled, past its window, or claimed by another instance: the round ends
-                    if (next != null && !running(batch(id))) {
+                    // cancelled, past its window, claimed by another instance, or handed over at a stop: the round ends
+                    if (next != null && !runsHere(exchange, batch(id))) {
                         next = null;
                         stopped = true;
                     }
@@ -198,12 +199,12 @@ public final class BatchLines implements AggregationStrategy {
     }
 
     /**
-     * Whether a line handed to the splitter still runs: not once its batch is cancelling or past its window, nor while
-     * it rests (it runs in a later round).
+     * Whether a line handed to the splitter still runs: not once its batch is cancelling or past its window, or the
+     * gateway stops, nor while it rests (it runs in a later round).
      */
     public boolean mayRun(Exchange exchange) {
         Batch batch = batch(exchange);
-        return running(batch) && !resting(batch.id());
+        return runsHere(exchange, batch) && !resting(batch.id());
     }
 
     /**
@@ -254,9 +255,10 @@ public final class BatchLines implements AggregationStrategy {
     BatchResult result(BatchLine line, Exchange answered) {
         Throwable failure = answered.getException();
         if (failure != null && answered.getContext().isStopping()) {
-            // cut off by the stop (a wait for room or a call interrupted, a step refused): the line runs again when
-            // the gateway starts, like the lines in flight at a kill, rather than failing
-            LOG.info("Batch line {} stopped with the gateway, to run again at the next start: {}", line.customId(), failure.toString());
+            // cut off by the stop (a wait for room or a call interrupted, a step refused): the line runs again where
+            // its batch is taken up (another instance, or this one at its next start), rather than failing
+            LOG.info("Batch line {} stopped with the gateway, to run again where its batch is taken up: {}",
+                    line.customId(), failure.toString());
             return null;
         }
         if (failure != null) {
@@ -273,20 +275,28 @@ public final class BatchLines implements AggregationStrategy {
         return BatchResult.answered(line, code, Ids.next("req_"), body, mapper);
     }
 
-    /** Whether another round is due: the batch still runs and some line has no result yet. */
+    /** Whether another round is due: the batch still runs here and some line has no result yet. */
     public boolean moreToRun(Exchange exchange) {
         Batch batch = batch(exchange);
-        return running(batch) && batch.done() < batch.total();
+        return runsHere(exchange, batch) && batch.done() < batch.total();
     }
 
     /**
      * The batch's end: the output file (2xx answers) and the error file (the rest), each only when it has a line, and
      * the last status — completed, or cancelled / expired with the results it had by then — named with them in one
-     * stored step: a batch seen over has its files. Nothing when another instance works the batch now.
+     * stored step: a batch seen over has its files. Nothing when another instance works the batch now, nor when the
+     * gateway stops before its lines are done (another instance claims it once the lease is given up).
      */
     public void finish(Exchange exchange) {
         String id = exchange.getProperty(Exchanges.BATCH_ID, String.class);
         try {
+            Batch batch = batch(id);
+            if (handedOver(exchange, batch) && batch.status() == BatchStatus.IN_PROGRESS && withinWindow(batch)
+                    && batch.done() < batch.total()) {
+                LOG.info("Batch {} left at the stop with {} of {} lines done: another instance takes it up", id,
+                        batch.done(), batch.total());
+                return;
+            }
             // each round ends unless another instance moved the batch first (a cancel): then it is read again
             while (!end(batch(id))) {
                 LOG.debug("Batch {} changed while it was ending: read again", id);
@@ -434,6 +444,19 @@ public final class BatchLines implements AggregationStrategy {
      */
     private boolean running(Batch batch) {
         return batch.status() == BatchStatus.IN_PROGRESS && withinWindow(batch) && ours(batch);
+    }
+
+    /** {@link #running}, and not handed over: the gateway is not stopping. */
+    private boolean runsHere(Exchange exchange, Batch batch) {
+        return running(batch) && !handedOver(exchange, batch);
+    }
+
+    /**
+     * Whether the gateway stops, so that a batch under a lease hands out no more lines: the stop need not wait for it,
+     * and any other instance claims it at once. A batch of the inbox runs on: no other instance can read its file.
+     */
+    private static boolean handedOver(Exchange exchange, Batch batch) {
+        return exchange.getContext().isStopping() && !batch.fromInbox();
     }
 
     private boolean withinWindow(Batch batch) {
