@@ -18,6 +18,9 @@
 # JVM flags' source and this script. AOT_TRAINING_ROUNDS=20: how often the request path is walked (the method profiles
 # of JEP 515 come from these calls).
 set -euo pipefail
+# the whole script is one compound command: bash reads all of it before running any of it, so the file can be
+# edited or replaced while a training run is going on
+{
 # the bodies below are ASCII: their length in characters is their Content-Length
 export LC_ALL=C
 
@@ -38,8 +41,9 @@ if [ -z "${JAVA_OPTS+set}" ]; then
   JAVA_OPTS=$(sed -n 's/^ENV JAVA_OPTS="\(.*\)"$/\1/p' "$DOCKERFILE" 2>/dev/null || true)
   [ -n "$JAVA_OPTS" ] || { say "JAVA_OPTS is not set and $DOCKERFILE has no ENV JAVA_OPTS line" >&2; exit 1; }
 fi
-if [ -f "$CACHE" ] && [ -z "$(find target/keypool.jar target/lib "${DOCKERFILE:-/dev/null}" "${BASH_SOURCE[0]}" \
-    -newer "$CACHE" -print -quit 2>/dev/null)" ]; then
+SOURCES=(target/keypool.jar target/lib "${BASH_SOURCE[0]}")
+[ -n "${DOCKERFILE:-}" ] && SOURCES+=("$DOCKERFILE")
+if [ -f "$CACHE" ] && [ -z "$(find "${SOURCES[@]}" -newer "$CACHE" -print -quit 2>/dev/null)" ]; then
   say "$CACHE is newer than the jar, its lib/ and the flags: kept"
   exit 0
 fi
@@ -143,3 +147,5 @@ if [ ! -s "$CACHE" ]; then
   exit 1
 fi
 say "$CACHE: $(( $(stat -c %s "$CACHE") / 1048576 )) MiB"
+exit 0
+}
