@@ -67,10 +67,10 @@ class AotCacheTest {
                 .redirectErrorStream(true).redirectOutput(dir.resolve("training.log").toFile());
         training.environment().put("JAVA_HOME", THIS_JAVA.toString());
         training.environment().remove("JAVA_OPTS");
-        training.environment().put("AOT_TRAINING_ROUNDS", "2");
+        training.environment().put("AOT_TRAINING_ROUNDS", "1");
         Process trainer = training.start();
         processes.add(trainer);
-        assertThat(trainer.waitFor(5, TimeUnit.MINUTES)).as("the training run ends").isTrue();
+        assertThat(trainer.waitFor(20, TimeUnit.MINUTES)).as("the training run ends").isTrue();
         assertThat(trainer.exitValue()).as(Files.readString(dir.resolve("training.log"))).isZero();
         assertThat(cache).isNotEmptyFile();
 
