@@ -39,8 +39,8 @@ RUN mkdir /app/state && chown keypool:keypool /app/state
 ENV JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000 -XX:+UseCompactObjectHeaders --sun-misc-unsafe-memory-access=allow"
 # the AOT cache (docs/decisions.md, "The AOT cache"): a training run of this jar on this image's JVM with JAVA_OPTS
 # above, through the whole request path (deploy/aot-cache.sh). It holds only for this JVM, this jar and its lib/, and
-# these flags: a JAVA_OPTS that changes what it depends on (the collector, compact object headers) makes the JVM refuse
-# it with a warning and start without it. AOT_OPTS= (empty) starts without it
+# these flags: a JAVA_OPTS that changes what it depends on (compact object headers; ZGC, which it cannot serve) makes
+# the JVM refuse it with a warning and start without it. AOT_OPTS= (empty) starts without it
 COPY deploy/aot-cache.sh /app/deploy/aot-cache.sh
 RUN bash deploy/aot-cache.sh target/keypool.aot
 ENV AOT_OPTS="-XX:AOTCache=/app/target/keypool.aot"

@@ -86,7 +86,8 @@ post_status() {
 # aot_flags DIR: the flag that runs DIR's gateway on its AOT cache (target/keypool.aot, made by the build's training run
 # on Java 25+: pom.xml, profile aot-cache), as the Docker image does; nothing when AOT_CACHE=off, the JVM is older than
 # 25 (JAVA_FEATURE of java_flags), the cache is missing, or KEYPOOL_EXTRA_CLASSPATH changes the class path it was made
-# for. A cache made with other JVM flags or another jar is refused by the JVM, which then starts without it
+# for. A cache made for another jar, or with compact object headers set otherwise, is refused by the JVM, which then
+# starts without it
 aot_flags() {
   [ "${AOT_CACHE:-auto}" != off ] && [ -z "${KEYPOOL_EXTRA_CLASSPATH:-}" ] && [ -f "$1/target/keypool.aot" ] \
     && [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null && echo "-XX:AOTCache=target/keypool.aot"

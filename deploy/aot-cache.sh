@@ -7,7 +7,8 @@
 #                                     (target/keypool.jar and target/lib, application.properties, routes/)
 #
 # The cache holds for one JVM build, this jar and its lib/ exactly as they are (sizes and times), and the JVM flags it was
-# made with: a JVM started otherwise refuses it with a warning and starts without it. So the training run takes the
+# made with that shape the heap (compact object headers; ZGC cannot use it): a JVM started otherwise refuses it with a
+# warning and starts without it. So the training run takes the
 # flags the gateway runs with: JAVA_OPTS as the Docker image sets it (and its ENTRYPOINT uses), else the Dockerfile's
 # ENV JAVA_OPTS line beside this script's directory (as bench/lib.sh's shipped flags: the same list). JAVA_HOME picks the
 # JVM (else java on the PATH). The gateway serves a throwaway keypool.yaml (the demo simulator, an admin token, a
