@@ -53,7 +53,11 @@ class AotCacheTest {
 
     @AfterEach
     void stop() {
-        processes.forEach(Process::destroyForcibly);
+        // the training script's gateway too, should the script be stopped before it stops its gateway
+        processes.forEach(process -> {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+        });
     }
 
     @Test
