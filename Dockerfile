@@ -16,7 +16,8 @@ COPY src src
 # the jar carries the route files and the settings' defaults too (pom.xml: for applications that embed KeyPool)
 COPY routes routes
 COPY application.properties .
-RUN mvn -B -ntp -q package -DskipTests
+# no AOT cache here: the runtime stage below makes it on the JVM that will use it
+RUN mvn -B -ntp -q package -DskipTests -Daot.skip=true
 
 # Temurin 25: ~0.1 ms less added latency per request than Java 17 on the same jar (docs/decisions.md, "Temurin 25")
 FROM eclipse-temurin:25-jre
@@ -28,8 +29,6 @@ COPY routes /app/routes
 COPY application.properties keypool.yaml /app/
 # state.dir (quota counts that outlive a restart): writable by the service; mount a volume here to keep it across containers
 RUN mkdir /app/state && chown keypool:keypool /app/state
-USER keypool
-EXPOSE 8080
 # the heap and GC that hold 10,000 requests in flight in 512 MiB and keep the throughput (bench/README.md, inflight10k):
 # a fixed 336 MiB heap (keypool.max-in-flight is sized from it: ~27 KiB per request, 10,073 here)
 # with a 32 MiB young generation, so that the old one (304 MiB) holds the ~290 MB a full burst keeps alive; Parallel GC
@@ -38,4 +37,13 @@ EXPOSE 8080
 # gives back to the OS the malloc memory the JIT frees (~12 MiB), compact object headers (Java 25) cut 8% of the heap
 # per request. The last flag lets Netty keep using sun.misc.Unsafe on Java 24+ without a warning
 ENV JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000 -XX:+UseCompactObjectHeaders --sun-misc-unsafe-memory-access=allow"
-ENTRYPOINT ["sh", "-c", "exec java $JAVA_OPTS -jar /app/target/keypool.jar"]
+# the AOT cache (docs/decisions.md, "The AOT cache"): a training run of this jar on this image's JVM with JAVA_OPTS
+# above, through the whole request path (deploy/aot-cache.sh). It holds only for this JVM, this jar and its lib/, and
+# these flags: a JAVA_OPTS that changes what it depends on (compact object headers; ZGC, which it cannot serve) makes
+# the JVM refuse it with a warning and start without it. AOT_OPTS= (empty) starts without it
+COPY deploy/aot-cache.sh /app/deploy/aot-cache.sh
+RUN bash deploy/aot-cache.sh target/keypool.aot
+ENV AOT_OPTS="-XX:AOTCache=/app/target/keypool.aot"
+USER keypool
+EXPOSE 8080
+ENTRYPOINT ["sh", "-c", "exec java $AOT_OPTS $JAVA_OPTS -jar /app/target/keypool.jar"]

@@ -6,8 +6,8 @@
 #   . "$BENCH_DIR/lib.sh"
 #
 # Knobs it reads (environment): KEYPOOL_HOME (the repository to run the gateway from, default the parent of bench/),
-# JAVA_HOME, KEYPOOL_JAVA_OPTS, KEYPOOL_EXTRA_CLASSPATH, GW_PORT, PRIMARY_PORT, BACKUP_PORT, GW_CPUS, FAKE_CPUS; the
-# script sets OUT before it starts anything.
+# JAVA_HOME, KEYPOOL_JAVA_OPTS, KEYPOOL_EXTRA_CLASSPATH, AOT_CACHE (off: never the AOT cache), GW_PORT, PRIMARY_PORT,
+# BACKUP_PORT, GW_CPUS, FAKE_CPUS; the script sets OUT before it starts anything.
 
 BENCH_NAME=$(basename "$0")
 # the repository the gateway is built and started from (application.properties, routes/, target/keypool.jar)
@@ -83,15 +83,27 @@ post_status() {
     -d "${2:-$BODY}" "$1$CHAT" 2>/dev/null || true
 }
 
+# aot_flags DIR: the flag that runs DIR's gateway on its AOT cache (target/keypool.aot, made by the build's training run
+# on Java 25+: pom.xml, profile aot-cache), as the Docker image does; nothing when AOT_CACHE=off, the JVM is older than
+# 25 (JAVA_FEATURE of java_flags), the cache is missing, or KEYPOOL_EXTRA_CLASSPATH changes the class path it was made
+# for. A cache made for another jar, or with compact object headers set otherwise, is refused by the JVM, which then
+# starts without it
+aot_flags() {
+  [ "${AOT_CACHE:-auto}" != off ] && [ -z "${KEYPOOL_EXTRA_CLASSPATH:-}" ] && [ -f "$1/target/keypool.aot" ] \
+    && [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null && echo "-XX:AOTCache=target/keypool.aot"
+  return 0
+}
+
 # launch_gateway DIR LOG CONFIG [JVM_FLAG...]: starts target/keypool.jar of DIR (with KEYPOOL_EXTRA_CLASSPATH: -cp and
-# its Main-Class) on GW_PORT, pinned to GW_CPUS, with the JVM flags of java_flags and these; GW_PID
+# its Main-Class) on GW_PORT, pinned to GW_CPUS, with its AOT cache (aot_flags), the JVM flags of java_flags and these;
+# GW_PID
 launch_gateway() {
   local dir=$1 log=$2 config=$3
   shift 3
   local main=(-jar target/keypool.jar)
   [ -n "${KEYPOOL_EXTRA_CLASSPATH:-}" ] && main=(-cp "target/keypool.jar:$KEYPOOL_EXTRA_CLASSPATH" dev.keypool.camel.KeyPoolApplication)
-  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
-  (cd "$dir" && exec $(pin "${GW_CPUS:-}") "$JAVA" $RUNTIME_OPTS $KEYPOOL_JAVA_OPTS -Dkeypool.config="$config" "$@" \
+  # shellcheck disable=SC2086  # RUNTIME_OPTS, KEYPOOL_JAVA_OPTS and aot_flags are lists of flags
+  (cd "$dir" && exec $(pin "${GW_CPUS:-}") "$JAVA" $(aot_flags "$dir") $RUNTIME_OPTS $KEYPOOL_JAVA_OPTS -Dkeypool.config="$config" "$@" \
     -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" "${main[@]}") > "$log" 2>&1 &
   GW_PID=$!
   PIDS+=("$GW_PID")

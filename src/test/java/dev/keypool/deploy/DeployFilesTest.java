@@ -64,6 +64,24 @@ class DeployFilesTest {
     }
 
     @Test
+    void should_make_the_image_aot_cache_in_its_runtime_stage_with_the_flags_it_runs_with() throws IOException {
+        String dockerfile = Files.readString(Path.of("Dockerfile"));
+        int runtimeStage = dockerfile.lastIndexOf("\nFROM ");
+        String build = dockerfile.substring(0, runtimeStage);
+        String runtime = dockerfile.substring(runtimeStage);
+        // a cache holds only for the JVM that made it: none from the build stage's JDK
+        assertThat(build).containsPattern("(?m)^RUN mvn .*package.* -Daot\\.skip=true");
+        // the runtime's JVM has the AOT cache (Java 25+)
+        assertThat(runtime).containsPattern("\nFROM eclipse-temurin:25");
+        int flags = runtime.indexOf("\nENV JAVA_OPTS=");
+        int training = runtime.indexOf("\nRUN bash deploy/aot-cache.sh target/keypool.aot\n");
+        assertThat(flags).as("ENV JAVA_OPTS in the runtime stage").isPositive();
+        assertThat(training).as("the training run, with the JAVA_OPTS the image runs with").isGreaterThan(flags);
+        assertThat(runtime).contains("\nENV AOT_OPTS=\"-XX:AOTCache=/app/target/keypool.aot\"\n")
+                .contains("exec java $AOT_OPTS $JAVA_OPTS -jar ");
+    }
+
+    @Test
     void should_balance_over_the_compose_instances_on_their_port() throws IOException {
         String nginx = Files.readString(DEPLOY.resolve("nginx.conf"));
         List<String> servers = new ArrayList<>();

@@ -61,6 +61,37 @@ public final class GatewayProcess {
     }
 
     /**
+     * Starts the packaged gateway as an operator does, {@code java [jvmOptions] -jar target/keypool.jar} from the
+     * repository root (the build's jar and its lib/), on the JDK or JRE at {@code javaHome} with exactly these JVM
+     * options, serving on {@code port} with {@code yaml} as its keypool.yaml, its state and output ({@code <name>.log}) in
+     * {@code root}.
+     */
+    public static Process startJar(Path javaHome, Path root, String name, String yaml, int port, List<String> jvmOptions)
+            throws IOException {
+        Path config = Files.writeString(root.resolve("keypool.yaml"), yaml);
+        List<String> command = new ArrayList<>();
+        command.add(javaHome.resolve("bin/java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-Dcamel.server.host=127.0.0.1", "-Dcamel.server.port=" + port,
+                "-Dcamel.management.port=" + port, "-Dkeypool.config=" + config, "-Dstate.dir=" + root.resolve("state"),
+                "-Dbatch.inbox=" + root.resolve("inbox"), "-Dbatch.outbox=" + root.resolve("outbox"),
+                "-jar", "target/keypool.jar"));
+        return new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
+                .redirectErrorStream(true).redirectOutput(root.resolve(name + ".log").toFile()).start();
+    }
+
+    /** The feature release of the Java at {@code javaHome}, from its {@code release} file ({@code JAVA_VERSION="17.0.15"}). */
+    public static int javaFeature(Path javaHome) throws IOException {
+        for (String line : Files.readAllLines(javaHome.resolve("release"))) {
+            if (line.startsWith("JAVA_VERSION=")) {
+                String version = line.substring("JAVA_VERSION=".length()).replace("\"", "");
+                return Integer.parseInt(version.split("[.+-]")[0]);
+            }
+        }
+        throw new IllegalStateException("no JAVA_VERSION in " + javaHome.resolve("release"));
+    }
+
+    /**
      * Waits until the gateway on {@code port} has started every route ({@code /observe/health} answers 200): its edge is
      * in place before the first route takes a request, so from then on every request is bounded from its headers.
      */

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Cold start: from `java -jar target/keypool.jar` to the first answered chat completion, with and without the AOT cache.
+#
+#   bench/coldstart.sh
+#
+# ROUNDS rounds; in each, one fresh gateway per variant of VARIANTS, in an order that turns from round to round so that
+# the load of a shared machine falls on all alike. Each gateway is a new JVM on a fresh state.dir (a copy of
+# application.properties, routes/ and the config's keypool.yaml beside it, the jar and its lib/ where they are), and for
+# each the script takes:
+#   ready     wall time from launching java until POST /v1/chat/completions through it first answered 200 (polled
+#             every POLL_MS; READY_MS of bench/run.sh, which polls every 500 ms)
+#   cpu       the gateway's CPU time until then, all threads (utime + stime of /proc/<pid>/stat): steadier than wall
+#             time on a shared machine
+#   camel     Camel Main's own "started in" from the log (the context's boot, without the JVM's start before it and
+#             the first request after it)
+#   burst     with BURST_N > 0: wall time of a first burst of BURST_N requests at once (bench/inflight.js, one socket
+#             each) at BURST_LATENCY_MS upstream, right after the first answer
+# then prints every run and, per variant, the median and the spread (min-max) of each, and the load average before and
+# after.
+#
+# Variants:
+#   plain     the shipped JVM flags (bench/lib.sh java_flags), no AOT cache
+#   aot       the same with the AOT cache the build's training run made (target/keypool.aot; Java 25+; mvn package on
+#             Java 25 makes it, pom.xml profile aot-cache)
+#   any other name: plain, with the JVM flags of the environment variable COLD_FLAGS_<name> added (e.g.
+#             COLD_FLAGS_c1="-XX:TieredStopAtLevel=1" VARIANTS="plain c1")
+#
+# The gateway serves bench/keypool-bench.yaml against the fake providers of bench/lib.sh (as bench/run.sh does);
+# COLD_CONFIG=keypool.yaml runs the shipped demo instead (its simulator is served by the gateway itself).
+# Knobs: ROUNDS=5 VARIANTS="plain aot" POLL_MS=20 READY_TIMEOUT_S=300 BURST_N=2000 BURST_LATENCY_MS=2000 COLD_CONFIG BENCH_OUT, and those
+# bench/lib.sh reads (JAVA_HOME, KEYPOOL_JAVA_OPTS, GW_PORT, PRIMARY_PORT, BACKUP_PORT, GW_CPUS, FAKE_CPUS, KEYPOOL_HOME).
+# Builds nothing: mvn -B -q package -DskipTests first (on Java 25 it also makes target/keypool.aot).
+set -euo pipefail
+{
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# ROOT, the ports, JAVA and the shipped JVM flags, the fakes, launching and stopping gateways, stopping all on exit
+. "$BENCH_DIR/lib.sh"
+ROUNDS=${ROUNDS:-5}
+VARIANTS=${VARIANTS:-"plain aot"}
+POLL_MS=${POLL_MS:-20}
+READY_TIMEOUT_S=${READY_TIMEOUT_S:-300}
+BURST_N=${BURST_N:-2000}
+BURST_LATENCY_MS=${BURST_LATENCY_MS:-2000}
+COLD_CONFIG=${COLD_CONFIG:-$BENCH_DIR/keypool-bench.yaml}
+OUT=${BENCH_OUT:-$BENCH_DIR/results/coldstart-$(date +%Y%m%d-%H%M%S)}
+
+for tool in node curl "$JAVA"; do command -v "$tool" > /dev/null || die "$tool not found"; done
+[ -f "$ROOT/target/keypool.jar" ] || die "no target/keypool.jar: build it once with mvn -B -q package -DskipTests"
+[ -f "$COLD_CONFIG" ] || die "no gateway config at $COLD_CONFIG"
+COLD_CONFIG=$(cd "$(dirname "$COLD_CONFIG")" && pwd)/$(basename "$COLD_CONFIG")
+java_flags
+if [[ " $VARIANTS " == *" aot "* ]]; then
+  [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null || die "variant aot needs Java 25 or newer ($JAVA is $JAVA_FEATURE)"
+  [ -f "$ROOT/target/keypool.aot" ] || die "no target/keypool.aot: build on Java 25 (mvn -B -q package -DskipTests)"
+fi
+for p in "$GW_PORT" "$PRIMARY_PORT" "$BACKUP_PORT"; do port_busy "$p" && die "port $p on 127.0.0.1 is in use"; done
+ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+mkdir -p "$OUT"
+: > "$OUT/summary.txt"
+start_fakes
+HZ=$(getconf CLK_TCK)
+
+# ready_status: the HTTP status of one chat completion through the gateway now (000 while it does not listen)
+ready_status() {
+  curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' -d "$BODY" "$GW$CHAT" 2>/dev/null || true
+}
+
+# cold_run VARIANT ROUND: one gateway from launch to its first 200 (and its first burst); appends a line to runs.txt
+cold_run() {
+  local variant=$1 round=$2 home="$OUT/r$2-$1" flags=() started ready cpu camel burst=- status
+  mkdir -p "$home"
+  case "$variant" in
+    plain) AOT_CACHE=off ;;
+    aot) AOT_CACHE=auto ;;
+    *) AOT_CACHE=off; local extra="COLD_FLAGS_$variant"; read -r -a flags <<< "${!extra:-}" ;;
+  esac
+  started=$(date +%s%N)
+  launch_gateway "$ROOT" "$home/gateway.log" "$COLD_CONFIG" -Dstate.dir="$home/state" \
+    -Dbatch.inbox="$home/inbox" -Dbatch.outbox="$home/outbox" "${flags[@]}"
+  while :; do
+    kill -0 "$GW_PID" 2>/dev/null || { tail -30 "$home/gateway.log" >&2; die "the gateway exited during startup ($home/gateway.log)"; }
+    status=$(ready_status)
+    [ "$status" = 200 ] && break
+    [ $(( ($(date +%s%N) - started) / 1000000000 )) -lt "$READY_TIMEOUT_S" ] || die "no 200 within $READY_TIMEOUT_S s ($home/gateway.log)"
+    sleep "$(awk -v ms="$POLL_MS" 'BEGIN {printf "%.3f", ms/1000}')"
+  done
+  ready=$(( ($(date +%s%N) - started) / 1000000 ))
+  cpu=$(awk -v hz="$HZ" '{printf "%d", ($14+$15)*1000/hz}' "/proc/$GW_PID/stat")
+  camel=$(grep -o 'started in [0-9a-z]*' "$home/gateway.log" | head -1 | awk '{print $3}' \
+    | awk '{ms=0; s=$0; if (match(s,/[0-9]+s/)) {ms+=substr(s,RSTART,RLENGTH-1)*1000}; if (match(s,/[0-9]+ms/)) {ms+=substr(s,RSTART,RLENGTH-2)}; print ms}')
+  if [ "$BURST_N" -gt 0 ]; then
+    curl -sf -m 10 -X POST "$PRIMARY/control/latency?ms=$BURST_LATENCY_MS" > /dev/null || die "fake control failed"
+    node "$BENCH_DIR/inflight.js" burst --url "$GW$CHAT" --n "$BURST_N" --timeout-ms 60000 > "$home/burst.txt"
+    burst=$(grep '^RESULT ' "$home/burst.txt" | cut -d' ' -f2- \
+      | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s); console.log(r.ok===r.n ? r.wallMs : "failed:"+r.ok+"/"+r.n)})')
+    curl -sf -m 10 -X POST "$PRIMARY/control/reset" > /dev/null || die "fake control failed"
+  fi
+  stop_gateway
+  say "$(printf '%-8s round %d: ready %5d ms, CPU until ready %5d ms, Camel started in %5s ms' "$variant" "$round" "$ready" \
+    "$cpu" "${camel:--}")$([ "$BURST_N" -gt 0 ] && echo ", first burst of $BURST_N: $burst ms")"
+  echo "$variant $ready $cpu ${camel:--} $burst" >> "$OUT/runs.txt"
+}
+
+# median_spread COLUMN VARIANT: "median (min-max)" of that column of runs.txt for the variant
+median_spread() {
+  awk -v c="$1" -v v="$2" '$1==v && $c ~ /^[0-9]+$/ {print $c}' "$OUT/runs.txt" | sort -n \
+    | awk '{a[NR]=$1} END {if (NR==0) {print "-"; exit} m=(NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2); printf "%d (%d-%d)", m, a[1], a[NR]}'
+}
+
+say "KeyPool cold start $(date -u +%Y-%m-%dT%H:%M:%SZ): $("$JAVA" -version 2>&1 | head -1); $(nproc) cores"
+say "flags: $RUNTIME_OPTS $KEYPOOL_JAVA_OPTS; config $COLD_CONFIG; $ROUNDS rounds of: $VARIANTS (order turning); raw: $OUT"
+say "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+read -r -a variants <<< "$VARIANTS"
+: > "$OUT/runs.txt"
+for round in $(seq 1 "$ROUNDS"); do
+  n=${#variants[@]}
+  for i in $(seq 0 $(( n - 1 ))); do
+    cold_run "${variants[$(( (i + round - 1) % n ))]}" "$round"
+  done
+done
+say "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+say ""
+say "median (min-max) over $ROUNDS rounds, ms:"
+for v in "${variants[@]}"; do
+  say "$(printf '%-8s ready %-20s CPU until ready %-20s Camel started in %-20s' "$v" "$(median_spread 2 "$v")" \
+    "$(median_spread 3 "$v")" "$(median_spread 4 "$v")")$([ "$BURST_N" -gt 0 ] && echo " first burst of $BURST_N $(median_spread 5 "$v")")"
+done
+exit 0
+}
