@@ -10,7 +10,6 @@ import java.util.concurrent.TimeUnit;
 import dev.keypool.pool.Fingerprint;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -19,37 +18,31 @@ import static org.awaitility.Awaitility.await;
  * A provider's answer is bounded (keypool.max-answer-bytes, keypool.max-sse-event-bytes, keypool.max-stream-seconds):
  * past a bound the attempt fails as a provider error, counted against its key, and the walk goes on (another key,
  * then the fallback channel) while nothing has reached the client; after a stream's first byte the client gets an
- * error event. The tests share one gateway, each on a channel alpha of its own (its keys' counters are the test's alone).
+ * error event.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ProviderAnswerLimitsTest extends GatewayTestSupport {
 
     private static final int MAX_ANSWER = 1 << 20;
     private static final int MAX_EVENT = 64 * 1024;
 
-    /** Each test's own channel alpha, named after the test and serving one model of that name, with beta behind it. */
     @Override
     protected String keypoolYaml() {
-        StringBuilder yaml = new StringBuilder("channels:\n");
-        for (String test : testNames()) {
-            yaml.append("""
-                      - name: %1$s
-                        baseUrl: UPSTREAM
-                        models: [%1$s]
-                        maxRetries: 1
-                        fallback: [beta]
-                        keys:
-                          - key: sk-alpha-1
-                          - key: sk-alpha-2
-                    """.formatted(test));
-        }
-        return yaml.append("""
+        return """
+                channels:
+                  - name: alpha
+                    baseUrl: UPSTREAM
+                    models: [gpt-test]
+                    maxRetries: 1
+                    fallback: [beta]
+                    keys:
+                      - key: sk-alpha-1
+                      - key: sk-alpha-2
                   - name: beta
                     baseUrl: UPSTREAM
                     models: [beta-model]
                     keys:
                       - key: sk-beta-1
-                """).toString();
+                """;
     }
 
     @Override
@@ -65,13 +58,13 @@ class ProviderAnswerLimitsTest extends GatewayTestSupport {
     void should_walk_on_when_a_plain_answer_is_over_the_limit() throws Exception {
         upstream.hugeAnswer("sk-alpha-1", 2 * MAX_ANSWER).hugeAnswer("sk-alpha-2", 2 * MAX_ANSWER);
 
-        HttpResponse<String> response = chat(testName());
+        HttpResponse<String> response = chat("gpt-test");
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.headers().firstValue("X-KeyPool-Channel")).contains("beta");
         assertThat(response.body()).contains("chat.completion");
         assertBothAlphaKeysFailedOnce();
-        assertThat(logs.messages(Level.INFO)).anyMatch(m -> m.contains("Request fell back " + testName() + " -> beta"));
+        assertThat(logs.messages(Level.INFO)).anyMatch(m -> m.contains("Request fell back alpha -> beta"));
         // the provider connections are closed, not read to the end of the answers
         await().atMost(Duration.ofSeconds(10)).until(() -> upstream.hugeAnswersCut() == 2);
     }
@@ -94,7 +87,7 @@ class ProviderAnswerLimitsTest extends GatewayTestSupport {
 
         HttpResponse<String> response = stream();
 
-        assertThat(response.headers().firstValue("X-KeyPool-Channel")).contains(testName());
+        assertThat(response.headers().firstValue("X-KeyPool-Channel")).contains("alpha");
         assertThat(response.body()).contains("tok0", "tok1", "stream_interrupted")
                 .doesNotContain("data: [DONE]").doesNotContain("x".repeat(1000));
         assertThat(alphaFailures()).isEqualTo(1);
@@ -107,7 +100,7 @@ class ProviderAnswerLimitsTest extends GatewayTestSupport {
 
         HttpResponse<String> response = stream();
 
-        assertThat(response.headers().firstValue("X-KeyPool-Channel")).contains(testName());
+        assertThat(response.headers().firstValue("X-KeyPool-Channel")).contains("alpha");
         assertThat(response.body()).contains("tok0", "stream_interrupted").doesNotContain("data: [DONE]");
         assertThat(alphaFailures()).isEqualTo(1);
         // the provider's connection is closed, not left streaming
@@ -127,14 +120,14 @@ class ProviderAnswerLimitsTest extends GatewayTestSupport {
     }
 
     private long failures(String key) {
-        return channel(testName()).pool().find(Fingerprint.of(key)).orElseThrow().stats().failureCount();
+        return channel("alpha").pool().find(Fingerprint.of(key)).orElseThrow().stats().failureCount();
     }
 
     private HttpResponse<String> stream() throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
                 .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
                 .POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"model\":\"" + testName() + "\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+                        "{\"model\":\"gpt-test\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
                 .build();
         // the request's timeout ends with the head: the whole stream is waited for a bounded time here
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).get(20, TimeUnit.SECONDS);
