@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Not part of the suite (its name matches none of Surefire's test patterns): boots and stops whole gateways one after
  * another in one warm JVM, as the test suite does some 300 times, and prints the CPU each boot and each stop take
- * (the process's, all threads: Camel's, Vert.x's, the JIT's and the collector's). Each boot answers one chat request
+ * (the process's, all threads: Camel's, Vert.x's, the JIT's and the collector's), and the wall time of each stop (what
+ * a test waits for it). Each boot answers one chat request
  * before it stops, so that what a boot leaves lazy is paid inside the figure.
  * <p>
  * The gateways are booted in variants taken in turn, so that the load of a shared machine falls on all of them alike:
@@ -53,6 +54,7 @@ class GatewayBootBench {
             String yaml = CONFIG.replace("UPSTREAM", upstream.baseUrl());
             long[][] boot = new long[VARIANTS.size()][ROUNDS];
             long[][] stop = new long[VARIANTS.size()][ROUNDS];
+            long[][] stopWall = new long[VARIANTS.size()][ROUNDS];
             for (int i = -WARM_UP; i < ROUNDS; i++) {
                 for (int v = 0; v < VARIANTS.size(); v++) {
                     String name = "g" + (i + WARM_UP) + "-" + v;
@@ -65,19 +67,23 @@ class GatewayBootBench {
                         throw new AssertionError("the booted gateway did not answer");
                     }
                     long t1 = os.getProcessCpuTime();
+                    long w1 = System.nanoTime();
                     gateway.close();
                     long t2 = os.getProcessCpuTime();
                     if (i >= 0) {
                         boot[v][i] = t1 - t0;
                         stop[v][i] = t2 - t1;
+                        stopWall[v][i] = System.nanoTime() - w1;
                     }
                 }
             }
             System.out.printf("%d rounds after %d to warm up, %d cores, load average %.1f%n", ROUNDS, WARM_UP,
                     os.getAvailableProcessors(), os.getSystemLoadAverage());
             for (int v = 0; v < VARIANTS.size(); v++) {
-                System.out.printf("boot + first request: median %6.1f ms CPU (quartiles %6.1f-%6.1f); stop: median %5.1f ms CPU   [%s]%n",
+                System.out.printf("boot + first request: median %6.1f ms CPU (quartiles %6.1f-%6.1f); stop: median %5.1f ms CPU, "
+                        + "%6.1f ms wall   [%s]%n",
                         quantile(boot[v], 0.5), quantile(boot[v], 0.25), quantile(boot[v], 0.75), quantile(stop[v], 0.5),
+                        quantile(stopWall[v], 0.5),
                         VARIANTS.get(v).isEmpty() ? "as application.properties" : VARIANTS.get(v));
             }
         }

@@ -11,31 +11,29 @@ import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.testing.FakeUpstream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** /v1/messages over raw HTTP: what reaches the provider, 529 retries, broken streams and the gateway's own errors. */
+/**
+ * /v1/messages over raw HTTP: what reaches the provider, 529 retries, broken streams and the gateway's own errors. The
+ * tests share one gateway, each on a channel claude of its own (its keys' states are the test's alone).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AnthropicMessagesTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** openai-only, claude-limited, and each test's own channel claude, named after it and serving one model so named. */
     @Override
     protected String keypoolYaml() {
-        return """
+        StringBuilder yaml = new StringBuilder("""
                 channels:
                   - name: openai-only
                     baseUrl: UPSTREAM
                     models: [gpt-anything]
                     keys:
                       - key: sk-openai
-                  - name: claude
-                    baseUrl: UPSTREAM
-                    models: [claude-test]
-                    apis: [messages]
-                    anthropicBeta: ["*"]
-                    keys:
-                      - key: sk-ant-1
-                      - key: sk-ant-2
                   - name: claude-limited
                     baseUrl: UPSTREAM
                     models: [claude-quota]
@@ -43,7 +41,20 @@ class AnthropicMessagesTest extends GatewayTestSupport {
                     keys:
                       - key: sk-ant-quota
                         rpm: 1
-                """;
+                """);
+        for (String test : testNames()) {
+            yaml.append("""
+                      - name: %1$s
+                        baseUrl: UPSTREAM
+                        models: [%1$s]
+                        apis: [messages]
+                        anthropicBeta: ["*"]
+                        keys:
+                          - key: sk-ant-1
+                          - key: sk-ant-2
+                    """.formatted(test));
+        }
+        return yaml.toString();
     }
 
     private static String messagesBody(String model, boolean stream) {
@@ -65,10 +76,10 @@ class AnthropicMessagesTest extends GatewayTestSupport {
 
     @Test
     void should_send_the_provider_only_the_body_the_anthropic_headers_and_the_pool_key() throws Exception {
-        HttpResponse<String> response = messages(messagesBody("claude-test", false));
+        HttpResponse<String> response = messages(messagesBody(testName(), false));
 
         assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(response.headers().firstValue("X-KeyPool-Channel")).hasValue("claude");
+        assertThat(response.headers().firstValue("X-KeyPool-Channel")).hasValue(testName());
         FakeUpstream.Received received = upstream.received().get(0);
         assertThat(received.path()).isEqualTo("/v1/messages");
         assertThat(received.headers().get("anthropic-version")).isEqualTo("2023-06-01");
@@ -92,13 +103,13 @@ class AnthropicMessagesTest extends GatewayTestSupport {
         upstream.answer("sk-ant-1", 529);
         upstream.answer("sk-ant-2", 529);
 
-        HttpResponse<String> failed = messages(messagesBody("claude-test", false));
+        HttpResponse<String> failed = messages(messagesBody(testName(), false));
         upstream.healthy("sk-ant-2");
-        HttpResponse<String> served = messages(messagesBody("claude-test", false));
+        HttpResponse<String> served = messages(messagesBody(testName(), false));
 
         // both keys tried, the channel failed (a 5xx-like failure, not an exhausted pool of refused keys)
         assertThat(failed.statusCode()).isEqualTo(503);
-        assertThat(failed.body()).contains("claude failed (last: 529)");
+        assertThat(failed.body()).contains(testName() + " failed (last: 529)");
         assertThat(served.statusCode()).isEqualTo(200);
         assertThat(served.headers().firstValue("X-KeyPool-Key")).hasValue(Fingerprint.of("sk-ant-2"));
         assertThat(key("sk-ant-1").stats().consecutiveFailures()).isGreaterThanOrEqualTo(1);
@@ -110,7 +121,7 @@ class AnthropicMessagesTest extends GatewayTestSupport {
         upstream.answer("sk-ant-2", 500);
         upstream.cutStreamAfter("sk-ant-1", 2);
 
-        HttpResponse<String> response = messages(messagesBody("claude-test", true));
+        HttpResponse<String> response = messages(messagesBody(testName(), true));
 
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).startsWith("event: message_start\n")
@@ -121,7 +132,7 @@ class AnthropicMessagesTest extends GatewayTestSupport {
         JsonNode error = JSON.readTree(last.substring(last.indexOf("data: ") + 6));
         assertThat(error.path("type").asText()).isEqualTo("error");
         assertThat(error.path("error").path("type").asText()).isEqualTo("api_error");
-        assertThat(error.path("error").path("message").asText()).contains("claude").contains("incomplete");
+        assertThat(error.path("error").path("message").asText()).contains(testName()).contains("incomplete");
         assertThat(key("sk-ant-1").stats().failureCount()).isEqualTo(1);
     }
 
@@ -131,7 +142,7 @@ class AnthropicMessagesTest extends GatewayTestSupport {
         assertAnthropicError(messages("not json"), 400, "invalid_request_error", "not valid JSON");
         // no channel serves the model, in either format (one of the other format would get it translated, design §17)
         assertAnthropicError(messages(messagesBody("gpt-4o", false)), 404, "not_found_error", "gpt-4o");
-        assertAnthropicError(messages("{\"model\":\"claude-test\",\"pad\":\"" + "x".repeat(4_200_000) + "\"}"),
+        assertAnthropicError(messages("{\"model\":\"" + testName() + "\",\"pad\":\"" + "x".repeat(4_200_000) + "\"}"),
                 413, "invalid_request_error", "over the limit");
         HttpResponse<String> get = http.send(HttpRequest.newBuilder(URI.create(url("/v1/messages"))).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
@@ -144,7 +155,7 @@ class AnthropicMessagesTest extends GatewayTestSupport {
 
         upstream.answer("sk-ant-1", 500);
         upstream.answer("sk-ant-2", 500);
-        HttpResponse<String> unavailable = messages(messagesBody("claude-test", false));
+        HttpResponse<String> unavailable = messages(messagesBody(testName(), false));
         assertAnthropicError(unavailable, 503, "overloaded_error", "No channel could serve");
         assertThat(unavailable.headers().firstValue("Retry-After")).isPresent();
         // the same mistake on an OpenAI path stays OpenAI-shaped
@@ -163,7 +174,8 @@ class AnthropicMessagesTest extends GatewayTestSupport {
         assertThat(body.has("code")).isFalse();
     }
 
+    /** A key of this test's channel claude. */
     private ApiKey key(String secret) {
-        return channel("claude").pool().find(Fingerprint.of(secret)).orElseThrow();
+        return channel(testName()).pool().find(Fingerprint.of(secret)).orElseThrow();
     }
 }

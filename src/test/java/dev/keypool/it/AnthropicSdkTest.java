@@ -17,32 +17,26 @@ import dev.keypool.pool.KeyState;
 import dev.keypool.testing.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The official Anthropic Java SDK (com.anthropic:anthropic-java) against /v1/messages, with the gateway as its base
  * URL (what ANTHROPIC_BASE_URL does). In every test but the pinned one, the pool's first key answers 429: the SDK
- * never sees it, the gateway cools that key and serves with the next.
+ * never sees it, the gateway cools that key and serves with the next. The tests share one gateway, each on a channel
+ * claude of its own (its keys' states are the test's alone).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AnthropicSdkTest extends GatewayTestSupport {
 
     private AnthropicClient client;
 
+    /** Each test's own channel claude, named after the test and serving one model of that name; claude-backup behind. */
     @Override
     protected String keypoolYaml() {
-        return """
+        StringBuilder yaml = new StringBuilder("""
                 channels:
-                  - name: claude
-                    baseUrl: UPSTREAM
-                    models: [claude-test]
-                    apis: [messages]
-                    anthropicBeta: [prompt-caching-2024-07-31]
-                    maxRetries: 2
-                    fallback: [claude-backup]
-                    keys:
-                      - key: sk-ant-limited
-                      - key: sk-ant-good
                   - name: claude-backup
                     baseUrl: UPSTREAM
                     models: [backup-claude]
@@ -50,7 +44,22 @@ class AnthropicSdkTest extends GatewayTestSupport {
                     auth: x-api-key
                     keys:
                       - key: sk-ant-backup
-                """;
+                """);
+        for (String test : testNames()) {
+            yaml.append("""
+                      - name: %1$s
+                        baseUrl: UPSTREAM
+                        models: [%1$s]
+                        apis: [messages]
+                        anthropicBeta: [prompt-caching-2024-07-31]
+                        maxRetries: 2
+                        fallback: [claude-backup]
+                        keys:
+                          - key: sk-ant-limited
+                          - key: sk-ant-good
+                    """.formatted(test));
+        }
+        return yaml.toString();
     }
 
     private AnthropicClient client() {
@@ -66,6 +75,7 @@ class AnthropicSdkTest extends GatewayTestSupport {
     void closeClient() {
         if (client != null) {
             client.close();
+            client = null;
         }
     }
 
@@ -77,12 +87,12 @@ class AnthropicSdkTest extends GatewayTestSupport {
 
     @Test
     void should_create_a_message_and_count_its_usage_with_the_cache_tokens() {
-        Message message = client().messages().create(params("claude-test"));
+        Message message = client().messages().create(params(testName()));
 
         assertThat(message.content().get(0).asText().text()).startsWith("fake answer");
         assertThat(message.usage().inputTokens()).isEqualTo(11);
         assertRotatedPastTheLimitedKey();
-        ApiKey good = key("claude", "sk-ant-good");
+        ApiKey good = key("sk-ant-good");
         assertThat(good.stats().promptTokens()).isEqualTo(11 + 2 + 3);
         assertThat(good.stats().completionTokens()).isEqualTo(7);
         // the client's version and beta headers went up; its x-api-key (the client's token) did not
@@ -101,7 +111,7 @@ class AnthropicSdkTest extends GatewayTestSupport {
         List<Long> outputTokens = new ArrayList<>();
         List<Boolean> stops = new ArrayList<>();
 
-        try (StreamResponse<RawMessageStreamEvent> stream = client().messages().createStreaming(params("claude-test"))) {
+        try (StreamResponse<RawMessageStreamEvent> stream = client().messages().createStreaming(params(testName()))) {
             stream.stream().forEach(event -> {
                 event.contentBlockDelta().flatMap(d -> d.delta().text()).ifPresent(t -> deltas.add(t.text()));
                 event.messageDelta().ifPresent(d -> outputTokens.add(d.usage().outputTokens()));
@@ -113,7 +123,7 @@ class AnthropicSdkTest extends GatewayTestSupport {
         assertThat(outputTokens).containsExactly(8L);
         assertThat(stops).last().isEqualTo(true);
         assertRotatedPastTheLimitedKey();
-        ApiKey good = key("claude", "sk-ant-good");
+        ApiKey good = key("sk-ant-good");
         assertThat(good.stats().promptTokens()).isEqualTo(11 + 2 + 3);   // from message_start
         assertThat(good.stats().completionTokens()).isEqualTo(8);         // from message_delta
         assertThat(good.stats().streamCount()).isEqualTo(1);
@@ -123,7 +133,7 @@ class AnthropicSdkTest extends GatewayTestSupport {
     @Test
     void should_count_tokens() {
         MessageTokensCount count = client().messages().countTokens(
-                MessageCountTokensParams.builder().model("claude-test").addUserMessage("Say hi").build());
+                MessageCountTokensParams.builder().model(testName()).addUserMessage("Say hi").build());
 
         assertThat(count.inputTokens()).isEqualTo(FakeUpstream.ANTHROPIC_COUNTED_TOKENS);
         assertRotatedPastTheLimitedKey();
@@ -134,17 +144,17 @@ class AnthropicSdkTest extends GatewayTestSupport {
     void should_fall_back_to_the_next_channel_when_the_primary_answers_529_overloaded() {
         upstream.answer("sk-ant-good", 529);
 
-        Message message = client().messages().create(params("claude-test"));
+        Message message = client().messages().create(params(testName()));
 
         assertThat(message.id()).startsWith("msg_fake_");
         assertThat(upstream.hits("sk-ant-limited")).isEqualTo(1);
         assertThat(upstream.hits("sk-ant-good")).isEqualTo(1);
         assertThat(upstream.hits("sk-ant-backup")).isEqualTo(1);
         // 529 is the provider failing, not the key being refused: a failure of the key and of the channel
-        assertThat(key("claude", "sk-ant-good").stats().failureCount()).isEqualTo(1);
-        assertThat(channel("claude").breaker().figures().maxKeyConsecutiveFailures()).isEqualTo(1);
-        assertThat(channel("claude").breaker().figures().callsInWindow()).isEqualTo(1);
-        assertThat(channel("claude").breaker().figures().errorRatePercent()).isEqualTo(100.0);
+        assertThat(key("sk-ant-good").stats().failureCount()).isEqualTo(1);
+        assertThat(channel(testName()).breaker().figures().maxKeyConsecutiveFailures()).isEqualTo(1);
+        assertThat(channel(testName()).breaker().figures().callsInWindow()).isEqualTo(1);
+        assertThat(channel(testName()).breaker().figures().errorRatePercent()).isEqualTo(100.0);
         assertThat(upstream.received().get(2).body()).contains("\"model\":\"backup-claude\"");
     }
 
@@ -162,10 +172,11 @@ class AnthropicSdkTest extends GatewayTestSupport {
     private void assertRotatedPastTheLimitedKey() {
         assertThat(upstream.hits("sk-ant-limited")).isEqualTo(1);
         assertThat(upstream.hits("sk-ant-good")).isEqualTo(1);
-        assertThat(channel("claude").pool().stateOf(key("claude", "sk-ant-limited"))).isEqualTo(KeyState.COOLING);
+        assertThat(channel(testName()).pool().stateOf(key("sk-ant-limited"))).isEqualTo(KeyState.COOLING);
     }
 
-    private ApiKey key(String channel, String secret) {
-        return channel(channel).pool().find(Fingerprint.of(secret)).orElseThrow();
+    /** A key of this test's channel claude. */
+    private ApiKey key(String secret) {
+        return channel(testName()).pool().find(Fingerprint.of(secret)).orElseThrow();
     }
 }

@@ -5,10 +5,15 @@ import java.net.http.HttpResponse;
 import dev.keypool.breaker.BreakerState;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Each breaker trigger trips its channel on its own, over real HTTP; the request still gets served by the fallback. */
+/**
+ * Each breaker trigger trips its channel on its own, over real HTTP; the request still gets served by the fallback. The
+ * tests share one gateway, each on a channel of its own.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BreakerTriggersTest extends GatewayTestSupport {
 
     @Override
@@ -59,6 +64,24 @@ class BreakerTriggersTest extends GatewayTestSupport {
                       - key: sk-fast-1
                       - key: sk-fast-2
                       - key: sk-fast-3
+                  - name: exhaust-only
+                    baseUrl: UPSTREAM
+                    models: [m-exhaust-only]
+                    fallback: [backup]
+                    breaker: {triggers: [pool_exhausted]}
+                    keys:
+                      - key: sk-exhaust-only-1
+                      - key: sk-exhaust-only-2
+                  - name: client-errors
+                    baseUrl: UPSTREAM
+                    models: [m-client-errors]
+                    maxRetries: 0
+                    disableAfter: 100
+                    fallback: [backup]
+                    breaker: {triggers: [error_rate], errorRateThreshold: 50, minimumCalls: 4}
+                    keys:
+                      - key: sk-client-errors-1
+                      - key: sk-client-errors-2
                   - name: backup
                     baseUrl: UPSTREAM
                     models: ["*"]
@@ -138,22 +161,22 @@ class BreakerTriggersTest extends GatewayTestSupport {
 
     @Test
     void should_not_trip_on_a_trigger_that_is_not_enabled() throws Exception {
-        // "exhaust" only has pool_exhausted: upstream errors on every attempt leave it CLOSED
-        upstream.answer("sk-exhaust-1", 500).answer("sk-exhaust-2", 500);
+        // "exhaust-only" only has pool_exhausted: upstream errors on every attempt leave it CLOSED
+        upstream.answer("sk-exhaust-only-1", 500).answer("sk-exhaust-only-2", 500);
         for (int i = 0; i < 2; i++) {
-            assertThat(chat("m-exhaust").headers().firstValue("X-KeyPool-Channel")).contains("backup");
+            assertThat(chat("m-exhaust-only").headers().firstValue("X-KeyPool-Channel")).contains("backup");
         }
-        assertThat(channel("exhaust").breaker().figures().errorRatePercent()).isEqualTo(100.0);
-        assertThat(channel("exhaust").breaker().state()).isEqualTo(BreakerState.CLOSED);
+        assertThat(channel("exhaust-only").breaker().figures().errorRatePercent()).isEqualTo(100.0);
+        assertThat(channel("exhaust-only").breaker().state()).isEqualTo(BreakerState.CLOSED);
     }
 
     @Test
     void should_count_a_client_error_passed_back_as_a_success() throws Exception {
-        upstream.answer("sk-errors-1", 400).answer("sk-errors-2", 422);
+        upstream.answer("sk-client-errors-1", 400).answer("sk-client-errors-2", 422);
         for (int i = 0; i < 8; i++) {
-            assertThat(chat("m-errors").statusCode()).isIn(400, 422);
+            assertThat(chat("m-client-errors").statusCode()).isIn(400, 422);
         }
-        assertThat(channel("errors").breaker().state()).isEqualTo(BreakerState.CLOSED);
-        assertThat(channel("errors").breaker().figures().errorRatePercent()).isZero();
+        assertThat(channel("client-errors").breaker().state()).isEqualTo(BreakerState.CLOSED);
+        assertThat(channel("client-errors").breaker().figures().errorRatePercent()).isZero();
     }
 }

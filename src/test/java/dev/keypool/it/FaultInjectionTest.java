@@ -11,7 +11,9 @@ import dev.keypool.breaker.BreakerState;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.pool.KeyState;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -42,6 +44,19 @@ class FaultInjectionTest extends GatewayTestSupport {
                       - key: sk-p2
                       - key: sk-p3
                     fallback: [backup]
+                  - name: keyed
+                    baseUrl: UPSTREAM
+                    models: [gpt-keyed]
+                    maxRetries: 2
+                    cooldown: 60s
+                    breaker:
+                      triggers: [consecutive_fail]
+                      consecutiveFailThreshold: 2
+                    keys:
+                      - key: sk-k1
+                      - key: sk-k2
+                      - key: sk-k3
+                    fallback: [backup]
                   - name: fragile
                     baseUrl: UPSTREAM
                     models: [gpt-fragile]
@@ -66,7 +81,8 @@ class FaultInjectionTest extends GatewayTestSupport {
         HttpResponse<String> added = admin("POST", "/admin/faults",
                 "{\"channel\":\"primary\",\"kind\":\"status\",\"status\":503,\"rate\":1,\"duration\":\"60s\"}");
         assertThat(added.statusCode()).isEqualTo(201);
-        assertThat(JSON.readTree(added.body()).path("id").asText()).isEqualTo("fault-1");
+        String id = JSON.readTree(added.body()).path("id").asText();
+        assertThat(id).matches("fault-\\d+");
 
         HttpResponse<String> first = chat("gpt-fault");
 
@@ -85,34 +101,34 @@ class FaultInjectionTest extends GatewayTestSupport {
         assertThat(upstream.hits("sk-p1") + upstream.hits("sk-p2") + upstream.hits("sk-p3")).isZero();
         assertThat(logs.lines()).contains("WARN Channel [primary] tripped: consecutive_fail (2 >= 2)");
         assertThat(logs.lines()).contains(
-                "WARN Fault fault-1 injected: status 503 at rate 1.0 on channel [primary] (all keys) for 60s");
+                "WARN Fault " + id + " injected: status 503 at rate 1.0 on channel [primary] (all keys) for 60s");
     }
 
     @Test
     void should_cool_only_the_key_a_429_fault_names() throws Exception {
-        String p2 = Fingerprint.of("sk-p2");
+        String p2 = Fingerprint.of("sk-k2");
         assertThat(admin("POST", "/admin/faults",
-                "{\"channel\":\"primary\",\"key\":\"" + p2 + "\",\"kind\":\"status\",\"status\":429}").statusCode()).isEqualTo(201);
+                "{\"channel\":\"keyed\",\"key\":\"" + p2 + "\",\"kind\":\"status\",\"status\":429}").statusCode()).isEqualTo(201);
 
         for (int i = 0; i < 6; i++) {
-            HttpResponse<String> response = chat("gpt-fault");
+            HttpResponse<String> response = chat("gpt-keyed");
             assertThat(response.statusCode()).isEqualTo(200);
-            assertThat(response.headers().firstValue("X-KeyPool-Channel")).contains("primary");
+            assertThat(response.headers().firstValue("X-KeyPool-Channel")).contains("keyed");
         }
 
-        ApiKey cooled = channel("primary").pool().find(p2).orElseThrow();
-        assertThat(channel("primary").pool().stateOf(cooled)).isEqualTo(KeyState.COOLING);
+        ApiKey cooled = channel("keyed").pool().find(p2).orElseThrow();
+        assertThat(channel("keyed").pool().stateOf(cooled)).isEqualTo(KeyState.COOLING);
         assertThat(cooled.stats().rateLimitCount()).isEqualTo(1);
-        assertThat(channel("primary").pool().keys()).filteredOn(key -> key != cooled)
-                .allSatisfy(key -> assertThat(channel("primary").pool().stateOf(key)).isEqualTo(KeyState.ACTIVE));
-        assertThat(upstream.hits("sk-p2")).isZero();
-        assertThat(upstream.hits("sk-p1") + upstream.hits("sk-p3")).isEqualTo(6);
-        assertThat(logs.lines()).contains("INFO Key " + p2 + "(primary) cooling 60s after 429");
+        assertThat(channel("keyed").pool().keys()).filteredOn(key -> key != cooled)
+                .allSatisfy(key -> assertThat(channel("keyed").pool().stateOf(key)).isEqualTo(KeyState.ACTIVE));
+        assertThat(upstream.hits("sk-k2")).isZero();
+        assertThat(upstream.hits("sk-k1") + upstream.hits("sk-k3")).isEqualTo(6);
+        assertThat(logs.lines()).contains("INFO Key " + p2 + "(keyed) cooling 60s after 429");
     }
 
     @Test
     void should_fail_like_a_provider_timeout_and_like_a_reset_connection() throws Exception {
-        admin("POST", "/admin/faults", "{\"channel\":\"fragile\",\"kind\":\"timeout\"}");
+        String timeout = id(admin("POST", "/admin/faults", "{\"channel\":\"fragile\",\"kind\":\"timeout\"}"));
 
         HttpResponse<String> timedOut = chat("gpt-fragile");
 
@@ -121,7 +137,7 @@ class FaultInjectionTest extends GatewayTestSupport {
         String f1 = Fingerprint.of("sk-f1");
         assertThat(logs.lines()).contains("WARN Key " + f1 + "(fragile) disabled after 1 consecutive failures (last: timeout)");
 
-        admin("DELETE", "/admin/faults/fault-1", null);
+        admin("DELETE", "/admin/faults/" + timeout, null);
         channel("fragile").pool().controls().enable(f1);
         admin("POST", "/admin/faults", "{\"channel\":\"fragile\",\"kind\":\"reset\"}");
 
@@ -145,20 +161,20 @@ class FaultInjectionTest extends GatewayTestSupport {
 
     @Test
     void should_end_a_fault_by_the_clock_and_say_so() throws Exception {
-        admin("POST", "/admin/faults", "{\"channel\":\"backup\",\"kind\":\"status\",\"status\":500,\"duration\":\"30s\"}");
+        String id = id(admin("POST", "/admin/faults", "{\"channel\":\"backup\",\"kind\":\"status\",\"status\":500,\"duration\":\"30s\"}"));
         assertThat(chat("gpt-backup").statusCode()).isEqualTo(503);
 
         clock.advance(Duration.ofSeconds(30));
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(logs.lines()).contains(
-                "WARN Fault fault-1 ended: its 30s are over (status 500 at rate 1.0 on channel [backup] (all keys) for 30s)"));
+                "WARN Fault " + id + " ended: its 30s are over (status 500 at rate 1.0 on channel [backup] (all keys) for 30s)"));
         assertThat(JSON.readTree(admin("GET", "/admin/faults", null).body()).path("faults")).isEmpty();
         assertThat(chat("gpt-backup").statusCode()).isEqualTo(200);
     }
 
     @Test
     void should_list_and_remove_faults() throws Exception {
-        admin("POST", "/admin/faults", "{\"channel\":\"backup\",\"kind\":\"latency\",\"latencyMs\":10,\"rate\":0.5}");
+        String id = id(admin("POST", "/admin/faults", "{\"channel\":\"backup\",\"kind\":\"latency\",\"latencyMs\":10,\"rate\":0.5}"));
 
         JsonNode list = JSON.readTree(admin("GET", "/admin/faults", null).body()).path("faults");
         assertThat(list).hasSize(1);
@@ -168,8 +184,8 @@ class FaultInjectionTest extends GatewayTestSupport {
         assertThat(list.get(0).path("duration").asText()).isEqualTo("60s");
         assertThat(list.get(0).path("key").isNull()).isTrue();
 
-        assertThat(admin("DELETE", "/admin/faults/fault-1", null).statusCode()).isEqualTo(200);
-        HttpResponse<String> again = admin("DELETE", "/admin/faults/fault-1", null);
+        assertThat(admin("DELETE", "/admin/faults/" + id, null).statusCode()).isEqualTo(200);
+        HttpResponse<String> again = admin("DELETE", "/admin/faults/" + id, null);
         assertThat(again.statusCode()).isEqualTo(404);
         assertThat(JSON.readTree(again.body()).path("error").path("code").asText()).isEqualTo("fault_not_found");
         assertThat(JSON.readTree(admin("GET", "/admin/faults", null).body()).path("faults")).isEmpty();
@@ -191,6 +207,23 @@ class FaultInjectionTest extends GatewayTestSupport {
                 .POST(HttpRequest.BodyPublishers.ofString("{\"channel\":\"backup\",\"kind\":\"reset\"}")).build();
         assertThat(http.send(noToken, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
         assertThat(JSON.readTree(admin("GET", "/admin/faults", null).body()).path("faults")).isEmpty();
+    }
+
+    /** Faults outlive a test in the gateway the tests share: each test starts with none. */
+    @BeforeEach
+    void removeFaults() throws Exception {
+        for (JsonNode fault : JSON.readTree(admin("GET", "/admin/faults", null).body()).path("faults")) {
+            assertThat(admin("DELETE", "/admin/faults/" + id(fault), null).statusCode()).isEqualTo(200);
+        }
+    }
+
+    private static String id(HttpResponse<String> added) throws Exception {
+        assertThat(added.statusCode()).isEqualTo(201);
+        return id(JSON.readTree(added.body()));
+    }
+
+    private static String id(JsonNode fault) {
+        return fault.path("id").asText();
     }
 
     private HttpResponse<String> admin(String method, String path, String body) throws Exception {

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Properties;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -29,10 +30,14 @@ import org.apache.camel.support.DefaultRegistry;
 import org.apache.camel.test.main.junit5.CamelMainTestSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.platform.commons.support.AnnotationSupport;
+import org.junit.platform.commons.support.HierarchyTraversalMode;
+import org.junit.platform.commons.support.ReflectionSupport;
 
 /**
  * Boots the real KeyPool Main (YAML routes from routes/, application.properties from the repo root) on a free
@@ -44,7 +49,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * {@code @TestInstance(TestInstance.Lifecycle.PER_CLASS)} shares one gateway (and one fake upstream) among its tests,
  * which saves a boot per test: only for tests that need no fresh gateway, that is, that assert nothing a previous test
  * of the class changes (key and breaker states, counters, the clock). Before each of them the fake upstream forgets
- * what it was told and received, and the captured log is emptied.
+ * what it was told and received, and the captured log is emptied. Such a class can give each test a channel (tenant,
+ * model) of its own, named after the test: {@link #testName()}, and {@link #testNames()} for its keypool.yaml.
  */
 public abstract class GatewayTestSupport extends CamelMainTestSupport {
 
@@ -117,6 +123,31 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
             logs.close();
         }
     };
+
+    private String testName;
+
+    @BeforeEach
+    void nameTheTest(TestInfo test) {
+        testName = asName(test.getTestMethod().orElseThrow().getName());
+    }
+
+    /**
+     * The running test's name as channels, models and tenants are named (a-z, 0-9 and '-'; "should_" left out):
+     * {@code should_cool_key_on_429} is {@code cool-key-on-429}.
+     */
+    protected String testName() {
+        return testName;
+    }
+
+    /** Every test of this class as {@link #testName()} names it, for a keypool.yaml with a channel of each. */
+    protected List<String> testNames() {
+        return ReflectionSupport.findMethods(getClass(), m -> AnnotationSupport.isAnnotated(m, Test.class),
+                HierarchyTraversalMode.TOP_DOWN).stream().map(m -> asName(m.getName())).toList();
+    }
+
+    private static String asName(String method) {
+        return method.replaceFirst("^should_", "").replace('_', '-').toLowerCase(java.util.Locale.ROOT);
+    }
 
     @BeforeEach
     void forgetPreviousTest() {

@@ -25,37 +25,46 @@ import dev.keypool.pool.KeyState;
 import dev.keypool.testing.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The official OpenAI Java SDK (com.openai:openai-java) against the gateway, a client nobody here wrote. In every
  * test the pool's first key answers 429: the SDK never sees it, the gateway cools that key and serves with the next.
+ * The tests share one gateway, each on a primary channel of its own (its keys' states are the test's alone).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpenAiSdkTest extends GatewayTestSupport {
 
     private OpenAIClient client;
 
+    /** Each test's own primary channel, named after it and serving one model of the same name, with backup behind it. */
     @Override
     protected String keypoolYaml() {
-        return """
+        StringBuilder yaml = new StringBuilder("""
                 channels:
-                  - name: primary
-                    baseUrl: UPSTREAM
-                    models: [gpt-test, whisper-1, tts-1, dall-e-3, omni-moderation-latest]
-                    apis: [chat, responses, completions, moderations, images, audio]
-                    maxRetries: 2
-                    fallback: [backup]
-                    keys:
-                      - key: sk-limited
-                      - key: sk-good
                   - name: backup
                     baseUrl: UPSTREAM
                     models: [backup-model]
                     apis: [responses, audio]
                     keys:
                       - key: sk-backup
-                """;
+                """);
+        for (String test : testNames()) {
+            yaml.append("""
+                      - name: %1$s
+                        baseUrl: UPSTREAM
+                        models: [%1$s]
+                        apis: [chat, responses, completions, moderations, images, audio]
+                        maxRetries: 2
+                        fallback: [backup]
+                        keys:
+                          - key: sk-limited
+                          - key: sk-good
+                    """.formatted(test));
+        }
+        return yaml.toString();
     }
 
     private OpenAIClient client() {
@@ -71,18 +80,19 @@ class OpenAiSdkTest extends GatewayTestSupport {
     void closeClient() {
         if (client != null) {
             client.close();
+            client = null;
         }
     }
 
     @Test
     void should_create_a_response() {
-        Response response = client().responses().create(ResponseCreateParams.builder().model("gpt-test").input("Say hi").build());
+        Response response = client().responses().create(ResponseCreateParams.builder().model(testName()).input("Say hi").build());
 
         assertThat(response.id()).startsWith("resp_fake_");
         assertThat(response.usage().orElseThrow().outputTokens()).isEqualTo(7);
         assertRotatedPastTheLimitedKey();
-        assertThat(key("primary", "sk-good").stats().promptTokens()).isEqualTo(11);
-        assertThat(key("primary", "sk-good").stats().completionTokens()).isEqualTo(7);
+        assertThat(key("sk-good").stats().promptTokens()).isEqualTo(11);
+        assertThat(key("sk-good").stats().completionTokens()).isEqualTo(7);
     }
 
     @Test
@@ -92,7 +102,7 @@ class OpenAiSdkTest extends GatewayTestSupport {
         List<Long> outputTokens = new ArrayList<>();
 
         try (StreamResponse<ResponseStreamEvent> stream = client().responses()
-                .createStreaming(ResponseCreateParams.builder().model("gpt-test").input("Say hi").build())) {
+                .createStreaming(ResponseCreateParams.builder().model(testName()).input("Say hi").build())) {
             stream.stream().forEach(event -> {
                 event.outputTextDelta().ifPresent(d -> deltas.add(d.delta()));
                 event.completed().ifPresent(c -> outputTokens.add(c.response().usage().orElseThrow().outputTokens()));
@@ -103,7 +113,7 @@ class OpenAiSdkTest extends GatewayTestSupport {
         assertThat(deltas).containsExactly("tok0 ", "tok1 ", "tok2 ", "tok3 ", "tok4 ", "tok5 ", "tok6 ", "tok7 ");
         assertThat(outputTokens).containsExactly(8L);
         assertRotatedPastTheLimitedKey();
-        ApiKey good = key("primary", "sk-good");
+        ApiKey good = key("sk-good");
         assertThat(good.stats().promptTokens()).isEqualTo(11);
         assertThat(good.stats().completionTokens()).isEqualTo(8);
         assertThat(good.stats().streamCount()).isEqualTo(1);
@@ -114,7 +124,7 @@ class OpenAiSdkTest extends GatewayTestSupport {
     void should_fall_back_to_the_next_channel_serving_responses_when_the_primary_fails() {
         upstream.answer("sk-good", 503);
 
-        Response response = client().responses().create(ResponseCreateParams.builder().model("gpt-test").input("Say hi").build());
+        Response response = client().responses().create(ResponseCreateParams.builder().model(testName()).input("Say hi").build());
 
         assertThat(response.id()).startsWith("resp_fake_");
         assertThat(upstream.hits("sk-limited")).isEqualTo(1);
@@ -126,17 +136,17 @@ class OpenAiSdkTest extends GatewayTestSupport {
 
     @Test
     void should_create_a_legacy_completion() {
-        Completion completion = client().completions().create(CompletionCreateParams.builder().model("gpt-test").prompt("Say hi").build());
+        Completion completion = client().completions().create(CompletionCreateParams.builder().model(testName()).prompt("Say hi").build());
 
         assertThat(completion.choices().get(0).text()).startsWith("fake completion");
         assertRotatedPastTheLimitedKey();
-        assertThat(key("primary", "sk-good").stats().completionTokens()).isEqualTo(4);
+        assertThat(key("sk-good").stats().completionTokens()).isEqualTo(4);
     }
 
     @Test
     void should_create_a_moderation() {
         ModerationCreateResponse moderation = client().moderations().create(
-                ModerationCreateParams.builder().model("omni-moderation-latest").input("some text").build());
+                ModerationCreateParams.builder().model(testName()).input("some text").build());
 
         assertThat(moderation.results().get(0).flagged()).isFalse();
         assertRotatedPastTheLimitedKey();
@@ -145,7 +155,7 @@ class OpenAiSdkTest extends GatewayTestSupport {
 
     @Test
     void should_generate_an_image() {
-        ImagesResponse images = client().images().generate(ImageGenerateParams.builder().model("dall-e-3").prompt("a cat").build());
+        ImagesResponse images = client().images().generate(ImageGenerateParams.builder().model(testName()).prompt("a cat").build());
 
         assertThat(images.data().orElseThrow().get(0).url()).hasValueSatisfying(u -> assertThat(u).startsWith("https://images.example/"));
         assertRotatedPastTheLimitedKey();
@@ -155,7 +165,7 @@ class OpenAiSdkTest extends GatewayTestSupport {
     void should_answer_speech_with_the_providers_bytes() throws Exception {
         byte[] audio;
         try (HttpResponse speech = client().audio().speech().create(
-                SpeechCreateParams.builder().model("tts-1").input("hello").voice("alloy").build())) {
+                SpeechCreateParams.builder().model(testName()).input("hello").voice("alloy").build())) {
             assertThat(speech.headers().values("Content-Type")).containsExactly("audio/mpeg");
             audio = speech.body().readAllBytes();
         }
@@ -169,7 +179,7 @@ class OpenAiSdkTest extends GatewayTestSupport {
         byte[] wav = OpenAiSurfaceTest.wav(4000);
 
         TranscriptionCreateResponse transcription = client().audio().transcriptions().create(
-                TranscriptionCreateParams.builder().model("whisper-1").file(wav).build());
+                TranscriptionCreateParams.builder().model(testName()).file(wav).build());
 
         FakeUpstream.Received got = upstream.received().get(1);
         assertThat(transcription.transcription().orElseThrow().text())
@@ -189,13 +199,14 @@ class OpenAiSdkTest extends GatewayTestSupport {
     private void assertRotatedPastTheLimitedKey() {
         assertThat(upstream.hits("sk-limited")).isEqualTo(1);
         assertThat(upstream.hits("sk-good")).isEqualTo(1);
-        ApiKey limited = key("primary", "sk-limited");
-        assertThat(channel("primary").pool().stateOf(limited)).isEqualTo(KeyState.COOLING);
-        assertThat(key("primary", "sk-good").stats().successCount()).isEqualTo(1);
+        ApiKey limited = key("sk-limited");
+        assertThat(channel(testName()).pool().stateOf(limited)).isEqualTo(KeyState.COOLING);
+        assertThat(key("sk-good").stats().successCount()).isEqualTo(1);
     }
 
-    private ApiKey key(String channel, String key) {
-        return channel(channel).pool().find(Fingerprint.of(key)).orElseThrow();
+    /** A key of this test's channel. */
+    private ApiKey key(String key) {
+        return channel(testName()).pool().find(Fingerprint.of(key)).orElseThrow();
     }
 
     private static int indexOf(byte[] haystack, byte[] needle) {

@@ -18,14 +18,16 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A connection that has not sent a complete request head within keypool.request-header-timeout-ms of opening or of its
  * previous answer is closed; a request whose head is in is not limited by it, however long its provider or its stream
- * takes.
+ * takes. The tests share one gateway: none of them leaves anything another one reads.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RequestHeadTimeoutTest extends GatewayTestSupport {
 
     private static final int TIMEOUT_MS = 500;

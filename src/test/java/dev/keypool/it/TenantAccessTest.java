@@ -10,18 +10,26 @@ import java.time.ZoneOffset;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.testing.LogCapture;
 import org.apache.logging.log4j.Level;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * design §7 through real HTTP: tenant tokens (401), what a tenant may use (403), its rpm bucket with burst, its token
- * limit estimated and reconciled, its budget, and OpenAI's x-ratelimit-* headers on its answers.
+ * limit estimated and reconciled, its budget, and OpenAI's x-ratelimit-* headers on its answers. The tests share one
+ * gateway: a tenant with limits (bucket, tokens, spender) is one test's alone.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TenantAccessTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Everything logged from the gateway's start on: the class's shared log is emptied before each test. */
+    private final LogCapture bootLogs = LogCapture.attach();
 
     @Override
     protected String keypoolYaml() {
@@ -67,7 +75,10 @@ class TenantAccessTest extends GatewayTestSupport {
                 """;
     }
 
-
+    @AfterAll
+    void closeBootLogs() {
+        bootLogs.close();
+    }
 
     private static String code(HttpResponse<String> response) throws Exception {
         return JSON.readTree(response.body()).path("error").path("code").asText();
@@ -78,7 +89,7 @@ class TenantAccessTest extends GatewayTestSupport {
         HttpResponse<String> none = chatAs(null, "gpt-4o-mini");
         HttpResponse<String> unknown = chatAs("token-nobody", "gpt-4o-mini");
         HttpResponse<String> otherScheme = http.send(HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
-                .header("Content-Type", "application/json").header("Authorization", "Basic token-bucket")
+                .header("Content-Type", "application/json").header("Authorization", "Basic token-narrow")
                 .POST(HttpRequest.BodyPublishers.ofString(chatBody("gpt-4o-mini"))).build(), HttpResponse.BodyHandlers.ofString());
 
         for (HttpResponse<String> r : java.util.List.of(none, unknown, otherScheme)) {
@@ -86,12 +97,12 @@ class TenantAccessTest extends GatewayTestSupport {
             assertThat(code(r)).isEqualTo("invalid_api_key");
         }
         assertThat(upstream.totalHits()).isZero();
-        assertThat(chatAs("token-bucket", "gpt-4o-mini").statusCode()).isEqualTo(200);
-        assertThat(logs.all()).doesNotContain("token-nobody").doesNotContain("token-bucket");
+        assertThat(chatAs("token-narrow", "gpt-4o-mini").statusCode()).isEqualTo(200);
+        assertThat(logs.all()).doesNotContain("token-nobody").doesNotContain("token-narrow");
         // a tenant's token goes nowhere: not to the provider, not into status
-        assertThat(upstream.received()).allSatisfy(r -> assertThat(r.headers().toString()).doesNotContain("token-bucket"));
+        assertThat(upstream.received()).allSatisfy(r -> assertThat(r.headers().toString()).doesNotContain("token-narrow"));
         assertThat(getWithToken("/admin/status", "admin-secret").body()).contains("\"bucket\"").doesNotContain("token-");
-        assertThat(logs.messages(Level.INFO)).anyMatch(line -> line.startsWith("4 tenants (bucket, narrow, tokens, spender)"));
+        assertThat(bootLogs.messages(Level.INFO)).anyMatch(line -> line.startsWith("4 tenants (bucket, narrow, tokens, spender)"));
     }
 
     @Test

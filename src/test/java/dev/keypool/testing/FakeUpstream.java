@@ -320,7 +320,7 @@ public final class FakeUpstream implements AutoCloseable {
         received.clear();
     }
 
-    /** As new: every key answers 200 at once, default streams, nothing held, nothing counted or kept (connections: from those open now). */
+    /** As new: every key answers 200 at once, default streams, nothing held, nothing counted or kept, answer ids from 1 again (connections: from those open now). */
     public synchronized void restore() {
         behaviours.clear();
         abusive.clear();
@@ -335,6 +335,7 @@ public final class FakeUpstream implements AutoCloseable {
         connectionsOpened.set(0);
         mostConnectionsOpen.set(connectionsOpen.get());
         requestsByProtocol.clear();
+        ids.set(0);
         if (holding) {
             releaseAnswers();
         }
