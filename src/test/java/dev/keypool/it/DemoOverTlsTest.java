@@ -37,10 +37,7 @@ class DemoOverTlsTest extends GatewayTestSupport {
     @Override
     protected Properties overrideProperties() {
         Properties p = super.overrideProperties();
-        p.put("camel.ssl.enabled", "true");
-        p.put("camel.ssl.key-store", "file:" + certificate.keyStore());
-        p.put("camel.ssl.keystore-password", certificate.password());
-        p.put("camel.server.use-global-ssl-context-parameters", "true");
+        p.putAll(certificate.listenerSettings());
         return p;
     }
 

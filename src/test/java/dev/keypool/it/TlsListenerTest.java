@@ -78,10 +78,7 @@ class TlsListenerTest extends GatewayTestSupport {
     @Override
     protected Properties overrideProperties() {
         Properties p = super.overrideProperties();
-        p.put("camel.ssl.enabled", "true");
-        p.put("camel.ssl.key-store", "file:" + certificate.keyStore());
-        p.put("camel.ssl.keystore-password", certificate.password());
-        p.put("camel.server.use-global-ssl-context-parameters", "true");
+        p.putAll(certificate.listenerSettings());
         p.put("keypool.max-in-flight", String.valueOf(MAX_IN_FLIGHT));
         // Camel's listing of the settings it applied, to show that the password is not in it
         p.put("camel.main.auto-configuration-log-summary", "true");

@@ -51,10 +51,7 @@ class TlsSilentConnectionsTest extends GatewayTestSupport {
     @Override
     protected Properties overrideProperties() {
         Properties p = super.overrideProperties();
-        p.put("camel.ssl.enabled", "true");
-        p.put("camel.ssl.key-store", "file:" + certificate.keyStore());
-        p.put("camel.ssl.keystore-password", certificate.password());
-        p.put("camel.server.use-global-ssl-context-parameters", "true");
+        p.putAll(certificate.listenerSettings());
         p.put("keypool.request-header-timeout-ms", String.valueOf(HEAD_TIMEOUT_MS));
         return p;
     }

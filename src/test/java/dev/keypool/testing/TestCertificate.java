@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.Date;
 import java.util.HexFormat;
+import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 
 import javax.net.ssl.SSLContext;
@@ -110,6 +111,19 @@ public final class TestCertificate {
     /** The certificate as PEM, as a client's trust file takes it. */
     public Path pem() {
         return pem;
+    }
+
+    /**
+     * The settings that put a gateway's own port on TLS with this certificate, through Camel's global SSL context
+     * (docs/operations.md, "TLS").
+     */
+    public Properties listenerSettings() {
+        Properties settings = new Properties();
+        settings.put("camel.ssl.enabled", "true");
+        settings.put("camel.ssl.key-store", "file:" + keyStore);
+        settings.put("camel.ssl.keystore-password", password);
+        settings.put("camel.server.use-global-ssl-context-parameters", "true");
+        return settings;
     }
 
     /** The password of the key store and of its key. */
