@@ -248,11 +248,11 @@ public final class RequestEdge {
             hangUp(context);
             return;
         }
+        // once the body is all in, an HTTP/1.1 connection is closed (its answer said so); an HTTP/2 one carries others
+        Runnable bodyIn = http2 ? () -> { } : () -> request.connection().close();
         answer(context, error).onComplete(v -> {
             if (request.isEnded()) {
-                if (!http2) {
-                    request.connection().close();
-                }
+                bodyIn.run();
                 return;
             }
             long linger = vertx.setTimer(LINGER_MS, id -> {
@@ -266,9 +266,7 @@ public final class RequestEdge {
             request.exceptionHandler(e -> vertx.cancelTimer(linger));
             request.endHandler(end -> {
                 vertx.cancelTimer(linger);
-                if (!http2) {
-                    request.connection().close();
-                }
+                bodyIn.run();
             });
             request.resume();
         });
