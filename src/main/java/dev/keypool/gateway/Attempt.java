@@ -119,6 +119,17 @@ public final class Attempt {
         }
     }
 
+    /**
+     * The gateway itself failed after the key was picked (a bug, or a step an operator added to the routes that
+     * throws): the provider was not at fault, so nothing counts against the key or its channel's breaker; the key is
+     * free again and the channel is left, as after a failure, with {@code cause} as the reason.
+     */
+    public void gatewayFailed(String cause) {
+        if (end(NOT_REPORTED, true)) {
+            request.gatewayFailed(cause);
+        }
+    }
+
     /** The client left before the answer was complete: nobody's fault, the key is free again. */
     public void clientGone() {
         if (end(NOT_REPORTED, false)) {

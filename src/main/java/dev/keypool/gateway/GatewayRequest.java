@@ -65,6 +65,7 @@ public final class GatewayRequest {
     private Duration lastLatency = Duration.ZERO;
     private String lastFailure;
     private boolean lastFailureKeyLevel;
+    private boolean lastFailureInGateway;
     private final Map<String, String> whyNotServed = new LinkedHashMap<>();
     private List<String> tooExpensive = List.of();
 
@@ -312,6 +313,7 @@ public final class GatewayRequest {
         attemptsInChannel = 0;
         lastFailure = null;
         lastFailureKeyLevel = false;
+        lastFailureInGateway = false;
         whyNotServed.clear();
     }
 
@@ -328,6 +330,7 @@ public final class GatewayRequest {
         attemptsInChannel = 0;
         lastFailure = null;
         lastFailureKeyLevel = false;
+        lastFailureInGateway = false;
         return current;
     }
 
@@ -399,12 +402,26 @@ public final class GatewayRequest {
     void attemptFailed(String cause) {
         lastFailure = cause;
         lastFailureKeyLevel = false;
+        lastFailureInGateway = false;
     }
 
     /** An attempt failed because of its key (429, 401/402/403): running out of such keys exhausts the pool. */
     void keyRefused(String cause) {
         lastFailure = cause;
         lastFailureKeyLevel = true;
+        lastFailureInGateway = false;
+    }
+
+    /** An attempt failed in the gateway itself, not at the provider: the channel is not to blame. */
+    void gatewayFailed(String cause) {
+        lastFailure = "gateway error: " + cause;
+        lastFailureKeyLevel = false;
+        lastFailureInGateway = true;
+    }
+
+    /** The current channel's last attempt failed in the gateway, not at the provider. */
+    public boolean lastFailureWasInGateway() {
+        return lastFailureInGateway;
     }
 
     /**

@@ -53,6 +53,21 @@ public final class AttemptOutcomes {
         });
     }
 
+    /**
+     * Anything else that failed after the key was picked: the gateway's own failure (a bug, or an operator's route step
+     * that throws), not the provider's. Counting it against the key and the channel would disable good keys and open
+     * breakers for something no provider did.
+     */
+    public Processor gatewayFailed() {
+        return onAttempt((exchange, attempt) -> {
+            if (Exchanges.clientGone(exchange)) {
+                attempt.clientGone();
+            } else {
+                attempt.gatewayFailed(cause(exchange.getException()));
+            }
+        });
+    }
+
     /** Other 4xx: the request was wrong, not the key; the provider's answer goes back to the client. */
     public Processor clientError() {
         return onAttempt((exchange, attempt) -> attempt.clientError());

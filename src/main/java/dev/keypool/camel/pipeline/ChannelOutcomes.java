@@ -77,6 +77,11 @@ public final class ChannelOutcomes {
             // share is used up, which is a quota matter (wait or 429 quota_exhausted), not the channel's breaker's
             channel.breaker().onNoOutcome();
             request.skipCurrent(GatewayRequest.AT_QUOTA);
+        } else if (request.lastFailureWasInGateway()) {
+            // the gateway failed, not the provider: nothing against the channel; the walk goes on, as a channel
+            // whose steps differ (another format, another provider) may still serve it
+            channel.breaker().onNoOutcome();
+            request.skipCurrent(request.lastFailure());
         } else if (cause instanceof NoUsableKeyException || request.exhaustedPool()) {
             channel.breaker().onPoolExhausted();
             request.skipCurrent(BreakerTrigger.POOL_EXHAUSTED.configName());
