@@ -33,6 +33,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$BENCH_DIR/lib.sh"
 ROUNDS=${ROUNDS:-5}
 JIT_WARMUP=${JIT_WARMUP:-20}
+CPU_JIT_WARMUP=${CPU_JIT_WARMUP:-120}
 WARMUP=${WARMUP:-2}
 DURATION=${DURATION:-8}
 SUSTAIN_RATE=${SUSTAIN_RATE:-1000}
@@ -221,7 +222,7 @@ cpu_cell() {
 }
 if [[ " $PARTS " == *" cpu "* ]]; then
   read -r -a configs <<< "$CONFIGS"
-  say "== CPU per request: one gateway per configuration, all started at once (ports from $((GW_PORT + 10))), ${JIT_WARMUP}s JIT warm-up each; then $ROUNDS rounds, each measuring every configuration in a rotating order: $CPU_CONNS connections, provider 50 ms, ${WARMUP}s + ${DURATION}s measured; CPU from /proc/<pid>/stat (the gateway's; PostgreSQL's server processes apart) divided by the requests wrk saw answered =="
+  say "== CPU per request: one gateway per configuration, all started at once (ports from $((GW_PORT + 10))), ${CPU_JIT_WARMUP}s JIT warm-up each at 64 connections, then one settling round not counted; then $ROUNDS rounds, each measuring every configuration in a rotating order: $CPU_CONNS connections, provider 50 ms, ${WARMUP}s + ${DURATION}s measured; CPU from /proc/<pid>/stat (the gateway's; PostgreSQL's server processes apart) divided by the requests wrk saw answered =="
   declare -A CPU_PID CPU_PORT
   for k in "${!configs[@]}"; do
     cfg=${configs[$k]}
@@ -231,10 +232,25 @@ if [[ " $PARTS " == *" cpu "* ]]; then
     CPU_PID[$cfg]=$GW_PID
   done
   fake_ctl "latency?ms=0"
-  for cfg in "${configs[@]}"; do
-    wrk_run "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" 64 "$JIT_WARMUP" "cpu-$cfg-jit" > /dev/null
+  # the warm-up in slices, the configurations alternated: each gateway's JIT gets its share while the others' settle
+  for slice in $(seq 1 4); do
+    for cfg in "${configs[@]}"; do
+      wrk_run "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" 64 $(( CPU_JIT_WARMUP / 4 )) "cpu-$cfg-jit-$slice" > /dev/null
+    done
   done
   fake_ctl "latency?ms=50"
+  for cfg in "${configs[@]}"; do
+    cpu_cell "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" $(( WARMUP + DURATION )) "cpu-$cfg-settle" "${CPU_PID[$cfg]}" > /dev/null
+  done
+  # PROFILE=cpu|alloc|wall with AP_LIB=libasyncProfiler.so: async-profiler in every gateway over the measured rounds,
+  # its collapsed stacks in $OUT/profile-CONFIG-EVENT.collapsed (flame graphs from them; the warm-up left out)
+  if [ -n "${PROFILE:-}" ]; then
+    [ -f "${AP_LIB:-}" ] || die "PROFILE=$PROFILE needs AP_LIB=/path/to/libasyncProfiler.so"
+    for cfg in "${configs[@]}"; do
+      "$JAVA_HOME/bin/jcmd" "${CPU_PID[$cfg]}" JVMTI.agent_load "$AP_LIB" "start,event=$PROFILE,interval=${PROFILE_INTERVAL:-1ms}" > "$OUT/profile-$cfg-start.txt" 2>&1 \
+        || die "async-profiler did not attach to the $cfg gateway ($OUT/profile-$cfg-start.txt)"
+    done
+  fi
   printf -v hdr '| %5s | %-6s | %7s | %8s | %14s | %14s | %4s | %6s |' round config "gw RPS" requests "gw µs/request" "PG µs/request" box errors
   say "$hdr"
   say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
@@ -255,28 +271,53 @@ if [[ " $PARTS " == *" cpu "* ]]; then
       say "$row"
     done
   done
+  if [ -n "${PROFILE:-}" ]; then
+    for cfg in "${configs[@]}"; do
+      "$JAVA_HOME/bin/jcmd" "${CPU_PID[$cfg]}" JVMTI.agent_load "$AP_LIB" "stop,file=$OUT/profile-$cfg-$PROFILE.collapsed,collapsed" > "$OUT/profile-$cfg-stop.txt" 2>&1 || true
+      say "profile ($PROFILE) of the $cfg gateway: $OUT/profile-$cfg-$PROFILE.collapsed"
+    done
+  fi
   for cfg in "${configs[@]}"; do stop_gateway "${CPU_PID[$cfg]}" "${CPU_PORT[$cfg]}"; done
   node -e '
     const rows = process.argv[1].trim().split(" ").map(x => { const [r, c, gw, pg, rps] = x.split(":"); return { r: +r, c, gw: +gw, pg: +pg, rps: +rps }; });
-    const med = a => { const s = [...a].sort((x, y) => x - y), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+    const sorted = a => [...a].sort((x, y) => x - y);
+    const med = a => { const s = sorted(a), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+    // the median'"'"'s distribution-free confidence interval: order statistics k and n+1-k, k the largest with
+    // P(Binomial(n, 1/2) < k) <= 2.5 % (none below 6 rounds: then the whole range, at its own level)
+    const ci = a => {
+      const s = sorted(a), n = s.length;
+      let k = 0, below = 0, pmf = 1 / 2 ** n;
+      for (let j = 0; j < n; j++) { if (below + pmf > 0.025) break; below += pmf; k = j + 1; pmf = pmf * (n - j) / (j + 1); }
+      if (k === 0) { k = 1; below = 1 / 2 ** n; }
+      return { lo: s[k - 1], hi: s[n - k], level: 100 * (1 - 2 * below) };
+    };
     const by = c => rows.filter(x => x.c === c);
     const names = { off: "log off", sqlite: "log on, SQLite", pg: "log on, PostgreSQL" };
     const fmt = v => `median ${med(v).toFixed(1)} µs (${Math.min(...v).toFixed(1)}-${Math.max(...v).toFixed(1)})`;
+    const pct = p => (p >= 0 ? "+" : "") + p.toFixed(1);
     for (const c of [...new Set(rows.map(x => x.c))]) {
       console.log(`${names[c] || c}: gateway CPU per request ${fmt(by(c).map(x => x.gw))}` +
         (c === "pg" ? `; PostgreSQL server ${fmt(by(c).map(x => x.pg))}; the two ${fmt(by(c).map(x => x.gw + x.pg))}` : "") +
-        `; requests/s ${med(by(c).map(x => x.rps)).toFixed(0)}`);
+        `; requests/s median ${med(by(c).map(x => x.rps)).toFixed(0)} (${Math.min(...by(c).map(x => x.rps))}-${Math.max(...by(c).map(x => x.rps))})`);
     }
     if (by("off").length) {
-      const off = med(by("off").map(x => x.gw));
       for (const c of ["sqlite", "pg"].filter(c => by(c).length)) {
-        // paired within each round: the cells of one round run back to back
-        const paired = by(c).map(x => { const o = rows.find(y => y.r === x.r && y.c === "off").gw; return 100 * (x.gw / o - 1); });
-        const cost = 100 * (med(by(c).map(x => x.gw)) / off - 1);
-        const line = `${names[c]} against off: gateway CPU per request ${cost >= 0 ? "+" : ""}${cost.toFixed(1)} % by the medians, ` +
-          `per round ${paired.map(p => (p >= 0 ? "+" : "") + p.toFixed(1)).join(" / ")} % (target <= 3 %: ${cost <= 3 ? "met" : "MISSED"})`;
-        const withServer = c === "pg" ? `; with the PostgreSQL server CPU ${(100 * (med(by(c).map(x => x.gw + x.pg)) / off - 1)).toFixed(1)} %` : "";
-        console.log(line + withServer);
+        // paired within each round: the cells of one round run back to back, so the drift of the machine and of each
+        // gateway cancels in the pair
+        const pair = f => by(c).map(x => { const o = rows.find(y => y.r === x.r && y.c === "off"); return 100 * (f(x) / f(o) - 1); });
+        const verdict = (i, lowerIsCost) => {
+          const worst = lowerIsCost ? -i.lo : i.hi, best = lowerIsCost ? -i.hi : i.lo;
+          return worst <= 3 ? "met" : best > 3 ? "MISSED" : "not shown";
+        };
+        const cpu = pair(x => x.gw), rps = pair(x => x.rps), ci1 = ci(cpu), ci2 = ci(rps);
+        let line = `${names[c]} against off, paired round by round: gateway CPU per request median ${pct(med(cpu))} % ` +
+          `(${ci1.level.toFixed(0)} % interval ${pct(ci1.lo)} to ${pct(ci1.hi)} %; rounds ${cpu.map(pct).join(" / ")}; target <= 3 %: ${verdict(ci1, false)})`;
+        if (c === "pg") {
+          const both = pair(x => x.gw + x.pg), ci3 = ci(both);
+          line += `; with the PostgreSQL server median ${pct(med(both))} % (${ci3.level.toFixed(0)} % interval ${pct(ci3.lo)} to ${pct(ci3.hi)} %)`;
+        }
+        line += `; requests/s median ${pct(med(rps))} % (${ci2.level.toFixed(0)} % interval ${pct(ci2.lo)} to ${pct(ci2.hi)} %; target >= -3 %: ${verdict(ci2, true)})`;
+        console.log(line);
       }
     }' "$results" | tee -a "$OUT/summary.txt"
   say ""
