@@ -224,6 +224,14 @@ if [[ " $PARTS " == *" cpu "* ]]; then
   read -r -a configs <<< "$CONFIGS"
   say "== CPU per request: one gateway per configuration, all started at once (ports from $((GW_PORT + 10))), ${CPU_JIT_WARMUP}s JIT warm-up each at 64 connections, then one settling round not counted; then $ROUNDS rounds, each measuring every configuration in a rotating order: $CPU_CONNS connections, provider 50 ms, ${WARMUP}s + ${DURATION}s measured; CPU from /proc/<pid>/stat (the gateway's; PostgreSQL's server processes apart) divided by the requests wrk saw answered =="
   declare -A CPU_PID CPU_PORT
+  # PROFILE=cpu|alloc|wall with AP_LIB=libasyncProfiler.so: async-profiler in every gateway from its start, every
+  # PROFILE_INTERVAL (10 ms: a sample costs the gateway next to nothing, the same for each), its collapsed stacks in
+  # $OUT/profile-CONFIG-EVENT.collapsed when the gateway stops (flame graphs from them)
+  saved_opts=$KEYPOOL_JAVA_OPTS
+  if [ -n "${PROFILE:-}" ]; then
+    [ -f "${AP_LIB:-}" ] || die "PROFILE=$PROFILE needs AP_LIB=/path/to/libasyncProfiler.so"
+    KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -agentpath:$AP_LIB=start,event=$PROFILE,interval=${PROFILE_INTERVAL:-10ms},collapsed,file=$OUT/profile-%p.collapsed"
+  fi
   for k in "${!configs[@]}"; do
     cfg=${configs[$k]}
     CPU_PORT[$cfg]=$((GW_PORT + 10 + k))
@@ -242,15 +250,6 @@ if [[ " $PARTS " == *" cpu "* ]]; then
   for cfg in "${configs[@]}"; do
     cpu_cell "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" $(( WARMUP + DURATION )) "cpu-$cfg-settle" "${CPU_PID[$cfg]}" > /dev/null
   done
-  # PROFILE=cpu|alloc|wall with AP_LIB=libasyncProfiler.so: async-profiler in every gateway over the measured rounds,
-  # its collapsed stacks in $OUT/profile-CONFIG-EVENT.collapsed (flame graphs from them; the warm-up left out)
-  if [ -n "${PROFILE:-}" ]; then
-    [ -f "${AP_LIB:-}" ] || die "PROFILE=$PROFILE needs AP_LIB=/path/to/libasyncProfiler.so"
-    for cfg in "${configs[@]}"; do
-      "$JAVA_HOME/bin/jcmd" "${CPU_PID[$cfg]}" JVMTI.agent_load "$AP_LIB" "start,event=$PROFILE,interval=${PROFILE_INTERVAL:-1ms}" > "$OUT/profile-$cfg-start.txt" 2>&1 \
-        || die "async-profiler did not attach to the $cfg gateway ($OUT/profile-$cfg-start.txt)"
-    done
-  fi
   printf -v hdr '| %5s | %-6s | %7s | %8s | %14s | %14s | %4s | %6s |' round config "gw RPS" requests "gw µs/request" "PG µs/request" box errors
   say "$hdr"
   say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
@@ -271,13 +270,14 @@ if [[ " $PARTS " == *" cpu "* ]]; then
       say "$row"
     done
   done
-  if [ -n "${PROFILE:-}" ]; then
-    for cfg in "${configs[@]}"; do
-      "$JAVA_HOME/bin/jcmd" "${CPU_PID[$cfg]}" JVMTI.agent_load "$AP_LIB" "stop,file=$OUT/profile-$cfg-$PROFILE.collapsed,collapsed" > "$OUT/profile-$cfg-stop.txt" 2>&1 || true
-      say "profile ($PROFILE) of the $cfg gateway: $OUT/profile-$cfg-$PROFILE.collapsed"
-    done
-  fi
-  for cfg in "${configs[@]}"; do stop_gateway "${CPU_PID[$cfg]}" "${CPU_PORT[$cfg]}"; done
+  for cfg in "${configs[@]}"; do
+    stop_gateway "${CPU_PID[$cfg]}" "${CPU_PORT[$cfg]}"
+    if [ -n "${PROFILE:-}" ]; then
+      mv "$OUT/profile-${CPU_PID[$cfg]}.collapsed" "$OUT/profile-$cfg-$PROFILE.collapsed" 2>/dev/null \
+        && say "profile ($PROFILE) of the $cfg gateway, the warm-up included: $OUT/profile-$cfg-$PROFILE.collapsed"
+    fi
+  done
+  KEYPOOL_JAVA_OPTS=$saved_opts
   node -e '
     const rows = process.argv[1].trim().split(" ").map(x => { const [r, c, gw, pg, rps] = x.split(":"); return { r: +r, c, gw: +gw, pg: +pg, rps: +rps }; });
     const sorted = a => [...a].sort((x, y) => x - y);
