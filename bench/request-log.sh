@@ -8,11 +8,12 @@
 #      Prints every run, then per configuration the median and the spread (min-max) of the added p50 at 1 connection
 #      and of the requests/s at 256 connections (and gateway/direct), and the log's cost against off.
 #   1b. CPU per request (PARTS=cpu): one gateway per configuration, all three running at once (ports GW_PORT+10..),
-#      JIT_WARMUP s of traffic each; then ROUNDS rounds, each measuring every configuration in a rotating order at
+#      CPU_JIT_WARMUP s of traffic each in four alternated slices, one settling round not counted; then ROUNDS rounds, each measuring every configuration in a rotating order at
 #      CPU_CONNS connections, provider 50 ms (WARMUP s, then DURATION s measured): the gateway's CPU (utime + stime from
 #      /proc/<pid>/stat) divided by the requests wrk saw answered, and apart the PostgreSQL server's (its postmaster and
-#      backends). CPU per request is far less moved by other load on the machine than requests/s. Prints every cell,
-#      the medians and the log's cost against off, paired round by round.
+#      backends). Prints every cell, the medians, and the log's cost against off paired round by round: the median of
+#      the pairs and its distribution-free confidence interval, met only when all of it is within 3 %. With PROFILE
+#      (cpu, alloc, wall) and AP_LIB (libasyncProfiler.so), each gateway runs under async-profiler (collapsed stacks).
 #   2. sustained (PARTS=sustain): a fresh gateway per log configuration (SQLite, PostgreSQL), SUSTAIN_RATE requests/s
 #      for SUSTAIN_S s open loop (bench/quota.js paces by the clock: request i is due at i / rate whatever the others
 #      do), provider SUSTAIN_LATENCY_MS; then the rows the database gained against the requests answered, and
@@ -22,7 +23,7 @@
 # mvn -B -q package -DskipTests first). Starts the fakes, the gateways and a
 # throwaway PostgreSQL (Debian's initdb/postgres under /usr/lib/postgresql/*/bin, on PG_PORT, in a temporary
 # directory), and stops each by its pid at the end. Everything on 127.0.0.1, every run bounded in time; ~20 min.
-# Knobs: ROUNDS=5 JIT_WARMUP=20 WARMUP=2 DURATION=8 CPU_CONNS=256 SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
+# Knobs: ROUNDS=5 JIT_WARMUP=20 CPU_JIT_WARMUP=120 PROFILE AP_LIB PROFILE_INTERVAL=10ms WARMUP=2 DURATION=8 CPU_CONNS=256 SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
 #        PARTS="cost cpu sustain" CONFIGS="off sqlite pg" GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102 PG_PORT (the first free from 15432)
 #        JAVA_HOME, KEYPOOL_JAVA_OPTS (default: the shipped flags, as bench/run.sh), BENCH_OUT, and those bench/lib.sh
 #        reads (KEYPOOL_HOME, KEYPOOL_EXTRA_CLASSPATH, GW_CPUS, FAKE_CPUS)
