@@ -8,11 +8,12 @@
 #      Prints every run, then per configuration the median and the spread (min-max) of the added p50 at 1 connection
 #      and of the requests/s at 256 connections (and gateway/direct), and the log's cost against off.
 #   1b. CPU per request (PARTS=cpu): one gateway per configuration, all three running at once (ports GW_PORT+10..),
-#      JIT_WARMUP s of traffic each; then ROUNDS rounds, each measuring every configuration in a rotating order at
+#      CPU_JIT_WARMUP s of traffic each in four alternated slices, one settling round not counted; then ROUNDS rounds, each measuring every configuration in a rotating order at
 #      CPU_CONNS connections, provider 50 ms (WARMUP s, then DURATION s measured): the gateway's CPU (utime + stime from
 #      /proc/<pid>/stat) divided by the requests wrk saw answered, and apart the PostgreSQL server's (its postmaster and
-#      backends). CPU per request is far less moved by other load on the machine than requests/s. Prints every cell,
-#      the medians and the log's cost against off, paired round by round.
+#      backends). Prints every cell, the medians, and the log's cost against off paired round by round: the median of
+#      the pairs and its distribution-free confidence interval, met only when all of it is within 3 %. With PROFILE
+#      (cpu, alloc, wall) and AP_LIB (libasyncProfiler.so), each gateway runs under async-profiler (collapsed stacks).
 #   2. sustained (PARTS=sustain): a fresh gateway per log configuration (SQLite, PostgreSQL), SUSTAIN_RATE requests/s
 #      for SUSTAIN_S s open loop (bench/quota.js paces by the clock: request i is due at i / rate whatever the others
 #      do), provider SUSTAIN_LATENCY_MS; then the rows the database gained against the requests answered, and
@@ -22,7 +23,7 @@
 # mvn -B -q package -DskipTests first). Starts the fakes, the gateways and a
 # throwaway PostgreSQL (Debian's initdb/postgres under /usr/lib/postgresql/*/bin, on PG_PORT, in a temporary
 # directory), and stops each by its pid at the end. Everything on 127.0.0.1, every run bounded in time; ~20 min.
-# Knobs: ROUNDS=5 JIT_WARMUP=20 WARMUP=2 DURATION=8 CPU_CONNS=256 SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
+# Knobs: ROUNDS=5 JIT_WARMUP=20 CPU_JIT_WARMUP=120 PROFILE AP_LIB PROFILE_INTERVAL=10ms WARMUP=2 DURATION=8 CPU_CONNS=256 SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
 #        PARTS="cost cpu sustain" CONFIGS="off sqlite pg" GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102 PG_PORT (the first free from 15432)
 #        JAVA_HOME, KEYPOOL_JAVA_OPTS (default: the shipped flags, as bench/run.sh), BENCH_OUT, and those bench/lib.sh
 #        reads (KEYPOOL_HOME, KEYPOOL_EXTRA_CLASSPATH, GW_CPUS, FAKE_CPUS)
@@ -33,6 +34,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$BENCH_DIR/lib.sh"
 ROUNDS=${ROUNDS:-5}
 JIT_WARMUP=${JIT_WARMUP:-20}
+CPU_JIT_WARMUP=${CPU_JIT_WARMUP:-120}
 WARMUP=${WARMUP:-2}
 DURATION=${DURATION:-8}
 SUSTAIN_RATE=${SUSTAIN_RATE:-1000}
@@ -221,8 +223,16 @@ cpu_cell() {
 }
 if [[ " $PARTS " == *" cpu "* ]]; then
   read -r -a configs <<< "$CONFIGS"
-  say "== CPU per request: one gateway per configuration, all started at once (ports from $((GW_PORT + 10))), ${JIT_WARMUP}s JIT warm-up each; then $ROUNDS rounds, each measuring every configuration in a rotating order: $CPU_CONNS connections, provider 50 ms, ${WARMUP}s + ${DURATION}s measured; CPU from /proc/<pid>/stat (the gateway's; PostgreSQL's server processes apart) divided by the requests wrk saw answered =="
+  say "== CPU per request: one gateway per configuration, all started at once (ports from $((GW_PORT + 10))), ${CPU_JIT_WARMUP}s JIT warm-up each at 64 connections, then one settling round not counted; then $ROUNDS rounds, each measuring every configuration in a rotating order: $CPU_CONNS connections, provider 50 ms, ${WARMUP}s + ${DURATION}s measured; CPU from /proc/<pid>/stat (the gateway's; PostgreSQL's server processes apart) divided by the requests wrk saw answered =="
   declare -A CPU_PID CPU_PORT
+  # PROFILE=cpu|alloc|wall with AP_LIB=libasyncProfiler.so: async-profiler in every gateway from its start, every
+  # PROFILE_INTERVAL (10 ms: a sample costs the gateway next to nothing, the same for each), its collapsed stacks in
+  # $OUT/profile-CONFIG-EVENT.collapsed when the gateway stops (flame graphs from them)
+  saved_opts=$KEYPOOL_JAVA_OPTS
+  if [ -n "${PROFILE:-}" ]; then
+    [ -f "${AP_LIB:-}" ] || die "PROFILE=$PROFILE needs AP_LIB=/path/to/libasyncProfiler.so"
+    KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -agentpath:$AP_LIB=start,event=$PROFILE,interval=${PROFILE_INTERVAL:-10ms},collapsed,file=$OUT/profile-%p.collapsed"
+  fi
   for k in "${!configs[@]}"; do
     cfg=${configs[$k]}
     CPU_PORT[$cfg]=$((GW_PORT + 10 + k))
@@ -231,10 +241,16 @@ if [[ " $PARTS " == *" cpu "* ]]; then
     CPU_PID[$cfg]=$GW_PID
   done
   fake_ctl "latency?ms=0"
-  for cfg in "${configs[@]}"; do
-    wrk_run "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" 64 "$JIT_WARMUP" "cpu-$cfg-jit" > /dev/null
+  # the warm-up in slices, the configurations alternated: each gateway's JIT gets its share while the others' settle
+  for slice in $(seq 1 4); do
+    for cfg in "${configs[@]}"; do
+      wrk_run "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" 64 $(( CPU_JIT_WARMUP / 4 )) "cpu-$cfg-jit-$slice" > /dev/null
+    done
   done
   fake_ctl "latency?ms=50"
+  for cfg in "${configs[@]}"; do
+    cpu_cell "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" $(( WARMUP + DURATION )) "cpu-$cfg-settle" "${CPU_PID[$cfg]}" > /dev/null
+  done
   printf -v hdr '| %5s | %-6s | %7s | %8s | %14s | %14s | %4s | %6s |' round config "gw RPS" requests "gw µs/request" "PG µs/request" box errors
   say "$hdr"
   say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
@@ -255,28 +271,54 @@ if [[ " $PARTS " == *" cpu "* ]]; then
       say "$row"
     done
   done
-  for cfg in "${configs[@]}"; do stop_gateway "${CPU_PID[$cfg]}" "${CPU_PORT[$cfg]}"; done
+  for cfg in "${configs[@]}"; do
+    stop_gateway "${CPU_PID[$cfg]}" "${CPU_PORT[$cfg]}"
+    if [ -n "${PROFILE:-}" ]; then
+      mv "$OUT/profile-${CPU_PID[$cfg]}.collapsed" "$OUT/profile-$cfg-$PROFILE.collapsed" 2>/dev/null \
+        && say "profile ($PROFILE) of the $cfg gateway, the warm-up included: $OUT/profile-$cfg-$PROFILE.collapsed"
+    fi
+  done
+  KEYPOOL_JAVA_OPTS=$saved_opts
   node -e '
     const rows = process.argv[1].trim().split(" ").map(x => { const [r, c, gw, pg, rps] = x.split(":"); return { r: +r, c, gw: +gw, pg: +pg, rps: +rps }; });
-    const med = a => { const s = [...a].sort((x, y) => x - y), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+    const sorted = a => [...a].sort((x, y) => x - y);
+    const med = a => { const s = sorted(a), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+    // the median'"'"'s distribution-free confidence interval: order statistics k and n+1-k, k the largest with
+    // P(Binomial(n, 1/2) < k) <= 2.5 % (none below 6 rounds: then the whole range, at its own level)
+    const ci = a => {
+      const s = sorted(a), n = s.length;
+      let k = 0, below = 0, pmf = 1 / 2 ** n;
+      for (let j = 0; j < n; j++) { if (below + pmf > 0.025) break; below += pmf; k = j + 1; pmf = pmf * (n - j) / (j + 1); }
+      if (k === 0) { k = 1; below = 1 / 2 ** n; }
+      return { lo: s[k - 1], hi: s[n - k], level: 100 * (1 - 2 * below) };
+    };
     const by = c => rows.filter(x => x.c === c);
     const names = { off: "log off", sqlite: "log on, SQLite", pg: "log on, PostgreSQL" };
     const fmt = v => `median ${med(v).toFixed(1)} µs (${Math.min(...v).toFixed(1)}-${Math.max(...v).toFixed(1)})`;
+    const pct = p => (p >= 0 ? "+" : "") + p.toFixed(1);
     for (const c of [...new Set(rows.map(x => x.c))]) {
       console.log(`${names[c] || c}: gateway CPU per request ${fmt(by(c).map(x => x.gw))}` +
         (c === "pg" ? `; PostgreSQL server ${fmt(by(c).map(x => x.pg))}; the two ${fmt(by(c).map(x => x.gw + x.pg))}` : "") +
-        `; requests/s ${med(by(c).map(x => x.rps)).toFixed(0)}`);
+        `; requests/s median ${med(by(c).map(x => x.rps)).toFixed(0)} (${Math.min(...by(c).map(x => x.rps))}-${Math.max(...by(c).map(x => x.rps))})`);
     }
     if (by("off").length) {
-      const off = med(by("off").map(x => x.gw));
       for (const c of ["sqlite", "pg"].filter(c => by(c).length)) {
-        // paired within each round: the cells of one round run back to back
-        const paired = by(c).map(x => { const o = rows.find(y => y.r === x.r && y.c === "off").gw; return 100 * (x.gw / o - 1); });
-        const cost = 100 * (med(by(c).map(x => x.gw)) / off - 1);
-        const line = `${names[c]} against off: gateway CPU per request ${cost >= 0 ? "+" : ""}${cost.toFixed(1)} % by the medians, ` +
-          `per round ${paired.map(p => (p >= 0 ? "+" : "") + p.toFixed(1)).join(" / ")} % (target <= 3 %: ${cost <= 3 ? "met" : "MISSED"})`;
-        const withServer = c === "pg" ? `; with the PostgreSQL server CPU ${(100 * (med(by(c).map(x => x.gw + x.pg)) / off - 1)).toFixed(1)} %` : "";
-        console.log(line + withServer);
+        // paired within each round: the cells of one round run back to back, so the drift of the machine and of each
+        // gateway cancels in the pair
+        const pair = f => by(c).map(x => { const o = rows.find(y => y.r === x.r && y.c === "off"); return 100 * (f(x) / f(o) - 1); });
+        const verdict = (i, lowerIsCost) => {
+          const worst = lowerIsCost ? -i.lo : i.hi, best = lowerIsCost ? -i.hi : i.lo;
+          return worst <= 3 ? "met" : best > 3 ? "MISSED" : "not shown";
+        };
+        const cpu = pair(x => x.gw), rps = pair(x => x.rps), ci1 = ci(cpu), ci2 = ci(rps);
+        let line = `${names[c]} against off, paired round by round: gateway CPU per request median ${pct(med(cpu))} % ` +
+          `(${ci1.level.toFixed(0)} % interval ${pct(ci1.lo)} to ${pct(ci1.hi)} %; rounds ${cpu.map(pct).join(" / ")}; target <= 3 %: ${verdict(ci1, false)})`;
+        if (c === "pg") {
+          const both = pair(x => x.gw + x.pg), ci3 = ci(both);
+          line += `; with the PostgreSQL server median ${pct(med(both))} % (${ci3.level.toFixed(0)} % interval ${pct(ci3.lo)} to ${pct(ci3.hi)} %)`;
+        }
+        line += `; requests/s median ${pct(med(rps))} % (${ci2.level.toFixed(0)} % interval ${pct(ci2.lo)} to ${pct(ci2.hi)} %; target >= -3 %: ${verdict(ci2, true)})`;
+        console.log(line);
       }
     }' "$results" | tee -a "$OUT/summary.txt"
   say ""

@@ -66,7 +66,7 @@ final class DatabaseBeans extends ServiceSupport {
         RequestLog requestLog = new RequestLog(config.requestLog().enabled(), queue, clock, metrics,
                 config.database().retention(), config.requestLog().bodies(), bodyMaxBytes);
         context.getRegistry().bind("requestLog", requestLog);
-        RequestLogWriter writer = new RequestLogWriter(database.dataSource());
+        RequestLogWriter writer = RequestLogWriter.of(database);
         context.getRegistry().bind("requestLogWriter", writer);
         context.getRegistry().bind("adminRequests", new AdminRequests(new RequestLogReader(database.dataSource()),
                 new ObjectMapper()));

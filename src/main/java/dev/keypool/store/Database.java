@@ -9,10 +9,9 @@ import java.util.Optional;
 
 import javax.sql.DataSource;
 
-import dev.keypool.config.DatabaseConfig;
 import com.zaxxer.hikari.HikariConfig;
-import dev.keypool.config.DatabaseConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.keypool.config.DatabaseConfig;
 import org.flywaydb.core.Flyway;
 
 /**
@@ -26,6 +25,8 @@ public final class Database implements AutoCloseable {
 
     /** The SQLite file in state.dir when no PostgreSQL URL is configured. */
     public static final String SQLITE_FILE = "keypool.db";
+    /** {@link #kind()} of a PostgreSQL server. */
+    public static final String POSTGRESQL = "postgresql";
 
     private final HikariDataSource dataSource;
     private final String kind;
@@ -48,7 +49,7 @@ public final class Database implements AutoCloseable {
         String kind;
         Map<String, String> types;
         if (postgres.isPresent()) {
-            kind = "postgresql";
+            kind = POSTGRESQL;
             types = Map.of("row_id", "BIGSERIAL PRIMARY KEY", "double", "DOUBLE PRECISION", "bytes", "BYTEA");
             hikari.setJdbcUrl(postgres.get().jdbcUrl());
             hikari.setUsername(postgres.get().user());

@@ -1,103 +1,23 @@
 package dev.keypool.store;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.util.List;
 
-import javax.sql.DataSource;
+/** Writes the request log's rows, a batch at a time, in the way the database takes them cheapest. */
+public interface RequestLogWriter {
 
-/**
- * Inserts the request log's rows: one transaction per call, one prepared statement sent in JDBC batches, the same SQL
- * on SQLite and PostgreSQL. Typed setters by column position: no map per row, no parameter name looked up per row, and
- * the rows of a call cost SQLite one commit rather than one each.
- */
-public final class RequestLogWriter {
-
-    static final String INSERT = "INSERT INTO request_log (ts, request_id, source, tenant, api, model, served_model, channel, "
-            + "key_fingerprint, pool, attempts, fallback_level, status, error_code, prompt_tokens, completion_tokens, "
-            + "cached_tokens, cache_write_tokens, cost_usd, latency_ms, ttfb_ms, request_body, answer_body) "
-            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-
-    /** Rows sent to the database at once: a bounded JDBC batch, however many rows a call brings. */
-    private static final int BATCH = 500;
-
-    private final DataSource dataSource;
-
-    public RequestLogWriter(DataSource dataSource) {
-        this.dataSource = dataSource;
-    }
+    /** The request_log columns every writer fills, in the order of {@link RequestLogRow}'s components. */
+    String COLUMNS = "ts, request_id, source, tenant, api, model, served_model, channel, key_fingerprint, pool, "
+            + "attempts, fallback_level, status, error_code, prompt_tokens, completion_tokens, cached_tokens, "
+            + "cache_write_tokens, cost_usd, latency_ms, ttfb_ms, request_body, answer_body";
 
     /** Writes every row, or none of them when the database refuses one (the exception says why). */
-    public void insert(List<RequestLogRow> rows) throws SQLException {
-        if (rows.isEmpty()) {
-            return;
-        }
-        try (Connection connection = dataSource.getConnection()) {
-            connection.setAutoCommit(false);
-            try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
-                int pending = 0;
-                for (RequestLogRow row : rows) {
-                    bind(insert, row);
-                    insert.addBatch();
-                    if (++pending == BATCH) {
-                        insert.executeBatch();
-                        pending = 0;
-                    }
-                }
-                if (pending > 0) {
-                    insert.executeBatch();
-                }
-                connection.commit();
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(true);
-            }
-        }
-    }
+    void insert(List<RequestLogRow> rows) throws SQLException;
 
-    private static void bind(PreparedStatement insert, RequestLogRow row) throws SQLException {
-        insert.setLong(1, row.time().toEpochMilli());
-        insert.setString(2, row.requestId());
-        insert.setString(3, row.source());
-        insert.setString(4, row.tenant());
-        insert.setString(5, row.api());
-        insert.setString(6, row.model());
-        insert.setString(7, row.servedModel());
-        insert.setString(8, row.channel());
-        insert.setString(9, row.keyFingerprint());
-        insert.setString(10, row.pool());
-        insert.setInt(11, row.attempts());
-        setInteger(insert, 12, row.fallbackLevel());
-        insert.setInt(13, row.status());
-        insert.setString(14, row.errorCode());
-        insert.setLong(15, row.promptTokens());
-        insert.setLong(16, row.completionTokens());
-        insert.setLong(17, row.cachedTokens());
-        insert.setLong(18, row.cacheWriteTokens());
-        insert.setDouble(19, row.costUsd());
-        insert.setLong(20, row.latencyMs());
-        setLong(insert, 21, row.ttfbMs());
-        insert.setString(22, row.requestBody());
-        insert.setString(23, row.answerBody());
-    }
-
-    private static void setInteger(PreparedStatement insert, int index, Integer value) throws SQLException {
-        if (value == null) {
-            insert.setNull(index, Types.INTEGER);
-        } else {
-            insert.setInt(index, value);
-        }
-    }
-
-    private static void setLong(PreparedStatement insert, int index, Long value) throws SQLException {
-        if (value == null) {
-            insert.setNull(index, Types.BIGINT);
-        } else {
-            insert.setLong(index, value);
-        }
+    /** PostgreSQL's COPY, else batched INSERTs. */
+    static RequestLogWriter of(Database database) {
+        return database.kind().equals(Database.POSTGRESQL)
+                ? new PostgresRequestLogWriter(database.dataSource())
+                : new JdbcRequestLogWriter(database.dataSource());
     }
 }

@@ -1,5 +1,6 @@
 package dev.keypool.bench;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,14 +15,22 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 import javax.sql.DataSource;
 
 import dev.keypool.camel.pipeline.RequestLog;
+import dev.keypool.config.DatabaseConfig;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.Database;
 import dev.keypool.store.RequestLogRow;
+import dev.keypool.store.JdbcRequestLogWriter;
+import dev.keypool.store.PostgresRequestLogWriter;
 import dev.keypool.store.RequestLogWriter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.CamelContext;
@@ -29,6 +38,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.processor.aggregate.GroupedBodyAggregationStrategy;
+import dev.keypool.testing.PostgresServer;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
 
@@ -41,6 +51,9 @@ import org.junit.jupiter.api.Test;
  *   <li>{@code rows}: the writer of routes/request-log.camel.yaml, rows drained whole on a 1 s timer and inserted by
  *   {@link RequestLogWriter} in one transaction.</li>
  * </ul>
+ * And on PostgreSQL ({@link #insert_against_copy_on_postgresql}, a real server started by the test): the batched INSERTs
+ * of {@link JdbcRequestLogWriter} ({@code reWriteBatchedInserts}) against the COPY of {@link PostgresRequestLogWriter},
+ * each draining its own queue every second, the server's CPU (its processes, from /proc) reported beside the JVM's.
  * The same rows are offered to both, alternated round by round; the process's CPU time (all threads: callers, writer,
  * GC, JIT) from the first offer until every row is in the table, less the idle process's, divided by the rows. CPU
  * time hardly moves with other load on the machine, where wall time and requests/s do.
@@ -75,7 +88,7 @@ class RequestLogCostBench {
             context.getRegistry().bind("oldQueue", oldQueue);
             context.getRegistry().bind("oldDataSource", oldDb.dataSource());
             context.getRegistry().bind("requestLog", requestLog);
-            context.getRegistry().bind("requestLogWriter", new RequestLogWriter(newDb.dataSource()));
+            context.getRegistry().bind("requestLogWriter", new JdbcRequestLogWriter(newDb.dataSource()));
             context.addRoutes(new RouteBuilder() {
                 @Override
                 public void configure() {
@@ -110,11 +123,69 @@ class RequestLogCostBench {
         }
     }
 
-    /** One pass of every row through one writer: its CPU per row in µs. */
-    private double run(boolean exchanges, List<RequestLogRow> rows, LinkedBlockingQueue<Exchange> oldQueue,
-                       LinkedBlockingQueue<RequestLogRow> newQueue, CamelContext context, DataSource oldDb,
-                       DataSource newDb, double idlePerSecond) throws Exception {
-        DataSource db = exchanges ? oldDb : newDb;
+    @Test
+    void insert_against_copy_on_postgresql() throws Exception {
+        try (PostgresServer postgres = PostgresServer.start();
+             Database db = Database.open(new DatabaseConfig(Optional.of(postgres.url()), Duration.ofDays(30)).postgres(),
+                     null, 4, 5000)) {
+            List<RequestLogWriter> writers = List.of(new JdbcRequestLogWriter(db.dataSource()),
+                    new PostgresRequestLogWriter(db.dataSource()));
+            List<LinkedBlockingQueue<RequestLogRow>> queues = List.of(new LinkedBlockingQueue<>(20_000),
+                    new LinkedBlockingQueue<>(20_000));
+            ScheduledExecutorService beat = Executors.newSingleThreadScheduledExecutor();
+            for (int w = 0; w < writers.size(); w++) {
+                RequestLogWriter writer = writers.get(w);
+                LinkedBlockingQueue<RequestLogRow> queue = queues.get(w);
+                beat.scheduleAtFixedRate(() -> {
+                    List<RequestLogRow> batch = new ArrayList<>();
+                    queue.drainTo(batch);
+                    try {
+                        writer.insert(batch);
+                    } catch (Exception e) {
+                        e.printStackTrace();
+                    }
+                }, 1000, 1000, TimeUnit.MILLISECONDS);
+            }
+            List<RequestLogRow> rows = rows(PER_TICK * TICKS);
+            double idlePerSecond = idleCpuNanosPerSecond();
+            System.out.printf("idle process: %.0f µs of CPU a second%n", idlePerSecond / 1000);
+            String[] names = {"insert", "copy"};
+            for (int round = 0; round <= ROUNDS; round++) {
+                for (int k = 0; k < 2; k++) {
+                    int w = (k + round) % 2;
+                    long serverStart = ticks(postgres.handle());
+                    double perRow = run(names[w], rows, queues.get(w)::offer, db.dataSource(), idlePerSecond);
+                    double serverPerRow = (ticks(postgres.handle()) - serverStart) * 1e6 / 100 / rows.size();
+                    if (round > 0) {
+                        System.out.printf("round %d: %s JVM %.2f µs/row, PostgreSQL server %.2f µs/row%n", round,
+                                names[w], perRow, serverPerRow);
+                    }
+                }
+            }
+            beat.shutdownNow();
+        }
+    }
+
+    /** CPU ticks (1/100 s) of a process and its descendants, their reaped children's included, from /proc. */
+    private static long ticks(ProcessHandle process) throws Exception {
+        long total = 0;
+        for (ProcessHandle p : Stream.concat(Stream.of(process), process.descendants()).toList()) {
+            String stat;
+            try {
+                stat = Files.readString(Path.of("/proc", String.valueOf(p.pid()), "stat"));
+            } catch (IOException gone) {
+                continue;
+            }
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // after the name: state(0) ppid ... utime(11) stime(12) cutime(13) cstime(14)
+            total += Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+        }
+        return total;
+    }
+
+    /** One pass of every row through one writer, rows offered by {@code offer}: the process's CPU per row in µs. */
+    private double run(String name, List<RequestLogRow> rows, Consumer<RequestLogRow> offer,
+                         DataSource db, double idlePerSecond) throws Exception {
         long target = count(db) + rows.size();
         long wallStart = System.nanoTime();
         long cpuStart = os.getProcessCpuTime();
@@ -126,14 +197,7 @@ class RequestLogCostBench {
                 Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
             }
             for (int k = 0; k < PER_TICK; k++, i++) {
-                RequestLogRow row = rows.get(i);
-                if (exchanges) {
-                    Exchange exchange = new DefaultExchange(context);
-                    exchange.getMessage().setBody(row);
-                    oldQueue.offer(exchange);
-                } else {
-                    newQueue.offer(row);
-                }
+                offer.accept(rows.get(i));
             }
         }
         while (count(db) < target) {
@@ -143,8 +207,20 @@ class RequestLogCostBench {
         double seconds = (System.nanoTime() - wallStart) / 1e9;
         double perRow = (cpu - idlePerSecond * seconds) / rows.size() / 1000;
         System.out.printf("  %s: %d rows in %.1f s, process CPU %.0f ms (idle share %.0f ms): %.2f µs/row%n",
-                exchanges ? "exchanges" : "rows", rows.size(), seconds, cpu / 1e6, idlePerSecond * seconds / 1e6, perRow);
+                name, rows.size(), seconds, cpu / 1e6, idlePerSecond * seconds / 1e6, perRow);
         return perRow;
+    }
+
+    /** One pass of every row through one of the SQLite writers: its CPU per row in µs. */
+    private double run(boolean exchanges, List<RequestLogRow> rows, LinkedBlockingQueue<Exchange> oldQueue,
+                       LinkedBlockingQueue<RequestLogRow> newQueue, CamelContext context, DataSource oldDb,
+                       DataSource newDb, double idlePerSecond) throws Exception {
+        Consumer<RequestLogRow> offer = exchanges ? row -> {
+            Exchange exchange = new DefaultExchange(context);
+            exchange.getMessage().setBody(row);
+            oldQueue.offer(exchange);
+        } : newQueue::offer;
+        return run(exchanges ? "exchanges" : "rows", rows, offer, exchanges ? oldDb : newDb, idlePerSecond);
     }
 
     private double idleCpuNanosPerSecond() throws InterruptedException {

@@ -88,6 +88,11 @@ public final class PostgresServer implements AutoCloseable {
         return p;
     }
 
+    /** The server's process; its backends are among its descendants (benchmarks count their CPU). */
+    public ProcessHandle handle() {
+        return process.toHandle();
+    }
+
     public RequestLogRows rows() {
         return new RequestLogRows(jdbcUrl(), credentials());
     }

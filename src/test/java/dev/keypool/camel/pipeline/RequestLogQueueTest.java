@@ -12,7 +12,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.Database;
 import dev.keypool.store.RequestLogRow;
-import dev.keypool.store.RequestLogWriter;
+import dev.keypool.store.JdbcRequestLogWriter;
 import dev.keypool.testing.RequestLogRows;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.camel.CamelContext;
@@ -82,7 +82,7 @@ class RequestLogQueueTest {
         String second = refuse(log);
 
         try (Database database = Database.open(Optional.empty(), stateDir.resolve("stop"), 4, 5000)) {
-            log.writeRemaining(new RequestLogWriter(database.dataSource()));
+            log.writeRemaining(new JdbcRequestLogWriter(database.dataSource()));
         }
 
         assertThat(RequestLogRows.sqlite(stateDir.resolve("stop").toString()).all())
@@ -99,7 +99,7 @@ class RequestLogQueueTest {
         Database closed = Database.open(Optional.empty(), stateDir.resolve("closed"), 4, 5000);
         closed.close();
 
-        log.writeRemaining(new RequestLogWriter(closed.dataSource()));
+        log.writeRemaining(new JdbcRequestLogWriter(closed.dataSource()));
 
         assertThat(dropped() - before).isEqualTo(2);
     }
