@@ -7,11 +7,11 @@ import java.util.Map;
 
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.testing.FakeUpstream;
+import dev.keypool.testing.HostContexts;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.builder.RouteConfigurationBuilder;
-import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,7 +47,7 @@ class KeyPoolKameletsTest {
                     keys:
                       - key: sk-backup-1
                 """.replace("UPSTREAM", upstream.baseUrl()));
-        host = new DefaultCamelContext();
+        host = HostContexts.plain();
         host.getPropertiesComponent().addInitialProperty("state.dir", Files.createTempDirectory("keypool-state-").toString());
         host.getPropertiesComponent().addInitialProperty("keypool.retry-backoff-ms", "1");
         host.getPropertiesComponent().addInitialProperty("keypool.config", config.toString());
