@@ -6,10 +6,10 @@ import java.util.HashMap;
 import java.util.Map;
 
 import dev.keypool.testing.FakeUpstream;
+import dev.keypool.testing.HostContexts;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -101,7 +101,7 @@ class KeyPoolComponentTenantsTest {
                 queue:
                   maxWait: 0s
                 """.replace("UPSTREAM", upstream.baseUrl()));
-        host = new DefaultCamelContext();
+        host = HostContexts.plain();
         host.getPropertiesComponent().addInitialProperty("state.dir", Files.createTempDirectory("keypool-state-").toString());
         host.getPropertiesComponent().addInitialProperty("keypool.retry-backoff-ms", "1");
         host.getComponent("keypool", KeyPoolComponent.class).setConfig(config.toString());

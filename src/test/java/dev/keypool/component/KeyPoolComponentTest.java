@@ -14,13 +14,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.keypool.pool.Fingerprint;
 import dev.keypool.testing.FakeUpstream;
+import dev.keypool.testing.HostContexts;
 import dev.keypool.testing.ListeningSockets;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.AdviceWith;
 import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -175,7 +175,7 @@ class KeyPoolComponentTest {
                     keys:
                       - key: sk-backup-1
                 """.replace("UPSTREAM", upstream.baseUrl()));
-        host = new DefaultCamelContext();
+        host = HostContexts.plain();
         host.getPropertiesComponent().addInitialProperty("state.dir", Files.createTempDirectory("keypool-state-").toString());
         host.getPropertiesComponent().addInitialProperty("keypool.retry-backoff-ms", "1");
         KeyPoolComponent keypool = host.getComponent("keypool", KeyPoolComponent.class);

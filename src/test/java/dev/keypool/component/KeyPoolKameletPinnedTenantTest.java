@@ -4,10 +4,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import dev.keypool.testing.FakeUpstream;
+import dev.keypool.testing.HostContexts;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -87,7 +87,7 @@ class KeyPoolKameletPinnedTenantTest {
                 queue:
                   maxWait: 0s
                 """.replace("UPSTREAM", upstream.baseUrl()));
-        host = new DefaultCamelContext();
+        host = HostContexts.plain();
         host.getPropertiesComponent().addInitialProperty("state.dir", Files.createTempDirectory("keypool-state-").toString());
         host.getPropertiesComponent().addInitialProperty("keypool.retry-backoff-ms", "1");
         host.getPropertiesComponent().addInitialProperty("keypool.config", config.toString());

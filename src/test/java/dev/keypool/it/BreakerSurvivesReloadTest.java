@@ -14,6 +14,7 @@ import org.apache.logging.log4j.Level;
 import org.apache.camel.builder.TemplatedRouteBuilder;
 import org.apache.camel.support.RouteWatcherReloadStrategy;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -22,8 +23,10 @@ import static org.awaitility.Awaitility.await;
  * The breaker is bound by KeyPool, not made by the route: when Camel Main reloads routes from disk
  * ({@code camel.main.routes-reload-enabled}, with routes-reload-remove-all-routes=false), the channel's resilience4j instance and its
  * OPEN state stay, and requests keep flowing. The routes are a copy of routes/ in a temporary directory, edited
- * on disk the way an operator would, and the test waits for Camel's own file watcher to apply the change.
+ * on disk the way an operator would, and the test waits for Camel's own file watcher to apply the change. The tests
+ * share one gateway (and its copy of the routes), each with a channel main of its own, named after the test.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BreakerSurvivesReloadTest extends GatewayTestSupport {
 
     private static final String MARKER = "reload-marker-7f3c";
@@ -32,20 +35,37 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
 
     @Override
     protected String keypoolYaml() {
-        return """
-                channels:
-                  - name: main
-                    baseUrl: UPSTREAM
-                    models: [m]
-                    fallback: [backup]
-                    keys:
-                      - key: sk-main-1
+        StringBuilder yaml = new StringBuilder("channels:\n");
+        for (String test : testNames()) {
+            yaml.append("""
+                      - name: %1$s-main
+                        baseUrl: UPSTREAM
+                        models: [%1$s]
+                        fallback: [backup]
+                        keys:
+                          - key: sk-main-1-%1$s
+                    """.formatted(test));
+        }
+        return yaml + """
                   - name: backup
                     baseUrl: UPSTREAM
                     models: ["*"]
                     keys:
                       - key: sk-backup-1
                 """;
+    }
+
+    /** This test's channel main, its model and its key. */
+    private String main() {
+        return testName() + "-main";
+    }
+
+    private String model() {
+        return testName();
+    }
+
+    private String mainKey() {
+        return "sk-main-1-" + testName();
     }
 
     @Override
@@ -61,16 +81,16 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
         reload("gateway.camel.yaml", "id: gateway-core\n");
 
         assertOpenAndBound(bound);
-        HttpResponse<String> r = chat("main/m");
+        HttpResponse<String> r = chat(main() + "/" + model());
         assertThat(markerLoggedBy("gateway-core")).as("the edited gateway-core route is running").isTrue();
         assertServedByBackupOnly(r);
 
-        channel("main").breaker().forceClosed();
+        channel(main()).breaker().forceClosed();
         assertThat(bound.state()).isEqualTo(BreakerState.CLOSED);
-        HttpResponse<String> after = chat("m");
+        HttpResponse<String> after = chat(model());
         assertThat(after.statusCode()).isEqualTo(200);
-        assertThat(after.headers().firstValue("X-KeyPool-Channel")).contains("main");
-        assertThat(upstream.hits("sk-main-1")).isEqualTo(1);
+        assertThat(after.headers().firstValue("X-KeyPool-Channel")).contains(main());
+        assertThat(upstream.hits(mainKey())).isEqualTo(1);
     }
 
     /**
@@ -87,16 +107,16 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
         assertThat(logs.messages(Level.WARN)).contains("Route template keypool-channel was reloaded, but the routes made "
                 + "from it keep running the old one: restart KeyPool to apply the change");
         assertOpenAndBound(bound);
-        HttpResponse<String> r = chat("main/m");
+        HttpResponse<String> r = chat(main() + "/" + model());
         assertServedByBackupOnly(r);
         assertThat(markerLoggedBy("channel-backup")).as("the channel routes still run the template they were made from")
                 .isFalse();
 
-        channel("main").breaker().forceClosed();
-        HttpResponse<String> after = chat("m");
+        channel(main()).breaker().forceClosed();
+        HttpResponse<String> after = chat(model());
         assertThat(after.statusCode()).isEqualTo(200);
-        assertThat(after.headers().firstValue("X-KeyPool-Channel")).contains("main");
-        assertThat(upstream.hits("sk-main-1")).isEqualTo(1);
+        assertThat(after.headers().firstValue("X-KeyPool-Channel")).contains(main());
+        assertThat(upstream.hits(mainKey())).isEqualTo(1);
     }
 
     /**
@@ -108,17 +128,17 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
     void should_keep_an_open_breaker_open_when_the_channel_route_is_made_anew() throws Exception {
         ChannelBreaker bound = openMainBreaker();
 
-        context.getRouteController().stopRoute("channel-main");
-        context.removeRoute("channel-main");
+        context.getRouteController().stopRoute("channel-" + main());
+        context.removeRoute("channel-" + main());
         TemplatedRouteBuilder.builder(context, "keypool-channel")
-                .routeId("channel-main").prefixId("main-").parameter("channel", "main").add();
+                .routeId("channel-" + main()).prefixId(main() + "-").parameter("channel", main()).add();
 
         assertOpenAndBound(bound);
-        assertServedByBackupOnly(chat("main/m"));
-        channel("main").breaker().forceClosed();
-        HttpResponse<String> after = chat("m");
-        assertThat(after.headers().firstValue("X-KeyPool-Channel")).contains("main");
-        assertThat(upstream.hits("sk-main-1")).isEqualTo(1);
+        assertServedByBackupOnly(chat(main() + "/" + model()));
+        channel(main()).breaker().forceClosed();
+        HttpResponse<String> after = chat(model());
+        assertThat(after.headers().firstValue("X-KeyPool-Channel")).contains(main());
+        assertThat(upstream.hits(mainKey())).isEqualTo(1);
     }
 
     /**
@@ -131,25 +151,25 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
 
         assertThat(logs.messages(Level.WARN)).contains("Route template keypool-entry was reloaded, but the routes made "
                 + "from it keep running the old one: restart KeyPool to apply the change");
-        assertThat(chat("m").statusCode()).isEqualTo(200);
+        assertThat(chat(model()).statusCode()).isEqualTo(200);
         assertThat(markerLoggedBy("chat-completions")).as("the entries still run the template they were made from").isFalse();
     }
 
     private ChannelBreaker openMainBreaker() throws Exception {
         // the channel route has run once, so its circuitBreaker EIP has picked up the bound instance
-        assertThat(chat("m").headers().firstValue("X-KeyPool-Channel")).contains("main");
+        assertThat(chat(model()).headers().firstValue("X-KeyPool-Channel")).contains(main());
         upstream.clear();
-        channel("main").breaker().forceOpen("before reload");
-        ChannelBreaker bound = context.getRegistry().lookupByNameAndType("breaker-main", ChannelBreaker.class);
+        channel(main()).breaker().forceOpen("before reload");
+        ChannelBreaker bound = context.getRegistry().lookupByNameAndType("breaker-" + main(), ChannelBreaker.class);
         assertThat(bound.state()).isEqualTo(BreakerState.OPEN);
         return bound;
     }
 
     private void assertOpenAndBound(ChannelBreaker bound) {
-        assertThat(context.getRegistry().lookupByNameAndType("breaker-main", ChannelBreaker.class)).isSameAs(bound);
+        assertThat(context.getRegistry().lookupByNameAndType("breaker-" + main(), ChannelBreaker.class)).isSameAs(bound);
         assertThat(bound.state()).isEqualTo(BreakerState.OPEN);
-        assertThat(channel("main").breaker().state()).isEqualTo(BreakerState.OPEN);
-        assertThat(context.getRoute("channel-main")).isNotNull();
+        assertThat(channel(main()).breaker().state()).isEqualTo(BreakerState.OPEN);
+        assertThat(context.getRoute("channel-" + main())).isNotNull();
     }
 
     /** The log step added by {@link #reload} ran in this route (the log EIP logs under the route id). */
@@ -161,7 +181,7 @@ class BreakerSurvivesReloadTest extends GatewayTestSupport {
     private void assertServedByBackupOnly(HttpResponse<String> r) {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().firstValue("X-KeyPool-Channel")).contains("backup");
-        assertThat(upstream.hits("sk-main-1")).isZero();
+        assertThat(upstream.hits(mainKey())).isZero();
         assertThat(upstream.hits("sk-backup-1")).isEqualTo(1);
     }
 

@@ -20,8 +20,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Faults injected over /admin/faults fail upstream calls just before they go out, and everything after reacts as to
- * the provider's own fault: retries, cooling, disabling, the breaker and the fallback walk.
+ * the provider's own fault: retries, cooling, disabling, the breaker and the fallback walk. The tests share one gateway,
+ * each failing a channel of its own (backup, which the others fall back to, only delayed), with no fault left over.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FaultInjectionTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -71,6 +73,11 @@ class FaultInjectionTest extends GatewayTestSupport {
                     models: [gpt-backup]
                     keys:
                       - key: sk-b1
+                  - name: expiring
+                    baseUrl: UPSTREAM
+                    models: [gpt-expiring]
+                    keys:
+                      - key: sk-e1
                 admin:
                   token: admin-secret
                 """;
@@ -161,15 +168,15 @@ class FaultInjectionTest extends GatewayTestSupport {
 
     @Test
     void should_end_a_fault_by_the_clock_and_say_so() throws Exception {
-        String id = id(admin("POST", "/admin/faults", "{\"channel\":\"backup\",\"kind\":\"status\",\"status\":500,\"duration\":\"30s\"}"));
-        assertThat(chat("gpt-backup").statusCode()).isEqualTo(503);
+        String id = id(admin("POST", "/admin/faults", "{\"channel\":\"expiring\",\"kind\":\"status\",\"status\":500,\"duration\":\"30s\"}"));
+        assertThat(chat("gpt-expiring").statusCode()).isEqualTo(503);
 
         clock.advance(Duration.ofSeconds(30));
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(logs.lines()).contains(
-                "WARN Fault " + id + " ended: its 30s are over (status 500 at rate 1.0 on channel [backup] (all keys) for 30s)"));
+                "WARN Fault " + id + " ended: its 30s are over (status 500 at rate 1.0 on channel [expiring] (all keys) for 30s)"));
         assertThat(JSON.readTree(admin("GET", "/admin/faults", null).body()).path("faults")).isEmpty();
-        assertThat(chat("gpt-backup").statusCode()).isEqualTo(200);
+        assertThat(chat("gpt-expiring").statusCode()).isEqualTo(200);
     }
 
     @Test

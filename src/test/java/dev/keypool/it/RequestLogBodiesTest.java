@@ -5,14 +5,18 @@ import java.util.Map;
 import java.util.Properties;
 
 import dev.keypool.testing.RequestLogRows;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * With {@code requestLog.bodies: true} each row keeps the client's request body and the answer (a stream's assembled
  * text), each cut at keypool.request-log.body-max-bytes (here 400); never a tenant's token or a provider key.
+ * The tests share one gateway, each reading the rows written since it began.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RequestLogBodiesTest extends GatewayTestSupport {
 
     @Override
@@ -84,7 +88,20 @@ class RequestLogBodiesTest extends GatewayTestSupport {
         assertThat(row.get("answer_body")).isNull();
     }
 
+    /** The rows this test's requests wrote, once there are at least {@code count}. */
     private List<Map<String, Object>> rows(int count) {
-        return RequestLogRows.sqlite(context.getPropertiesComponent().resolveProperty("state.dir").orElseThrow()).await(count);
+        return requestLog().awaitSince(rowsBefore, count);
+    }
+
+    private RequestLogRows requestLog() {
+        return RequestLogRows.sqlite(context.getPropertiesComponent().resolveProperty("state.dir").orElseThrow());
+    }
+
+    private int rowsBefore;
+
+    /** The rows of the tests before this one (each waits for all of its own rows before it ends). */
+    @BeforeEach
+    void countEarlierRows() {
+        rowsBefore = requestLog().all().size();
     }
 }

@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.Map;
 
 import dev.keypool.testing.RequestLogRows;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
@@ -13,7 +15,9 @@ import static org.assertj.core.api.Assertions.within;
 /**
  * Every request leaves one row in the request log, in SQLite in state.dir by default: what was asked, where it was
  * served, its tokens and cost, or the gateway's error code; never the prompt, the answer or a key.
+ * The tests share one gateway, each reading the rows written since it began.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RequestLogTest extends GatewayTestSupport {
 
     @Override
@@ -115,7 +119,20 @@ class RequestLogTest extends GatewayTestSupport {
         assertThat(rows.get(0).get("channel")).isEqualTo("zhipu");
     }
 
+    /** The rows this test's requests wrote, once there are at least {@code count}. */
     private List<Map<String, Object>> awaitRows(int count) {
-        return RequestLogRows.sqlite(context.getPropertiesComponent().resolveProperty("state.dir").orElseThrow()).await(count);
+        return requestLog().awaitSince(rowsBefore, count);
+    }
+
+    private RequestLogRows requestLog() {
+        return RequestLogRows.sqlite(context.getPropertiesComponent().resolveProperty("state.dir").orElseThrow());
+    }
+
+    private int rowsBefore;
+
+    /** The rows of the tests before this one (each waits for all of its own rows before it ends). */
+    @BeforeEach
+    void countEarlierRows() {
+        rowsBefore = requestLog().all().size();
     }
 }

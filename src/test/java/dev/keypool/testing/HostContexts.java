@@ -1,0 +1,24 @@
+package dev.keypool.testing;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.StartupSummaryLevel;
+import org.apache.camel.impl.DefaultCamelContext;
+
+/**
+ * The plain CamelContext of a host application that embeds KeyPool (the keypool component, its Kamelets), for tests:
+ * without MBeans, as {@link GatewayInstance} and {@code GatewayTestSupport} boot the gateway (with camel-management on
+ * the class path a plain context registers one for every route, processor and service, about half of a boot's CPU,
+ * GatewayBootBench), and without Camel's listing of every route started and stopped, which no test reads.
+ */
+public final class HostContexts {
+
+    private HostContexts() {
+    }
+
+    public static CamelContext plain() {
+        DefaultCamelContext context = new DefaultCamelContext();
+        context.disableJMX();
+        context.setStartupSummaryLevel(StartupSummaryLevel.Off);
+        return context;
+    }
+}
