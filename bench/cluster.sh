@@ -198,8 +198,9 @@ run() {   # run URL TAG GATEWAY_PIDS NGINX_PID -> "rps p50_ms p99_ms errors | cp
 }
 
 # JIT warm-up, the same for each of the three JVMs: JIT_WARMUP seconds of load sent to it directly. A fresh JVM's
-# throughput still climbs over its first half minute of load; warmed through nginx, each of the two would get half
-# the requests the one alone gets in the same time, and the comparison would measure their warm-up, not the cluster.
+# throughput still climbs over its first ~45 s of load; warmed through nginx, each of the two would get half the
+# requests the one alone gets in the same time, and the comparison would measure their warm-up (0.5 x instead of 1.0-1.1
+# x: bench/README.md, "Two instances behind nginx").
 echo "JIT warm-up: ${JIT_WARMUP}s of load to each instance directly"
 for gateway in "$ALONE" "$A" "$B"; do
   wrk -t2 -c"$CONNS" -d"${JIT_WARMUP}s" --timeout 10s -s bench/post.lua "$gateway/v1/chat/completions" >> "$OUT/jit.txt" 2>&1 || true
