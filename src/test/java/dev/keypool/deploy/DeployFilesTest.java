@@ -29,7 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The deployment files (deploy/) hold what ClusterTest runs (DeploySettings), so that they cannot drift from it: the
  * port, the health paths, the environment names keypool.yaml reads, the image's JVM flags, nginx.conf's upstreams and
- * its keep-alive to them, and the ConfigMap's copy of keypool.yaml. No container engine or cluster runs them here; each file is parsed and compared.
+ * its keep-alive to them, and the ConfigMap's copy of keypool.yaml. No container engine or cluster runs them here;
+ * each file is parsed and compared.
  */
 class DeployFilesTest {
 
