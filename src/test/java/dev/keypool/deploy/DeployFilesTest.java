@@ -1,13 +1,16 @@
 package dev.keypool.deploy;
 
 import java.io.IOException;
+import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -24,9 +27,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The deployment files (deploy/) hold what ClusterTest runs (DeploySettings), so that they cannot drift from it: the port, the health
- * paths, the environment names keypool.yaml reads, the image's JVM flags, nginx.conf's upstreams, and the ConfigMap's
- * copy of keypool.yaml. No container engine or cluster runs them here; each file is parsed and compared.
+ * The deployment files (deploy/) hold what ClusterTest runs (DeploySettings), so that they cannot drift from it: the
+ * port, the health paths, the environment names keypool.yaml reads, the image's JVM flags, nginx.conf's upstreams and
+ * its keep-alive to them, and the ConfigMap's copy of keypool.yaml. No container engine or cluster runs them here;
+ * each file is parsed and compared.
  */
 class DeployFilesTest {
 
@@ -91,6 +95,26 @@ class DeployFilesTest {
         }
         assertThat(servers).containsExactly("keypool-a:" + DeploySettings.PORT, "keypool-b:" + DeploySettings.PORT);
         assertThat(nginx).contains("listen " + DeploySettings.PORT + ";").contains("proxy_buffering off;");
+    }
+
+    @Test
+    void should_keep_connections_to_the_instances_open_and_let_go_of_idle_ones_before_an_instance_closes_them()
+            throws IOException {
+        String nginx = Files.readString(DEPLOY.resolve("nginx.conf"));
+        Matcher upstream = Pattern.compile("(?s)upstream keypool \\{(.*?)}").matcher(nginx);
+        assertThat(upstream.find()).as("the upstream block").isTrue();
+        assertThat(upstream.group(1)).containsPattern("(?m)^\\s*keepalive \\d+;");
+        assertThat(nginx).contains("proxy_http_version 1.1;").contains("proxy_set_header Connection \"\";");
+
+        Matcher idle = Pattern.compile("(?m)^\\s*keepalive_timeout (\\d+)s;").matcher(upstream.group(1));
+        assertThat(idle.find()).as("keepalive_timeout in the upstream block").isTrue();
+        Properties properties = new Properties();
+        try (Reader in = Files.newBufferedReader(Path.of("application.properties"))) {
+            properties.load(in);
+        }
+        Duration instanceCloses = Duration.ofMillis(Long.parseLong(properties.getProperty("keypool.request-header-timeout-ms")));
+        // a request nginx sends down a connection the instance is closing fails with a 502: nginx retries no POST
+        assertThat(Duration.ofSeconds(Long.parseLong(idle.group(1)))).isLessThan(instanceCloses);
     }
 
     @Test
