@@ -48,8 +48,9 @@
 #   NOISY_UNLIMITED=1        tenants: the control run: noisy's rpm and burst are taken out of the config (a gateway
 #                            started on the copy), to see what the tenant limits buy
 #   GROUP_ROUNDS=5           group: rounds, each a DURATION-second wrk run of the plain model then one of the group
-#   TRANSLATE_ROUNDS=5       translate: rounds, each a DURATION-second wrk run native then translated (the order turns
-#                            each round), then TTFB_STREAMS clients x TTFB_ROUNDS streams of each
+#   TRANSLATE_ROUNDS=5 TRANSLATE_N=10000 TRANSLATE_WARMUP=4000 TRANSLATE_STREAM_N=2000   translate: rounds of
+#                            TRANSLATE_N native and translated requests interleaved on one connection (after
+#                            TRANSLATE_WARMUP pairs), then of TRANSLATE_STREAM_N streams of each the same way
 #   GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102   (/observe/* is served on GW_PORT too)
 #   WRK_CPUS / GW_CPUS / FAKE_CPUS   pin wrk / the gateway / the fakes with taskset -c (e.g. WRK_CPUS=1)
 #   KEYPOOL_HOME        repository root to build and run the gateway from (default: the parent of bench/)
@@ -113,6 +114,9 @@ TENANTS_KEY_RPM=${TENANTS_KEY_RPM:-300}
 TENANTS_LATENCY_MS=${TENANTS_LATENCY_MS:-50}
 GROUP_ROUNDS=${GROUP_ROUNDS:-5}
 TRANSLATE_ROUNDS=${TRANSLATE_ROUNDS:-5}
+TRANSLATE_N=${TRANSLATE_N:-10000}
+TRANSLATE_WARMUP=${TRANSLATE_WARMUP:-4000}
+TRANSLATE_STREAM_N=${TRANSLATE_STREAM_N:-2000}
 # with tenants configured every gateway request needs a tenant's token: readiness and JIT warm-up send this one
 READY_TOKEN=""
 if [ "$MODE" = quota ]; then
@@ -786,68 +790,72 @@ group_part() {
 }
 
 # ---------------------------------------------------------------- what the translation costs
-# The same Anthropic request (bench/post.lua's body is one of both APIs) to /v1/messages at 1 connection, upstream 0 ms:
-# for bench-claude, served natively by a messages channel, and for bench-openai, translated onto an OpenAI channel and
-# its answer back (design §17); both channels on the same fake. Rounds alternate the order. Then the time to the first
-# event of a stream, native against translated (OpenAI chunks turned into Anthropic events as they arrive).
+# The same Anthropic request to /v1/messages, upstream 0 ms: for bench-claude, served natively by a messages channel,
+# and for bench-openai, translated onto an OpenAI channel and its answer back (design §17); both channels on the same
+# fake. bench/interleave.js sends the two interleaved on one connection (A B, B A, ...), so that both see the same
+# gateway at the same moment: runs of one after the other drift by more than the target. Then the same for a stream's
+# first event, and the gateway's CPU time per request of each alone.
 median_of() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 spread_of() { tr ' ' '\n' | grep -v '^$' | sort -g | awk 'NR==1 {lo=$1} {hi=$1} END {printf "%.3f", hi-lo}'; }
 verdict() {   # verdict VALUE SPREAD TARGET: met / MISSED, or not resolved when the rounds disagree by more than 2x the target
   awk -v v="$1" -v s="$2" -v t="$3" 'BEGIN {print ((s>2*t) ? "not resolved: the rounds disagree by more than twice the target" : (v<=t) ? "met" : "MISSED by " sprintf("%.3f", v-t) " ms")}'
 }
+# interleaved_rounds TAG TARGET_MS WHAT [interleave.js options]: one row per round and the verdict on the median
+interleaved_rounds() {
+  local tag=$1 target=$2 what=$3 line deltas="" paired="" median spread r pairs np50 np99 tp50 tp99 d pm errors
+  shift 3
+  node "$BENCH_DIR/interleave.js" --url "$GW$MESSAGES" --models bench-claude,bench-openai --rounds "$TRANSLATE_ROUNDS" "$@" \
+    > "$OUT/translate-$tag.jsonl" || die "bench/interleave.js failed (see $OUT/translate-$tag.jsonl)"
+  printf -v hdr '| %5s | %6s | %11s | %11s | %11s | %11s | %10s | %14s | %6s |' \
+    "round" "pairs" "native p50" "native p99" "transl p50" "transl p99" "added p50" "paired median" "errors"
+  say "$hdr"
+  say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
+  while read -r line; do
+    read -r r pairs np50 np99 tp50 tp99 d pm errors <<< "$(node -e 'const o=JSON.parse(process.argv[1]);
+      console.log([o.round,o.pairs,o.a.p50Ms,o.a.p99Ms,o.b.p50Ms,o.b.p99Ms,o.addedP50Ms,o.pairedMedianMs,o.errors].join(" "))' "$line")"
+    deltas="$deltas $d"; paired="$paired $pm"
+    printf -v row '| %5s | %6s | %8s ms | %8s ms | %8s ms | %8s ms | %7s ms | %11s ms | %6s |' \
+      "$r" "$pairs" "$np50" "$np99" "$tp50" "$tp99" "$d" "$pm" "$errors"
+    say "$row"
+  done < "$OUT/translate-$tag.jsonl"
+  median=$(echo "$deltas" | median_of); spread=$(echo "$deltas" | spread_of)
+  say "$what, median of ${TRANSLATE_ROUNDS} rounds: $median ms, rounds spread over $spread ms; paired medians $(echo "$paired" | median_of) ms (target <= $target ms: $(verdict "$median" "$spread" "$target"))"
+}
+# cpu_per_request MODEL N: the gateway's CPU time (its threads' run time, /proc/PID/schedstat) per request of MODEL alone
+cpu_per_request() {
+  local before after
+  before=$(awk '{print $1}' "/proc/$GW_PID/task/"*/schedstat | paste -sd+ | bc)
+  node "$BENCH_DIR/interleave.js" --url "$GW$MESSAGES" --models "$1,$1" --warmup 0 --rounds 1 --n $(( $2 / 2 )) > /dev/null
+  after=$(awk '{print $1}' "/proc/$GW_PID/task/"*/schedstat | paste -sd+ | bc)
+  awk -v b="$before" -v a="$after" -v n="$2" 'BEGIN {printf "%.1f", (a-b)/n/1000}'
+}
 translate_part() {
-  local r order m n_rps n_p50 n_p99 t_rps t_p50 t_p99 other d deltas="" ttfe="" n=${TTFB_STREAMS:-64} srounds=${TTFB_ROUNDS:-10}
+  local r m native translated deltas="" median
   BENCH_MODEL=bench-openai warm_gateway
   fake_ctl "$PRIMARY" "latency?ms=0"
   # the JIT warm-up above went through the OpenAI entry: the Messages entry and both of its paths get theirs
   for m in bench-claude bench-openai; do
     BENCH_MODEL=$m wrk_run "$GW$MESSAGES" 1 $(( JIT_WARMUP / 4 + 1 )) "translate-jit-$m" > /dev/null
   done
-  say "== translation: the same Anthropic request to $MESSAGES, native (bench-claude, a messages channel) against translated (bench-openai, an OpenAI channel), 1 connection, upstream 0 ms, ${TRANSLATE_ROUNDS} rounds of ${DURATION}s each, order turned each round =="
-  printf -v hdr '| %5s | %10s | %11s | %11s | %10s | %11s | %11s | %10s | %6s |' \
-    "round" "native RPS" "native p50" "native p99" "transl RPS" "transl p50" "transl p99" "added p50" "other"
-  say "$hdr"
-  say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
-  for r in $(seq 1 "$TRANSLATE_ROUNDS"); do
-    order="bench-claude bench-openai"; [ $(( r % 2 )) = 0 ] && order="bench-openai bench-claude"
-    for m in $order; do
-      BENCH_MODEL=$m wrk_run "$GW$MESSAGES" 1 "$WARMUP" "translate-$m-$r-warmup" > /dev/null
-      if [ "$m" = bench-claude ]; then
-        read -r n_rps n_p50 n_p99 _ _ _ other <<< "$(BENCH_MODEL=$m wrk_run "$GW$MESSAGES" 1 "$DURATION" "translate-$m-$r")"
-      else
-        read -r t_rps t_p50 t_p99 _ _ _ other <<< "$(BENCH_MODEL=$m wrk_run "$GW$MESSAGES" 1 "$DURATION" "translate-$m-$r")"
-      fi
-    done
-    d=$(awk -v t="$t_p50" -v n="$n_p50" 'BEGIN {printf "%.3f", (t-n)/1000}')
-    deltas="$deltas $d"
-    printf -v row '| %5s | %10s | %8s ms | %8s ms | %10s | %8s ms | %8s ms | %7s ms | %5s%% |' \
-      "$r" "$n_rps" "$(ms "$n_p50")" "$(ms "$n_p99")" "$t_rps" "$(ms "$t_p50")" "$(ms "$t_p99")" "$d" "$other"
-    say "$row"
-  done
-  local median spread
-  median=$(echo "$deltas" | median_of); spread=$(echo "$deltas" | spread_of)
-  say "added p50 of a translated request, median of ${TRANSLATE_ROUNDS} rounds: $median ms, rounds spread over $spread ms (target <= 0.05 ms: $(verdict "$median" "$spread" 0.05))"
+  say "== translation: the same Anthropic request to $MESSAGES, native (bench-claude, a messages channel) and translated (bench-openai, an OpenAI channel) interleaved on 1 connection (bench/interleave.js), upstream 0 ms, ${TRANSLATE_ROUNDS} rounds of ${TRANSLATE_N} pairs after ${TRANSLATE_WARMUP} =="
+  interleaved_rounds plain 0.05 "added p50 of a translated request" --n "$TRANSLATE_N" --warmup "$TRANSLATE_WARMUP"
   say ""
-  say "== translation, streams: time to first event, $n clients each opening $srounds streams in a row (starts spread over 1 s), native then translated, ${TRANSLATE_ROUNDS} rounds, upstream 0 ms, 10 events 100 ms apart =="
-  fake_ctl "$PRIMARY" "stream?events=10&interval=100"
-  for m in bench-claude bench-openai; do   # JIT-warm both stream paths
-    node "$BENCH_DIR/streams.js" --api messages --model "$m" --url "$GW$MESSAGES" --streams "$n" --rounds 2 --stagger-ms 1000 > /dev/null
-  done
-  local native translated
-  for r in $(seq 1 "$TRANSLATE_ROUNDS"); do
-    native=$(node "$BENCH_DIR/streams.js" --api messages --model bench-claude --url "$GW$MESSAGES" --streams "$n" --rounds "$srounds" --stagger-ms 1000)
-    translated=$(node "$BENCH_DIR/streams.js" --api messages --model bench-openai --url "$GW$MESSAGES" --streams "$n" --rounds "$srounds" --stagger-ms 1000)
-    echo "$native" > "$OUT/translate-streams-native-$r.txt"; echo "$translated" > "$OUT/translate-streams-translated-$r.txt"
-    d=$(node -e 'const n=JSON.parse(process.argv[1]), t=JSON.parse(process.argv[2]);
-      console.log((t.ttfbP50Ms-n.ttfbP50Ms).toFixed(3)+" "+n.ok+"/"+(n.ok+n.broken)+" "+t.ok+"/"+(t.ok+t.broken)+" "+n.ttfbP50Ms+" "+t.ttfbP50Ms+" "+n.ttfbP99Ms+" "+t.ttfbP99Ms)' "$native" "$translated")
-    read -r dd nok tok np50 tp50 np99 tp99 <<< "$d"
-    ttfe="$ttfe $dd"
-    say "round $r: native first event p50 $np50 ms, p99 $np99 ms ($nok complete); translated p50 $tp50 ms, p99 $tp99 ms ($tok complete); added p50 $dd ms"
-  done
-  median=$(echo "$ttfe" | median_of); spread=$(echo "$ttfe" | spread_of)
-  say "added time to first event of a translated stream, median of ${TRANSLATE_ROUNDS} rounds: $median ms, rounds spread over $spread ms (target <= 0.2 ms: $(verdict "$median" "$spread" 0.2))"
-  say "(the translation's own cost per call, in-process and without the network: mvn -o test -Dtest=TranslationStepsBench, bench/README.md)"
+  say "== translation, streams: time to first event, native and translated interleaved on 1 connection, ${TRANSLATE_ROUNDS} rounds of ${TRANSLATE_STREAM_N} pairs, upstream 0 ms, 3 events 1 ms apart =="
+  fake_ctl "$PRIMARY" "stream?events=3&interval=1"
+  interleaved_rounds streams 0.2 "added time to first event of a translated stream" --stream --n "$TRANSLATE_STREAM_N" \
+    --warmup $(( TRANSLATE_STREAM_N / 2 ))
   fake_ctl "$PRIMARY" "stream?events=50&interval=100"
+  say ""
+  say "== translation, the gateway's CPU time per request (its threads' run time over ${TRANSLATE_N} requests of one model alone), 2 rounds in turned order =="
+  for r in 1 2; do
+    if [ "$r" = 1 ]; then
+      native=$(cpu_per_request bench-claude "$TRANSLATE_N"); translated=$(cpu_per_request bench-openai "$TRANSLATE_N")
+    else
+      translated=$(cpu_per_request bench-openai "$TRANSLATE_N"); native=$(cpu_per_request bench-claude "$TRANSLATE_N")
+    fi
+    say "round $r: native $native µs, translated $translated µs, added $(awk -v t="$translated" -v n="$native" 'BEGIN {printf "%.1f", t-n}') µs of CPU per request"
+  done
+  say "(the translation's own steps, in-process and without the network: mvn -o test -Dtest=TranslationStepsBench, bench/README.md)"
   say ""
 }
 

@@ -68,7 +68,7 @@ record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayRespon
         registry.bind("anthropicHeaders", new AnthropicHeaders());
         registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator, new StreamLimits(
                 Wiring.intSetting(context, "keypool.max-sse-event-bytes"),
-                Duration.ofSeconds(Wiring.longSetting(context, "keypool.max-stream-seconds")))));
+                Duration.ofSeconds(Wiring.longSetting(context, "keypool.max-stream-seconds"))), clock));
         registry.bind("capacityWait", new CapacityWait(capacityQueue, queue.maxWait(), clock, metrics));
         metrics.watch(all, capacityQueue);
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics, requestLog);

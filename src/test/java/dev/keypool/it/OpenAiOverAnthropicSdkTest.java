@@ -128,6 +128,21 @@ class OpenAiOverAnthropicSdkTest extends GatewayTestSupport {
     }
 
     @Test
+    void should_stamp_translated_answers_and_chunks_with_the_gateways_clock() {
+        long now = clock.instant().getEpochSecond();
+        List<Long> created = new ArrayList<>();
+
+        ChatCompletion completion = client().chat().completions().create(params().build());
+        try (StreamResponse<ChatCompletionChunk> stream = client().chat().completions().createStreaming(params().build())) {
+            stream.stream().forEach(chunk -> created.add(chunk.created()));
+        }
+
+        // Anthropic's answers carry no time: OpenAI's created is the gateway's (a test clock far from the machine's)
+        assertThat(completion.created()).isEqualTo(now);
+        assertThat(created).isNotEmpty().containsOnly(now);
+    }
+
+    @Test
     void should_round_trip_tool_calls_through_an_anthropic_channel() throws Exception {
         ChatCompletion asks = client().chat().completions().create(params().addFunctionTool(weather()).build());
 

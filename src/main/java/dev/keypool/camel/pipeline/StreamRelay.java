@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -53,11 +54,14 @@ public final class StreamRelay {
     private final ObjectMapper mapper;
     private final TokenEstimator tokens;
     private final StreamLimits limits;
+    /** Stamps a translated stream's OpenAI chunks ({@code created}). */
+    private final Clock clock;
 
-    public StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimits limits) {
+    public StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimits limits, Clock clock) {
         this.mapper = mapper;
         this.tokens = tokens;
         this.limits = limits;
+        this.clock = clock;
     }
 
     public void relay(Exchange exchange) throws IOException {
@@ -160,7 +164,7 @@ public final class StreamRelay {
             this.format = request.streamFormat();
             Translation translation = request.translation();
             this.translator = translation == null ? null
-                    : translation.stream(mapper, request.clientAskedStreamUsage(), System.currentTimeMillis() / 1000);
+                    : translation.stream(mapper, request.clientAskedStreamUsage(), clock.instant().getEpochSecond());
         }
 
         void head(String requestId) {
