@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.Collections;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -15,10 +16,14 @@ import javax.sql.DataSource;
  */
 public final class RequestLogWriter {
 
-    static final String INSERT = "INSERT INTO request_log (ts, request_id, source, tenant, api, model, served_model, channel, "
-            + "key_fingerprint, pool, attempts, fallback_level, status, error_code, prompt_tokens, completion_tokens, "
-            + "cached_tokens, cache_write_tokens, cost_usd, latency_ms, ttfb_ms, request_body, answer_body) "
-            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    /** The columns a row fills, in the order of {@link RequestLogRow}'s components (the statement's positions). */
+    public static final List<String> COLUMNS = List.of("ts", "request_id", "source", "tenant", "api", "model",
+            "served_model", "channel", "key_fingerprint", "pool", "attempts", "fallback_level", "status", "error_code",
+            "prompt_tokens", "completion_tokens", "cached_tokens", "cache_write_tokens", "cost_usd", "latency_ms",
+            "ttfb_ms", "request_body", "answer_body");
+
+    static final String INSERT = "INSERT INTO request_log (" + String.join(", ", COLUMNS) + ") VALUES ("
+            + String.join(", ", Collections.nCopies(COLUMNS.size(), "?")) + ")";
 
     /** Rows sent to the database at once: a bounded JDBC batch, however many rows a call brings. */
     private static final int BATCH = 500;
