@@ -4,6 +4,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.Collections;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -15,8 +16,8 @@ import javax.sql.DataSource;
  */
 public final class JdbcRequestLogWriter implements RequestLogWriter {
 
-    static final String INSERT = "INSERT INTO request_log (" + COLUMNS + ") "
-            + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    static final String INSERT = "INSERT INTO request_log (" + String.join(", ", COLUMNS) + ") VALUES ("
+            + String.join(", ", Collections.nCopies(COLUMNS.size(), "?")) + ")";
 
     /** Rows sent to the database at once: a bounded JDBC batch, however many rows a call brings. */
     private static final int BATCH = 500;

@@ -18,7 +18,7 @@ import org.postgresql.copy.CopyIn;
  */
 public final class PostgresRequestLogWriter implements RequestLogWriter {
 
-    static final String COPY = "COPY request_log (" + COLUMNS + ") FROM STDIN";
+    static final String COPY = "COPY request_log (" + String.join(", ", COLUMNS) + ") FROM STDIN";
 
     /** Characters of text gathered before they are sent: bodies can make a beat's rows large. */
     private static final int CHUNK = 64 * 1024;

@@ -2,6 +2,7 @@ package dev.keypool.bench;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.RecordComponent;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -21,6 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
@@ -41,6 +43,8 @@ import org.apache.camel.processor.aggregate.GroupedBodyAggregationStrategy;
 import dev.keypool.testing.PostgresServer;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Not part of the suite (its name matches none of Surefire's test patterns): the request log's own CPU per row, in one
@@ -64,19 +68,18 @@ class RequestLogCostBench {
     private static final int PER_TICK = 400;
     private static final int TICKS = 100;
     private static final int ROUNDS = 6;
-    private static final String OLD_INSERT = "sql:INSERT INTO request_log (ts, request_id, source, tenant, api, model, "
-            + "served_model, channel, key_fingerprint, pool, attempts, fallback_level, status, error_code, prompt_tokens, "
-            + "completion_tokens, cached_tokens, cache_write_tokens, cost_usd, latency_ms, ttfb_ms, request_body, answer_body) "
-            + "VALUES (:#ts, :#request_id, :#source, :#tenant, :#api, :#model, :#served_model, :#channel, "
-            + ":#key_fingerprint, :#pool, :#attempts, :#fallback_level, :#status, :#error_code, :#prompt_tokens, "
-            + ":#completion_tokens, :#cached_tokens, :#cache_write_tokens, :#cost_usd, :#latency_ms, :#ttfb_ms, "
-            + ":#request_body, :#answer_body)?dataSource=#oldDataSource&batch=true";
+    /** The former writer's statement: camel-sql's named parameters, one per column of the current writer. */
+    private static final String OLD_INSERT = "sql:INSERT INTO request_log (" + String.join(", ", RequestLogWriter.COLUMNS)
+            + ") VALUES (" + RequestLogWriter.COLUMNS.stream().map(c -> ":#" + c).collect(Collectors.joining(", "))
+            + ")?dataSource=#oldDataSource&batch=true";
+    private static final RecordComponent[] ROW_COMPONENTS = RequestLogRow.class.getRecordComponents();
 
     private final com.sun.management.OperatingSystemMXBean os =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
     @Test
     void exchanges_against_rows() throws Exception {
+        assertThat(RequestLogWriter.COLUMNS).as("a column for each of the row's components").hasSize(ROW_COMPONENTS.length);
         Path dir = Files.createTempDirectory("keypool-log-bench-");
         try (Database oldDb = Database.open(Optional.empty(), dir.resolve("old"), 4, 5000);
              Database newDb = Database.open(Optional.empty(), dir.resolve("new"), 4, 5000)) {
@@ -242,35 +245,18 @@ class RequestLogCostBench {
         return rows;
     }
 
-    /** The former writer's parameters: one map per row, by column name. */
-    private static List<Map<String, Object>> parameters(List<?> rows) {
+    /**
+     * The former writer's parameters: one map per row, by column name, each column's value read from the row's component
+     * at its position (the current writer binds by the same positions); the time as epoch milliseconds.
+     */
+    private static List<Map<String, Object>> parameters(List<?> rows) throws ReflectiveOperationException {
         List<Map<String, Object>> parameters = new ArrayList<>(rows.size());
-        for (Object o : rows) {
-            RequestLogRow row = (RequestLogRow) o;
+        for (Object row : rows) {
             Map<String, Object> p = new HashMap<>(32);
-            p.put("ts", row.time().toEpochMilli());
-            p.put("request_id", row.requestId());
-            p.put("source", row.source());
-            p.put("tenant", row.tenant());
-            p.put("api", row.api());
-            p.put("model", row.model());
-            p.put("served_model", row.servedModel());
-            p.put("channel", row.channel());
-            p.put("key_fingerprint", row.keyFingerprint());
-            p.put("pool", row.pool());
-            p.put("attempts", row.attempts());
-            p.put("fallback_level", row.fallbackLevel());
-            p.put("status", row.status());
-            p.put("error_code", row.errorCode());
-            p.put("prompt_tokens", row.promptTokens());
-            p.put("completion_tokens", row.completionTokens());
-            p.put("cached_tokens", row.cachedTokens());
-            p.put("cache_write_tokens", row.cacheWriteTokens());
-            p.put("cost_usd", row.costUsd());
-            p.put("latency_ms", row.latencyMs());
-            p.put("ttfb_ms", row.ttfbMs());
-            p.put("request_body", row.requestBody());
-            p.put("answer_body", row.answerBody());
+            for (int i = 0; i < ROW_COMPONENTS.length; i++) {
+                p.put(RequestLogWriter.COLUMNS.get(i), ROW_COMPONENTS[i].getAccessor().invoke(row));
+            }
+            p.put("ts", ((RequestLogRow) row).time().toEpochMilli());
             parameters.add(p);
         }
         return parameters;

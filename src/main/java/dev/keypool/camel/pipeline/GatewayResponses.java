@@ -21,24 +21,19 @@ import org.apache.camel.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The last step of the gateway: the served answer with the X-KeyPool-* headers, or an error in the shape of its API. */
-public final class GatewayResponses {
+/**
+ * The last step of the gateway: the served answer with the X-KeyPool-* headers, or an error in the shape of its API.
+ *
+ * @param mapper     writes the error bodies
+ * @param clock      the time a Retry-After counts from
+ * @param metrics    counts every answered request ({@code keypool_requests_total}) and fallback
+ * @param requestLog gets every answered request's row
+ */
+public record GatewayResponses(ObjectMapper mapper, Clock clock, GatewayMetrics metrics, RequestLog requestLog) {
 
     private static final Logger LOG = LoggerFactory.getLogger(GatewayResponses.class);
     /** When nothing says when a key or channel comes back (e.g. every key disabled). */
     private static final long DEFAULT_RETRY_AFTER_SECONDS = 60;
-
-    private final ObjectMapper mapper;
-    private final Clock clock;
-    private final GatewayMetrics metrics;
-    private final RequestLog requestLog;
-
-    public GatewayResponses(ObjectMapper mapper, Clock clock, GatewayMetrics metrics, RequestLog requestLog) {
-        this.mapper = mapper;
-        this.clock = clock;
-        this.metrics = metrics;
-        this.requestLog = requestLog;
-    }
 
     public void finish(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
