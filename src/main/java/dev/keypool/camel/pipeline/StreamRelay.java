@@ -43,26 +43,15 @@ import org.slf4j.LoggerFactory;
  * {@code keypool.max-sse-event-bytes} or a stream still going after {@code keypool.max-stream-seconds} fails the
  * attempt like a broken connection (checked as bytes arrive; a provider that sends nothing is cut by the channel's
  * timeout on each read).
+ *
+ * @param clock stamps a translated stream's OpenAI chunks ({@code created})
  */
-public final class StreamRelay {
+public record StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimits limits, Clock clock) {
 
     private static final Logger LOG = LoggerFactory.getLogger(StreamRelay.class);
 
     /** How a relayed stream ended: whole; cut; by the provider's own failure event (relayed as it came); client gone. */
     private enum Ending { COMPLETE, BROKEN, UPSTREAM_FAILED, CLIENT_GONE }
-
-    private final ObjectMapper mapper;
-    private final TokenEstimator tokens;
-    private final StreamLimits limits;
-    /** Stamps a translated stream's OpenAI chunks ({@code created}). */
-    private final Clock clock;
-
-    public StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimits limits, Clock clock) {
-        this.mapper = mapper;
-        this.tokens = tokens;
-        this.limits = limits;
-        this.clock = clock;
-    }
 
     public void relay(Exchange exchange) throws IOException {
         GatewayRequest request = Exchanges.request(exchange);
