@@ -64,8 +64,8 @@ public final class GatewayRequest {
     private Attempt attempt;
     private Duration lastLatency = Duration.ZERO;
     private String lastFailure;
-    private boolean lastFailureKeyLevel;
-    private boolean lastFailureInGateway;
+    /** Whose fault the last failure was; null while none failed. */
+    private FailedAt lastFailedAt;
     private final Map<String, String> whyNotServed = new LinkedHashMap<>();
     private List<String> tooExpensive = List.of();
 
@@ -312,8 +312,7 @@ public final class GatewayRequest {
         triedKeys.clear();
         attemptsInChannel = 0;
         lastFailure = null;
-        lastFailureKeyLevel = false;
-        lastFailureInGateway = false;
+        lastFailedAt = null;
         whyNotServed.clear();
     }
 
@@ -329,8 +328,7 @@ public final class GatewayRequest {
         triedKeys.clear();
         attemptsInChannel = 0;
         lastFailure = null;
-        lastFailureKeyLevel = false;
-        lastFailureInGateway = false;
+        lastFailedAt = null;
         return current;
     }
 
@@ -401,27 +399,24 @@ public final class GatewayRequest {
     /** An attempt failed because of the provider (5xx, timeout, connection): the channel's failure. */
     void attemptFailed(String cause) {
         lastFailure = cause;
-        lastFailureKeyLevel = false;
-        lastFailureInGateway = false;
+        lastFailedAt = FailedAt.PROVIDER;
     }
 
     /** An attempt failed because of its key (429, 401/402/403): running out of such keys exhausts the pool. */
     void keyRefused(String cause) {
         lastFailure = cause;
-        lastFailureKeyLevel = true;
-        lastFailureInGateway = false;
+        lastFailedAt = FailedAt.KEY;
     }
 
     /** An attempt failed in the gateway itself, not at the provider: the channel is not to blame. */
     void gatewayFailed(String cause) {
         lastFailure = "gateway error: " + cause;
-        lastFailureKeyLevel = false;
-        lastFailureInGateway = true;
+        lastFailedAt = FailedAt.GATEWAY;
     }
 
     /** The current channel's last attempt failed in the gateway, not at the provider. */
     public boolean lastFailureWasInGateway() {
-        return lastFailureInGateway;
+        return lastFailedAt == FailedAt.GATEWAY;
     }
 
     /**
@@ -429,7 +424,7 @@ public final class GatewayRequest {
      * untried key can be used, as opposed to a provider that failed every attempt.
      */
     public boolean exhaustedPool() {
-        return lastFailureKeyLevel && !current.pool().selection().hasUsableKey(keyScope, triedKeys);
+        return lastFailedAt == FailedAt.KEY && !current.pool().selection().hasUsableKey(keyScope, triedKeys);
     }
 
     /** Why the current channel failed its last attempt, e.g. "503" or "timeout"; null if none failed. */
@@ -508,4 +503,7 @@ public final class GatewayRequest {
         }
         return headers;
     }
+
+    /** Where an attempt failed: at the provider (5xx, timeout), with its key (429, 401/402/403), in the gateway. */
+    private enum FailedAt { PROVIDER, KEY, GATEWAY }
 }

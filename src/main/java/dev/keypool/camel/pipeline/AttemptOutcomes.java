@@ -43,14 +43,7 @@ public final class AttemptOutcomes {
 
     /** 5xx, 408, timeouts and connection errors: a failure of the key, and maybe of the channel. */
     public Processor upstreamFailed() {
-        return onAttempt((exchange, attempt) -> {
-            if (Exchanges.clientGone(exchange)) {
-                // the provider socket was closed because the client hung up (Admission): not the key's fault
-                attempt.clientGone();
-            } else {
-                attempt.failed(cause(exchange.getException()));
-            }
-        });
+        return unlessClientGone(Attempt::failed);
     }
 
     /**
@@ -59,11 +52,17 @@ public final class AttemptOutcomes {
      * breakers for something no provider did.
      */
     public Processor gatewayFailed() {
+        return unlessClientGone(Attempt::gatewayFailed);
+    }
+
+    /** {@code failure} with the exception's cause, unless the client hung up. */
+    private static Processor unlessClientGone(BiConsumer<Attempt, String> failure) {
         return onAttempt((exchange, attempt) -> {
             if (Exchanges.clientGone(exchange)) {
+                // the provider socket was closed because the client hung up (Admission): nobody's fault
                 attempt.clientGone();
             } else {
-                attempt.gatewayFailed(cause(exchange.getException()));
+                failure.accept(attempt, cause(exchange.getException()));
             }
         });
     }
