@@ -61,13 +61,11 @@ class GatewayFaultTest extends GatewayTestSupport {
     @Override
     protected Properties overrideProperties() {
         try {
-            String attempt = routes.read("upstream.camel.yaml");
-            assertThat(attempt).contains(KEY_PICKED);
-            routes.write("upstream.camel.yaml", attempt.replace(KEY_PICKED, KEY_PICKED + """
+            routes.insertAfter("upstream.camel.yaml", KEY_PICKED, """
                             - throwException:
                                 exceptionType: java.lang.IllegalStateException
                                 message: a step added to the routes that fails
-                    """));
+                    """);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -170,15 +170,16 @@ class RouteReloadUnderLoadTest extends GatewayTestSupport {
 
     /** The operator's edit, written in one atomic rename; returns when the file changed. */
     private long editGatewayRoute() throws IOException {
-        String yaml = routes.read("gateway.camel.yaml");
-        // the step that answers every request the walk served, in the fallback walk's tail
-        String finish = "                  - bean:\n                      ref: gatewayResponses\n"
-                + "                      method: finish\n";
-        assertThat(yaml).contains(finish);
-        String edited = yaml.replace(finish, finish
-                + "                  - setHeader:\n                      name: X-Reloaded\n"
-                + "                      constant: \"yes\"\n");
-        routes.write("gateway.camel.yaml", edited);
+        // after the step that answers every request the walk served, in the fallback walk's tail
+        routes.insertAfter("gateway.camel.yaml", """
+                                  - bean:
+                                      ref: gatewayResponses
+                                      method: finish
+                """, """
+                                  - setHeader:
+                                      name: X-Reloaded
+                                      constant: "yes"
+                """);
         return System.currentTimeMillis();
     }
 }

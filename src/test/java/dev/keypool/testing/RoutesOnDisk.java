@@ -46,6 +46,20 @@ public final class RoutesOnDisk {
         return p;
     }
 
+    /**
+     * The edit most tests make: {@code added} (YAML lines, indented as the file needs them) inserted right after
+     * {@code anchor}, which must occur in the file exactly once so the edit lands where the test means it to.
+     */
+    public void insertAfter(String file, String anchor, String added) throws IOException {
+        String yaml = read(file);
+        int at = yaml.indexOf(anchor);
+        if (at < 0 || yaml.indexOf(anchor, at + 1) >= 0) {
+            throw new IllegalStateException("expected exactly one '" + anchor.strip() + "' in " + file);
+        }
+        int end = at + anchor.length();
+        write(file, yaml.substring(0, end) + added + yaml.substring(end));
+    }
+
     public String read(String file) throws IOException {
         return Files.readString(dir.resolve(file));
     }
