@@ -9,6 +9,7 @@ import dev.keypool.breaker.BreakerState;
 import dev.keypool.pool.KeyPool;
 import dev.keypool.pool.KeyState;
 import dev.keypool.testing.RoutesOnDisk;
+import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -80,6 +81,9 @@ class GatewayFaultTest extends GatewayTestSupport {
             assertThat(r.body()).contains("no_channel_available").contains("gateway error: IllegalStateException");
         }
 
+        assertThat(logs.messages(Level.WARN)).as("the operator sees the gateway's error once, with its stack")
+                .filteredOn(m -> m.startsWith("Gateway error after a key was picked")).singleElement()
+                .asString().contains("IllegalStateException: a step added to the routes that fails");
         assertThat(upstream.totalHits()).as("no call reached a provider").isZero();
         for (String channel : new String[] {"main", "backup"}) {
             KeyPool pool = channel(channel).pool();

@@ -4,7 +4,10 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 
 import dev.keypool.gateway.AnswerTooLarge;
@@ -14,6 +17,8 @@ import dev.keypool.pool.RetryAfter;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
 import org.apache.camel.http.base.HttpOperationFailedException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The onExceptionOccurred processors of upstream-errors: each ends the failed attempt with its outcome
@@ -21,7 +26,14 @@ import org.apache.camel.http.base.HttpOperationFailedException;
  */
 public final class AttemptOutcomes {
 
+    /** How often one kind of gateway error is logged: a fault on every request must not flood the log. */
+    static final Duration GATEWAY_ERROR_LOGGED_EVERY = Duration.ofMinutes(1);
+
+    private static final Logger LOG = LoggerFactory.getLogger(AttemptOutcomes.class);
+
     private final Clock clock;
+    /** When each kind of gateway error was last logged. */
+    private final Map<Class<?>, Instant> gatewayErrorLogged = new ConcurrentHashMap<>();
 
     public AttemptOutcomes(Clock clock) {
         this.clock = clock;
@@ -52,7 +64,32 @@ public final class AttemptOutcomes {
      * breakers for something no provider did.
      */
     public Processor gatewayFailed() {
-        return unlessClientGone(Attempt::gatewayFailed);
+        Processor outcome = unlessClientGone(Attempt::gatewayFailed);
+        return exchange -> {
+            logGatewayError(exchange);
+            outcome.process(exchange);
+        };
+    }
+
+    /**
+     * The client sees only the exception's name and nothing else in the gateway reports it, so the operator needs
+     * its stack here: once per kind of error and {@link #GATEWAY_ERROR_LOGGED_EVERY}.
+     */
+    private void logGatewayError(Exchange exchange) {
+        Throwable e = exchange.getException();
+        if (e == null || Exchanges.clientGone(exchange)) {
+            return;
+        }
+        Instant now = clock.instant();
+        Instant last = gatewayErrorLogged.get(e.getClass());
+        if (last != null && now.isBefore(last.plus(GATEWAY_ERROR_LOGGED_EVERY))
+                || !(last == null ? gatewayErrorLogged.putIfAbsent(e.getClass(), now) == null
+                        : gatewayErrorLogged.replace(e.getClass(), last, now))) {
+            return;   // logged lately, or by another request just now
+        }
+        LOG.warn("Gateway error after a key was picked, in route {}: the request walks on and neither the key nor the "
+                + "channel is blamed; the same error is logged at most once every {}",
+                exchange.getProperty(Exchange.FAILURE_ROUTE_ID), GATEWAY_ERROR_LOGGED_EVERY, e);
     }
 
     /** {@code failure} with the exception's cause, unless the client hung up. */
