@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import dev.keypool.testing.FakeUpstream;
@@ -70,7 +71,12 @@ class PlatformThreadAnswersTest {
                 Map.of("camel.threads.virtual.enabled", "false", "keypool.worker-threads", String.valueOf(WORKERS),
                         "keypool.spare-worker-threads", "0"));
         String url = "http://127.0.0.1:" + port + "/v1/chat/completions";
-        await().atMost(Duration.ofSeconds(90)).ignoreExceptions().until(() -> send(url).join().statusCode() == 200);
+        // a failure names the gateway's last answer (its error says why no channel served), not only the timeout
+        await().atMost(Duration.ofSeconds(90)).ignoreExceptionsInstanceOf(CompletionException.class)
+                .untilAsserted(() -> {
+                    HttpResponse<String> r = send(url).join();
+                    assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+                });
 
         upstream.holdAnswers();
         List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();

@@ -51,7 +51,10 @@ public final class GatewayProcess {
         command.addAll(runtimeOptions(Runtime.version().feature()));
         command.addAll(List.of("-cp", classpath,
                 "-Dcamel.server.port=" + port, "-Dcamel.management.port=" + port,
-                "-Dkeypool.config=" + config, "-Dstate.dir=" + root.resolve("state")));
+                "-Dkeypool.config=" + config, "-Dstate.dir=" + root.resolve("state"),
+                // not the repository's batch/ (the working directory), which every gateway a test starts would share
+                "-Dbatch.inbox=" + root.resolve("inbox"), "-Dbatch.outbox=" + root.resolve("outbox")));
+        // given after those, so that a test's own batch.inbox wins (the last -D of a name does)
         properties.forEach((property, value) -> command.add("-D" + property + "=" + value));
         command.add(KeyPoolApplication.class.getName());
         ProcessBuilder builder = new ProcessBuilder(command).directory(Path.of("").toAbsolutePath().toFile())
