@@ -50,9 +50,10 @@ import org.slf4j.LoggerFactory;
  * <p>The rest of the request runs after the answer: the redelivery backoff of upstream-errors (a sleep), Redis calls
  * of the shared state, the stream of the next attempt. On the Vert.x event loop that read the answer each of these
  * would stop every other connection of that loop; on the Vert.x worker pool, where plain vertx-http puts it
- * ({@code executeBlocking}), it would wait for a worker while every worker waits for an answer (platform-http holds
- * one per request). So the completion is handed to {@code answers}: a virtual thread per answer on Java 21+, Camel's
- * cached pool (a new thread whenever none is idle) on platform threads.
+ * ({@code executeBlocking}), it would wait for a worker while every worker waits for an answer (platform-http's own
+ * consumer holds one per request until its route is done). So the completion is handed to {@code answers}: a virtual
+ * thread per answer on Java 21+, Camel's cached pool (a new thread whenever none is idle) on platform threads. That
+ * thread runs the route to its end and writes the client's answer ({@link GatewayHttpEngine}).
  *
  * <p>A client that hangs up meanwhile ({@link ClientHangup}) cancels the call: its provider connection is reset
  * and the attempt fails at once, as a blocked call's socket did when its thread was interrupted.
@@ -224,9 +225,10 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         /**
          * vertx-http's own, for the bodies KeyPool sends (bytes, or an upload's file), but its answer goes to
          * {@code answers} directly.
-         * vertx-http hands every answer to {@code vertx.executeBlocking}, the Vert.x worker pool, where platform-http
-         * holds a worker for each request until its route is done: with platform threads, once as many requests as
-         * workers were waiting for their provider, no answer could be handled again and the gateway never answered.
+         * vertx-http hands every answer to {@code vertx.executeBlocking}, the Vert.x worker pool, where platform-http's
+         * own consumer holds a worker for each request until its route is done: with platform threads, once as many
+         * requests as workers were waiting for their provider, no answer could be handled again and the gateway never
+         * answered.
          */
         @Override
         public boolean process(Exchange exchange, AsyncCallback callback) {
