@@ -4,6 +4,7 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
+import dev.keypool.camel.pipeline.Exchanges;
 import dev.keypool.camel.routes.ReloadGate;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -107,6 +108,7 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
             Context eventLoop = request.vertx().getOrCreateContext();
             Exchange exchange = createExchange(false);
             exchange.setPattern(ExchangePattern.InOut);
+            exchange.setProperty(Exchanges.ANSWERED_AT_ROUTE_END, Boolean.TRUE);
             processHttpRequest(exchange, request).onComplete(read -> {
                 if (read.failed()) {
                     failed(exchange, request, read.cause());

@@ -84,6 +84,11 @@ public final class Exchanges {
 
     /** The {@link ClientHangup} of a request that came in over HTTP ({@link Admission}). */
     public static final String CLIENT_GONE = "kpClientGone";
+    /**
+     * True on a request whose route's end only writes its answer, nothing waiting for it on the thread that ends it (the
+     * HTTP requests of {@code GatewayHttpEngine}; not a Camel caller's, whose own steps may follow on that thread).
+     */
+    public static final String ANSWERED_AT_ROUTE_END = "kpAnsweredAtRouteEnd";
 
     private Exchanges() {
     }
