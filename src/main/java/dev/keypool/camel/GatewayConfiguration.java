@@ -79,7 +79,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         RedisLink redis = SharedStateBeans.link(context, config, metrics);
         ClusterBeans.Identity instance = ClusterBeans.identify(context, http, clock);
         ChannelBeans channels = ChannelBeans.bind(context, config, clock, metrics, redis, instance.id());
-        UpstreamBeans.bind(context);
+        UpstreamBeans.bind(context, redis != null);
         ProviderBeans.bind(context);
         TenantBeans tenants = TenantBeans.of(context, config.tenants(), redis, clock);
         // the control plane's database, and the request log written into it by routes/request-log.camel.yaml

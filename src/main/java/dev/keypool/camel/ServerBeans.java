@@ -2,8 +2,8 @@ package dev.keypool.camel;
 
 import java.util.concurrent.TimeUnit;
 
+import dev.keypool.camel.http.GatewayHttpEngine;
 import dev.keypool.camel.http.Http2OverTls;
-import dev.keypool.camel.http.ReloadSafeHttpEngine;
 import dev.keypool.camel.http.RequestEdge;
 import dev.keypool.camel.http.RequestThreads;
 import dev.keypool.camel.http.UnmatchedRequests;
@@ -45,10 +45,8 @@ final class ServerBeans {
     static void installEdge(CamelContext context, GatewayResponses gatewayResponses) {
         Http2OverTls.install(context);
         boolean reload = Wiring.flag(context, "camel.main.routes-reload-enabled");
-        if (reload) {
-            context.getRegistry().bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, PlatformHttpEngine.class,
-                    new ReloadSafeHttpEngine());
-        }
+        context.getRegistry().bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, PlatformHttpEngine.class,
+                new GatewayHttpEngine(reload));
         installRouterHandlers(context, gatewayResponses, reload, RequestEdge.fromSettings(context, gatewayResponses));
         Wiring.optionalSetting(context, "keypool.metrics.token")
                 .ifPresent(token -> MetricsGuard.protect(context, token, gatewayResponses));
@@ -99,8 +97,9 @@ final class ServerBeans {
     }
 
     /**
-     * platform-http-vertx runs each exchange on a Vert.x worker thread and holds it until the route is done,
-     * and LLM calls take seconds: the pool must be as large as the concurrency we promise (docs/architecture.md, "Concurrency model").
+     * The request threads: a request holds one until its provider call goes out ({@link GatewayHttpEngine}), a form or
+     * upload until its route is done (platform-http's own consumer), and LLM calls take seconds: the pool must be as
+     * large as the concurrency we promise (docs/architecture.md, "Concurrency model").
      */
     private static VertxOptions vertxOptions(int workers) {
         return new VertxOptions()

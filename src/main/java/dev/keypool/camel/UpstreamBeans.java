@@ -13,13 +13,14 @@ final class UpstreamBeans {
     private UpstreamBeans() {
     }
 
-    static void bind(CamelContext context) {
+    /** @param sharedState whether state is shared through Redis, whose calls wait for their answer */
+    static void bind(CamelContext context, boolean sharedState) {
         // camel-http ignores its own pool settings once it is given a connection manager: this one reads them
         int connectionsPerProvider = Wiring.intSetting(context, "camel.component.http.connections-per-route");
         context.getRegistry().bind("upstreamConnections", UpstreamConnections.pool(connectionsPerProvider));
         // the provider calls that are not streams (routes/upstream.camel.yaml), and the channel routes' circuitBreaker
         // that waits for them without holding a thread
-        context.addComponent("vertx-http", upstreamHttp(context, connectionsPerProvider,
+        context.addComponent("vertx-http", upstreamHttp(context, !sharedState, connectionsPerProvider,
                 Wiring.intSetting(context, "keypool.http2-connections-per-provider"),
                 Wiring.longSetting(context, "keypool.http2-stream-wait-ms"),
                 Wiring.longSetting(context, "keypool.max-answer-bytes")));
@@ -28,13 +29,14 @@ final class UpstreamBeans {
 
     /**
      * vertx-http with one pool per provider of up to {@code connections} HTTP/1.1 connections or {@code http2Connections}
-     * HTTP/2 ones (a call waiting up to {@code http2StreamWaitMs} for a free stream), answers handled on a request thread.
+     * HTTP/2 ones (a call waiting up to {@code http2StreamWaitMs} for a free stream), answers handled on a request thread
+     * (a success on the event loop that read it when {@code successOnEventLoop}).
      */
-    private static UpstreamHttpComponent upstreamHttp(CamelContext context, int connections, int http2Connections,
-                                                      long http2StreamWaitMs, long maxAnswerBytes) {
+    private static UpstreamHttpComponent upstreamHttp(CamelContext context, boolean successOnEventLoop, int connections,
+                                                      int http2Connections, long http2StreamWaitMs, long maxAnswerBytes) {
         UpstreamHttpComponent component = new UpstreamHttpComponent(
-                context.getExecutorServiceManager().newCachedThreadPool(context, "UpstreamAnswers"), maxAnswerBytes,
-                http2Connections, http2StreamWaitMs);
+                context.getExecutorServiceManager().newCachedThreadPool(context, "UpstreamAnswers"), successOnEventLoop,
+                maxAnswerBytes, http2Connections, http2StreamWaitMs);
         component.setWebClientOptions(new WebClientOptions()
                 .setMaxPoolSize(connections)
                 // what camel-http does too (application.properties): no transparent decompression, no user agent

@@ -9,8 +9,9 @@ import dev.keypool.camel.KeyPoolApplication;
 import io.vertx.core.spi.ExecutorServiceFactory;
 
 /**
- * The Vert.x worker pool, where platform-http runs every exchange ({@code executeBlocking}) until its route is done:
- * one <b>virtual</b> thread per request on Java 21+, {@link ElasticWorkerPool} (platform threads) on Java 17.
+ * The Vert.x worker pool, where platform-http starts every exchange ({@code executeBlocking}; {@link GatewayHttpEngine}
+ * holds it until the provider call goes out): one <b>virtual</b> thread per request on Java 21+,
+ * {@link ElasticWorkerPool} (platform threads) on Java 17.
  *
  * <p>An LLM call holds its exchange for seconds while camel-http blocks on the provider's socket; a virtual thread
  * parked there costs a few KB of heap instead of an OS thread and its stack, so 10,000 calls in flight need a

@@ -50,9 +50,18 @@ import org.slf4j.LoggerFactory;
  * <p>The rest of the request runs after the answer: the redelivery backoff of upstream-errors (a sleep), Redis calls
  * of the shared state, the stream of the next attempt. On the Vert.x event loop that read the answer each of these
  * would stop every other connection of that loop; on the Vert.x worker pool, where plain vertx-http puts it
- * ({@code executeBlocking}), it would wait for a worker while every worker waits for an answer (platform-http holds
- * one per request). So the completion is handed to {@code answers}: a virtual thread per answer on Java 21+, Camel's
- * cached pool (a new thread whenever none is idle) on platform threads.
+ * ({@code executeBlocking}), it would wait for a worker while every worker waits for an answer (platform-http's own
+ * consumer holds one per request until its route is done). So the completion is handed to {@code answers}: a virtual
+ * thread per answer on Java 21+, Camel's cached pool (a new thread whenever none is idle) on platform threads. That
+ * thread runs the route to its end and writes the client's answer ({@link GatewayHttpEngine}).
+ *
+ * <p>Except where nothing that follows can block ({@code successOnEventLoop}: no state shared through Redis, whose calls
+ * wait for their answer): a 2xx answer to a request whose route's end only writes its answer
+ * ({@link Exchanges#ANSWERED_AT_ROUTE_END}) is handled on the event loop that read it, through the rest of the route
+ * (the success recorded, the answer translated, cached, logged) to the write of the client's answer, on the same event
+ * loop when the client's connection is on it. A failed call still goes to {@code answers}: its retries sleep, pick
+ * keys and walk on. Each hand-off to another thread wakes a parked one, slowly after the provider's 50 ms on this
+ * machine (bench/README.md, "Where a request's time goes").
  *
  * <p>A client that hangs up meanwhile ({@link ClientHangup}) cancels the call: its provider connection is reset
  * and the attempt fails at once, as a blocked call's socket did when its thread was interrupted.
@@ -75,6 +84,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
     private static final PropertyConfigurer ENDPOINT_CONFIGURER = new VertxHttpEndpointConfigurer();
 
     private final Executor answers;
+    private final boolean successOnEventLoop;
     private final long maxAnswerBytes;
     private final int http2Connections;
     private final long http2StreamWaitMs;
@@ -85,9 +95,13 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
      *                          size)
      * @param http2StreamWaitMs how long a call to an HTTP/2 provider may wait for a free stream, within its channel's
      *                          timeout
+     * @param successOnEventLoop whether nothing the rest of a request does after a 2xx answer blocks, so that the event
+     *                          loop that read it may run it
      */
-    public UpstreamHttpComponent(Executor answers, long maxAnswerBytes, int http2Connections, long http2StreamWaitMs) {
+    public UpstreamHttpComponent(Executor answers, boolean successOnEventLoop, long maxAnswerBytes, int http2Connections,
+                                 long http2StreamWaitMs) {
         this.answers = answers;
+        this.successOnEventLoop = successOnEventLoop;
         this.maxAnswerBytes = maxAnswerBytes;
         this.http2Connections = http2Connections;
         this.http2StreamWaitMs = http2StreamWaitMs;
@@ -224,9 +238,10 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         /**
          * vertx-http's own, for the bodies KeyPool sends (bytes, or an upload's file), but its answer goes to
          * {@code answers} directly.
-         * vertx-http hands every answer to {@code vertx.executeBlocking}, the Vert.x worker pool, where platform-http
-         * holds a worker for each request until its route is done: with platform threads, once as many requests as
-         * workers were waiting for their provider, no answer could be handled again and the gateway never answered.
+         * vertx-http hands every answer to {@code vertx.executeBlocking}, the Vert.x worker pool, where platform-http's
+         * own consumer holds a worker for each request until its route is done: with platform threads, once as many
+         * requests as workers were waiting for their provider, no answer could be handled again and the gateway never
+         * answered.
          */
         @Override
         public boolean process(Exchange exchange, AsyncCallback callback) {
@@ -244,16 +259,23 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                 HttpRequest<Buffer> request = binding.prepareHttpRequest(endpoint, exchange)
                         // per call: the shared client's options cannot carry each channel's
                         .connectTimeout(poolWaitMs(endpoint.transport, endpoint.getConfiguration()));
-                Handler<AsyncResult<HttpResponse<Buffer>>> answered = response -> answers.execute(() -> {
-                    answered(hangup);
-                    try {
-                        binding.handleResponse(getEndpoint(), exchange, response);
-                    } catch (Exception e) {
-                        exchange.setException(e);
-                    } finally {
-                        callback.done(false);
+                Handler<AsyncResult<HttpResponse<Buffer>>> answered = response -> {
+                    Runnable rest = () -> {
+                        answered(hangup);
+                        try {
+                            binding.handleResponse(getEndpoint(), exchange, response);
+                        } catch (Exception e) {
+                            exchange.setException(e);
+                        } finally {
+                            callback.done(false);
+                        }
+                    };
+                    if (successOnEventLoop && served(exchange, response)) {
+                        rest.run();
+                    } else {
+                        answers.execute(rest);
                     }
-                });
+                };
                 Object body = exchange.getMessage().getBody();
                 if (body == null) {
                     request.send(answered);
@@ -371,6 +393,12 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             QueryStringEncoder encoder = new QueryStringEncoder(path);
             query.forEach(encoder::addParam);
             return encoder.toString();
+        }
+
+        /** A 2xx answer to a request nothing waits for but its answer's write. */
+        private static boolean served(Exchange exchange, AsyncResult<HttpResponse<Buffer>> response) {
+            return response.succeeded() && response.result().statusCode() / 100 == 2
+                    && Boolean.TRUE.equals(exchange.getProperty(Exchanges.ANSWERED_AT_ROUTE_END));
         }
 
         private static void answered(ClientHangup hangup) {

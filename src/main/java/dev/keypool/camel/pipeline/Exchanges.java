@@ -84,6 +84,12 @@ public final class Exchanges {
 
     /** The {@link ClientHangup} of a request that came in over HTTP ({@link Admission}). */
     public static final String CLIENT_GONE = "kpClientGone";
+    /**
+     * True on a request whose route's end only writes its answer, nothing waiting for it on the thread that ends it (the
+     * HTTP requests of {@code GatewayHttpEngine}; not a Camel caller's, whose own steps may follow on that thread). The
+     * copy an async task is made of keeps it: the task calls the core synchronously, so its own steps stay on its thread.
+     */
+    public static final String ANSWERED_AT_ROUTE_END = "kpAnsweredAtRouteEnd";
 
     private Exchanges() {
     }

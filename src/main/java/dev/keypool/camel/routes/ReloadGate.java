@@ -4,7 +4,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
-import dev.keypool.camel.http.ReloadSafeHttpEngine;
+import dev.keypool.camel.http.GatewayHttpEngine;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import org.apache.camel.CamelContext;
@@ -28,7 +28,7 @@ import org.apache.camel.support.RouteWatcherReloadStrategy;
  *
  * <p>The first route of platform-http's router, installed only when reload is on: the default request path is
  * untouched. Its check is one map lookup, a counter and the consumer's state. A consumer suspended after that check,
- * while the request was on its way to it, holds the request back the same way ({@link ReloadSafeHttpEngine}).
+ * while the request was on its way to it, holds the request back the same way ({@link GatewayHttpEngine}).
  */
 public final class ReloadGate {
 

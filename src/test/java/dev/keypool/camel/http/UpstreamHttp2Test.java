@@ -59,7 +59,7 @@ class UpstreamHttp2Test {
         tls = FakeUpstream.overTls(certificate, 100);
         plain = new FakeUpstream();
         context = new DefaultCamelContext();
-        context.addComponent("vertx-http", new UpstreamHttpComponent(Runnable::run, 64L << 20, HTTP2_CONNECTIONS,
+        context.addComponent("vertx-http", new UpstreamHttpComponent(Runnable::run, false, 64L << 20, HTTP2_CONNECTIONS,
                 STREAM_WAIT_MS));
         ca = certificate.pem().toString();
         // a lambda, not a RouteBuilder subclass: Camel Main in the other tests scans this package for those

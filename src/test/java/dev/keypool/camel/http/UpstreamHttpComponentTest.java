@@ -29,7 +29,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * vertx-http as the provider calls use it: the answer is handled on a thread of the {@code answers} executor, not
- * on the Vert.x event loop that read it, and a client that hangs up cancels the call in flight.
+ * on the Vert.x event loop that read it (but a success whose route's end only writes the answer, with nothing blocking
+ * after it), and a client that hangs up cancels the call in flight.
  */
 class UpstreamHttpComponentTest {
 
@@ -49,7 +50,7 @@ class UpstreamHttpComponentTest {
         context.addComponent("vertx-http", new UpstreamHttpComponent(task -> {
             handedOver.incrementAndGet();
             answerThreads.execute(task);
-        }, 64L << 20, 4, 30_000));
+        }, true, 64L << 20, 4, 30_000));
         // a lambda, not a RouteBuilder subclass: Camel Main in the other tests scans this package for those
         RouteBuilder.addRoutes(context, routes -> {
             routes.from("direct:call")
@@ -57,6 +58,13 @@ class UpstreamHttpComponentTest {
                     .setHeader(Exchange.CONTENT_TYPE, constant("application/json"))
                     .to("vertx-http:" + upstream.baseUrl() + "/chat/completions?httpMethod=POST")
                     .process(e -> e.setProperty("answeredOn", Thread.currentThread().getName()));
+            routes.from("direct:failed-call")
+                    .onException(Exception.class).handled(true)
+                        .process(e -> e.setProperty("answeredOn", Thread.currentThread().getName()))
+                    .end()
+                    .setHeader("Authorization", constant("Bearer key-1"))
+                    .setHeader(Exchange.CONTENT_TYPE, constant("application/json"))
+                    .to("vertx-http:" + upstream.baseUrl() + "/chat/completions?httpMethod=POST");
         });
         context.start();
         template = context.createProducerTemplate();
@@ -78,6 +86,34 @@ class UpstreamHttpComponentTest {
         assertThat(done.getException()).isNull();
         assertThat(done.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class)).isEqualTo(200);
         assertThat(done.getMessage().getBody(String.class)).contains("chat.completion");
+        assertThat(done.getProperty("answeredOn", String.class)).isEqualTo("answer-test");
+        assertThat(handedOver).hasValue(1);
+    }
+
+    @Test
+    void should_handle_a_success_on_the_event_loop_that_read_it_when_only_the_answers_write_follows() {
+        Exchange done = template.request("direct:call", e -> {
+            e.setProperty(Exchanges.ANSWERED_AT_ROUTE_END, true);
+            e.getMessage().setBody(CHAT);
+        });
+
+        assertThat(done.getException()).isNull();
+        assertThat(done.getMessage().getBody(String.class)).contains("chat.completion");
+        assertThat(done.getProperty("answeredOn", String.class)).startsWith("vert.x-eventloop-thread");
+        assertThat(handedOver).as("answers handed to another thread").hasValue(0);
+    }
+
+    @Test
+    void should_hand_a_failed_call_to_an_answer_thread_even_when_only_the_answers_write_follows() {
+        upstream.answer("key-1", 500);
+
+        Exchange done = template.request("direct:failed-call", e -> {
+            e.setProperty(Exchanges.ANSWERED_AT_ROUTE_END, true);
+            e.getMessage().setBody(CHAT);
+        });
+
+        // its retries would sleep and pick keys on the event loop
+        assertThat(done.getProperty(Exchange.EXCEPTION_CAUGHT)).isNotNull();
         assertThat(done.getProperty("answeredOn", String.class)).isEqualTo("answer-test");
         assertThat(handedOver).hasValue(1);
     }

@@ -1,0 +1,195 @@
+package dev.keypool.camel.http;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
+import dev.keypool.camel.pipeline.Exchanges;
+import dev.keypool.camel.routes.ReloadGate;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.ext.web.RoutingContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.ExchangePattern;
+import org.apache.camel.Processor;
+import org.apache.camel.component.platform.http.PlatformHttpEndpoint;
+import org.apache.camel.component.platform.http.spi.PlatformHttpConsumer;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpConsumer;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpEngine;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.apache.camel.spi.HeaderFilterStrategy;
+
+/**
+ * platform-http's Vert.x engine, with consumers that hold no thread while a request waits for its provider, and write
+ * the answer from the thread that ends the route.
+ *
+ * <p>platform-http's own consumer runs the route on a worker ({@code executeBlocking}) and waits there until the route
+ * is done: the request's thread parks while the provider thinks, is woken by the thread that got the answer once the
+ * rest of the route has run on it, and then hands the answer to the event loop to be written, which wakes that too.
+ * Here the route is started asynchronously on the request thread, which ends where the provider call begins; the thread
+ * that got the answer ({@link UpstreamHttpComponent}) runs the rest and writes the answer, so Vert.x wakes the event
+ * loop once, for the write. Each hand-off wakes a parked thread, and after the provider's 50 ms a parked thread wakes
+ * slowly on this machine (bench/README.md, "Where a request's time goes").
+ *
+ * <p>What platform-http does besides for a few requests (an HTTP proxy's, form fields copied into headers) is left to
+ * it: those go through its own consumer.
+ *
+ * <p>With live route reload on ({@code reloadSafe}), a consumer hands a request it cannot take to the
+ * {@link ReloadGate} rather than answer it: the gate checks a route's consumer before the request reaches it, on an
+ * event loop, while the reload suspends the consumer on a thread of its own, so a request that passed the gate just
+ * before the suspension would get the suspended consumer's 503 with no body.
+ */
+public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
+
+    /**
+     * platform-http's own writing of an exchange's answer to the response (status, headers through the endpoint's
+     * filter, the body whatever its type), package-private in VertxPlatformHttpSupport.
+     */
+    private static final MethodHandle WRITE_RESPONSE = writeResponse();
+
+    private final boolean reloadSafe;
+
+    public GatewayHttpEngine(boolean reloadSafe) {
+        this.reloadSafe = reloadSafe;
+    }
+
+    @Override
+    public PlatformHttpConsumer createConsumer(PlatformHttpEndpoint endpoint, Processor processor) {
+        return new Consumer(endpoint, processor, this);
+    }
+
+    private static MethodHandle writeResponse() {
+        try {
+            Class<?> support = Class.forName("org.apache.camel.component.platform.http.vertx.VertxPlatformHttpSupport");
+            return MethodHandles.privateLookupIn(support, MethodHandles.lookup()).findStatic(support, "writeResponse",
+                    MethodType.methodType(Future.class, RoutingContext.class, Exchange.class, HeaderFilterStrategy.class,
+                            boolean.class));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("platform-http-vertx without VertxPlatformHttpSupport.writeResponse", e);
+        }
+    }
+
+    private static final class Consumer extends VertxPlatformHttpConsumer {
+
+        private final boolean reloadSafe;
+
+        Consumer(PlatformHttpEndpoint endpoint, Processor processor, GatewayHttpEngine engine) {
+            super(endpoint, processor, engine.getHandlers(), VertxPlatformHttpRouter.getRouterNameFromPort(engine.getServerPort()));
+            this.reloadSafe = engine.reloadSafe;
+        }
+
+        @Override
+        protected void handleRequest(RoutingContext request) {
+            if (!reloadSafe) {
+                take(request);
+                return;
+            }
+            // the lifecycle lock: suspend and stop cannot come between this check and the one in take
+            lock.lock();
+            try {
+                if (isStarted()) {
+                    take(request);
+                    return;
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (!ReloadGate.holdBack(request)) {
+                super.handleRequest(request);
+            }
+        }
+
+        /** On the event loop that read the request's head. */
+        private void take(RoutingContext request) {
+            if (isSuspended() || getEndpoint().isHttpProxy() || formFields(request)) {
+                super.handleRequest(request);
+                return;
+            }
+            Context eventLoop = request.vertx().getOrCreateContext();
+            Exchange exchange = createExchange(false);
+            exchange.setPattern(ExchangePattern.InOut);
+            exchange.setProperty(Exchanges.ANSWERED_AT_ROUTE_END, Boolean.TRUE);
+            processHttpRequest(exchange, request).onComplete(read -> {
+                if (read.failed()) {
+                    failed(exchange, request, read.cause());
+                    return;
+                }
+                // no handler on its completion: the route's end writes the answer, on whichever thread it ends
+                request.vertx().executeBlocking(() -> {
+                    route(exchange, request, eventLoop);
+                    return null;
+                }, false);
+            });
+        }
+
+        /**
+         * On a request thread: the route runs here until it waits for something asynchronously (the provider call),
+         * and this thread ends; the thread that resumes the route answers.
+         */
+        private void route(Exchange exchange, RoutingContext request, Context eventLoop) {
+            try {
+                createUoW(exchange);
+            } catch (Exception e) {
+                eventLoop.runOnContext(v -> failed(exchange, request, e));
+                return;
+            }
+            try {
+                getAsyncProcessor().process(exchange, doneSync -> answer(exchange, request, eventLoop));
+            } catch (RuntimeException e) {
+                exchange.setException(e);
+                answer(exchange, request, eventLoop);
+            }
+        }
+
+        /** On the thread that ends the route: the write itself goes to the event loop (Vert.x does that). */
+        @SuppressWarnings("unchecked")
+        private void answer(Exchange exchange, RoutingContext request, Context eventLoop) {
+            Future<Void> written;
+            try {
+                written = (Future<Void>) WRITE_RESPONSE.invokeExact(request, exchange,
+                        getEndpoint().getHeaderFilterStrategy(), getEndpoint().isMuteException());
+            } catch (Throwable e) {
+                eventLoop.runOnContext(v -> failed(exchange, request, e));
+                return;
+            }
+            written.onComplete(done -> {
+                if (done.succeeded()) {
+                    completed(exchange);
+                } else {
+                    eventLoop.runOnContext(v -> failed(exchange, request, done.cause()));
+                }
+            });
+        }
+
+        /** As platform-http's consumer ends a request it could not answer. */
+        private void failed(Exchange exchange, RoutingContext request, Throwable failure) {
+            getExceptionHandler().handleException("Failed handling platform-http endpoint " + getEndpoint().getPath(),
+                    failure);
+            request.fail(failure);
+            if (getEndpoint().isHandleWriteResponseError() && failure != null) {
+                Exception existing = exchange.getException();
+                if (existing != null) {
+                    failure.addSuppressed(existing);
+                }
+                exchange.setProperty(Exchange.EXCEPTION_CAUGHT, failure);
+                exchange.setException(failure);
+            }
+            completed(exchange);
+        }
+
+        private void completed(Exchange exchange) {
+            doneUoW(exchange);
+            releaseExchange(exchange, false);
+        }
+
+        /** A form's fields, which platform-http copies into headers (with its body handler on). */
+        private boolean formFields(RoutingContext request) {
+            if (!getEndpoint().isUseBodyHandler()) {
+                return false;
+            }
+            String type = request.parsedHeaders().contentType().value();
+            return type != null && (type.regionMatches(true, 0, "multipart/form-data", 0, 19)
+                    || type.regionMatches(true, 0, "application/x-www-form-urlencoded", 0, 33));
+        }
+    }
+}
