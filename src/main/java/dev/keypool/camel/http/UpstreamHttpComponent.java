@@ -83,6 +83,9 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
     private static final PropertyConfigurer COMPONENT_CONFIGURER = new VertxHttpComponentConfigurer();
     private static final PropertyConfigurer ENDPOINT_CONFIGURER = new VertxHttpEndpointConfigurer();
 
+    /** The largest successful answer handled on the event loop that read it (a chat answer is a few KB). */
+    static final int EVENT_LOOP_ANSWER_BYTES = 64 * 1024;
+
     private final Executor answers;
     private final boolean successOnEventLoop;
     private final long maxAnswerBytes;
@@ -395,10 +398,18 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             return encoder.toString();
         }
 
-        /** A 2xx answer to a request nothing waits for but its answer's write. */
+        /**
+         * A 2xx answer of at most {@link #EVENT_LOOP_ANSWER_BYTES} to a request nothing waits for but its answer's
+         * write. A larger one goes to an answer thread: translating, caching and logging it takes time in proportion
+         * to its size, and on the event loop every other connection of that loop would wait for it.
+         */
         private static boolean served(Exchange exchange, AsyncResult<HttpResponse<Buffer>> response) {
-            return response.succeeded() && response.result().statusCode() / 100 == 2
-                    && Boolean.TRUE.equals(exchange.getProperty(Exchanges.ANSWERED_AT_ROUTE_END));
+            if (!response.succeeded() || response.result().statusCode() / 100 != 2
+                    || !Boolean.TRUE.equals(exchange.getProperty(Exchanges.ANSWERED_AT_ROUTE_END))) {
+                return false;
+            }
+            Buffer body = response.result().body();
+            return body == null || body.length() <= EVENT_LOOP_ANSWER_BYTES;
         }
 
         private static void answered(ClientHangup hangup) {

@@ -104,6 +104,24 @@ class UpstreamHttpComponentTest {
     }
 
     @Test
+    void should_hand_a_large_success_to_an_answer_thread_even_when_only_the_answers_write_follows() {
+        String large = "{\"object\":\"chat.completion\",\"pad\":\"" + "x".repeat(UpstreamHttpComponent.EVENT_LOOP_ANSWER_BYTES)
+                + "\"}";
+        upstream.answer("key-1", 200, null, large);
+
+        Exchange done = template.request("direct:call", e -> {
+            e.setProperty(Exchanges.ANSWERED_AT_ROUTE_END, true);
+            e.getMessage().setBody(CHAT);
+        });
+
+        // handling it on the event loop would hold every other connection of that loop for its size
+        assertThat(done.getException()).isNull();
+        assertThat(done.getMessage().getBody(String.class)).hasSize(large.length());
+        assertThat(done.getProperty("answeredOn", String.class)).isEqualTo("answer-test");
+        assertThat(handedOver).hasValue(1);
+    }
+
+    @Test
     void should_hand_a_failed_call_to_an_answer_thread_even_when_only_the_answers_write_follows() {
         upstream.answer("key-1", 500);
 
