@@ -145,6 +145,9 @@ final class UpstreamStream extends InputStream {
             closed = true;
             arrived.clear();
             arrived.add(new IOException("stream closed by the gateway"));
+            if (complete) {
+                return;
+            }
             eventLoop.runOnContext(v -> {
                 paused = false;
                 response.resume();
