@@ -21,9 +21,11 @@ import io.vertx.core.http.HttpClientResponse;
  *
  * <p>What arrives is queued; past {@value #PAUSE_AT} bytes not yet read the response is paused (HTTP/2 flow control
  * then holds the provider back on this stream alone), and resumed below {@value #RESUME_AT}. A read waits at most
- * {@code idleTimeoutMs} for the next bytes, as a socket's read timeout did (a provider that goes silent mid-stream);
- * an interrupted read (its client hung up) and {@link #close()} before the end reset the provider's request, which
- * ends that call alone, not the connection it shares.
+ * {@code idleTimeoutMs} for the next bytes, as a socket's read timeout did (a provider that goes silent mid-stream).
+ * An interrupted read (its client hung up), a read that waited too long and {@link #close()} end the stream: a reader
+ * waiting wakes, what arrives later is dropped, and the provider's call is reset if its answer is still coming
+ * ({@link ProviderCallReset}: over HTTP/2 that call alone, over HTTP/1.1 its connection, never one that already went
+ * back to the pool).
  */
 final class UpstreamStream extends InputStream {
 
@@ -42,8 +44,9 @@ final class UpstreamStream extends InputStream {
     private Buffer current;
     private int position;
     private boolean ended;
-    /** The provider's last byte arrived (set on the event loop): the call is complete, whatever is still queued. */
+    /** The provider's last byte reached the end handler (set on the event loop): the call is complete. */
     private volatile boolean complete;
+    /** Set by the reader's side: what arrives from then on is dropped. */
     private volatile boolean closed;
 
     /** Takes the response's body from now on; made on the event loop that received the response's head. */
@@ -61,6 +64,9 @@ final class UpstreamStream extends InputStream {
     }
 
     private void arrive(Buffer chunk) {
+        if (closed) {
+            return;
+        }
         arrived.add(chunk);
         if (queuedBytes.addAndGet(chunk.length()) > PAUSE_AT && !paused) {
             paused = true;
@@ -104,12 +110,12 @@ final class UpstreamStream extends InputStream {
         try {
             next = arrived.poll(idleTimeoutMs, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
-            resetCall();
+            close();
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for the provider's stream");
         }
         if (next == null) {
-            resetCall();
+            close();
             throw new SocketTimeoutException("no byte of the provider's stream for " + idleTimeoutMs + " ms");
         }
         if (next == END) {
@@ -125,19 +131,32 @@ final class UpstreamStream extends InputStream {
         }
     }
 
-    /** Before the provider's end: its request is reset, and a read waiting for it ends. */
+    /**
+     * Ends the stream: a read waiting (or the next one) fails, and the provider's call is reset if its answer is still
+     * coming. Whether it is, the end handler says only once the response is no longer paused: Vert.x holds the end
+     * back with the chunks of a paused response, while its HTTP/1.1 connection, having read the whole answer, goes
+     * back to the pool and may be carrying the next call already. So the response is resumed first, on its event
+     * loop, and the decision taken in the task after the drain that resume schedules there (Vert.x's
+     * {@code InboundBuffer.fetch}), when any end Vert.x held back has reached the end handler.
+     */
     @Override
     public void close() {
         if (!closed) {
             closed = true;
-            if (!complete) {
-                resetCall();
-                arrived.add(new IOException("stream closed by the gateway"));
+            arrived.clear();
+            arrived.add(new IOException("stream closed by the gateway"));
+            if (complete) {
+                return;
             }
+            eventLoop.runOnContext(v -> {
+                paused = false;
+                response.resume();
+                eventLoop.runOnContext(drained -> {
+                    if (!complete) {
+                        ProviderCallReset.unlessEnded(request, response, () -> complete);
+                    }
+                });
+            });
         }
-    }
-
-    private void resetCall() {
-        request.reset();
     }
 }
