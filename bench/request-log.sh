@@ -25,7 +25,8 @@
 # Builds nothing: runs a copy of target/keypool.jar, its lib/, routes/ and application.properties (build with
 # mvn -B -q package -DskipTests first). Starts the fakes, the gateways and a
 # throwaway PostgreSQL (Debian's initdb/postgres under /usr/lib/postgresql/*/bin, on PG_PORT, in a temporary
-# directory), and stops each by its pid at the end. Everything on 127.0.0.1, every run bounded in time; ~20 min.
+# directory), and stops each by its pid at the end. Everything on 127.0.0.1, every run bounded in time; ~30 min with
+# the defaults (cost ~15, cpu ~11, sustain ~4): one part at a time fits a hold of the machine (bench/README.md).
 # Knobs: ROUNDS=5 JIT_WARMUP=20 WARMUP=2 DURATION=8 COST_CELLS="c1 c256" (the cost part's cells)
 #        CPU_ROUNDS=20 CPU_JIT_WARMUP=120 CPU_WARMUP=1 CPU_DURATION=3 CPU_CONNS=256 PROFILE AP_LIB PROFILE_INTERVAL=10ms
 #        SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
