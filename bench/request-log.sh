@@ -321,7 +321,7 @@ if [[ " $PARTS " == *" cpu "* ]]; then
   done
   KEYPOOL_JAVA_OPTS=$saved_opts
   node -e '
-    const rows = process.argv[1].trim().split(" ").map(x => { const [r, c, gw, gc, pg, rps] = x.split(":"); return { r: +r, c, gw: +gw, gc: +gc, pg: +pg, rps: +rps }; });
+    const rows = process.argv[1].trim().split(" ").map((x, i) => { const [r, c, gw, gc, pg, rps] = x.split(":"); return { i, r: +r, c, gw: +gw, gc: +gc, pg: +pg, rps: +rps }; });
     const sorted = a => [...a].sort((x, y) => x - y);
     const med = a => { const s = sorted(a), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
     // the median'"'"'s distribution-free confidence interval: order statistics k and n+1-k, k the largest with
@@ -365,6 +365,16 @@ if [[ " $PARTS " == *" cpu "* ]]; then
         }
         line += `; requests/s median ${pct(med(rpsPairs))} % (${range(ci2)}; target >= -3 %: ${verdict(ci2, true)})`;
         console.log(line);
+        // each cell against the mean of the log-off cells just before and just after it in time: a drift of the
+        // machine or of the JIT that is linear over the three cells cancels whatever the rotation put between them
+        const offs = by("off");
+        const around = by(c).map(x => {
+          const before = offs.filter(o => o.i < x.i).pop(), after = offs.find(o => o.i > x.i);
+          return 100 * (x.gw / (before && after ? (before.gw + after.gw) / 2 : (before || after).gw) - 1);
+        });
+        const ci3 = ci(around);
+        console.log(`${names[c] || c} against the log-off cells either side of it in time: gateway CPU per request median ${pct(med(around))} % ` +
+          `(${range(ci3)}; target <= 3 %: ${verdict(ci3, false)})`);
       }
     }' "$results" | tee -a "$OUT/summary.txt"
   say ""
