@@ -88,7 +88,8 @@ ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 # ---------------------------------------------------------------- processes: every one started here is stopped by pid
 PG_DIR=""
-ON_EXIT='[ -z "$PG_DIR" ] || rm -rf "$PG_DIR"'
+# PostgreSQL ends a few seconds after its signal (a checkpoint): its port is free for the next run once this returns
+ON_EXIT='[ -z "$PG_DIR" ] || { for _ in $(seq 1 150); do port_busy "$PG_PORT" || break; sleep 0.1; done; rm -rf "$PG_DIR"; }'
 start_fakes
 fake_ctl() { curl -sf -m 10 -X POST "$PRIMARY/control/$1" > /dev/null || die "fake control $1 failed"; }
 
