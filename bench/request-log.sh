@@ -7,13 +7,16 @@
 #      gets JIT_WARMUP s of traffic, then the same two cells (WARMUP s, then DURATION s measured, wrk and post.lua).
 #      Prints every run, then per configuration the median and the spread (min-max) of the added p50 at 1 connection
 #      and of the requests/s at 256 connections (and gateway/direct), and the log's cost against off.
-#   1b. CPU per request (PARTS=cpu): one gateway per configuration, all three running at once (ports GW_PORT+10..),
-#      CPU_JIT_WARMUP s of traffic each in four alternated slices, one settling round not counted; then ROUNDS rounds, each measuring every configuration in a rotating order at
-#      CPU_CONNS connections, provider 50 ms (WARMUP s, then DURATION s measured): the gateway's CPU (utime + stime from
-#      /proc/<pid>/stat) divided by the requests wrk saw answered, and apart the PostgreSQL server's (its postmaster and
-#      backends). Prints every cell, the medians, and the log's cost against off paired round by round: the median of
-#      the pairs and its distribution-free confidence interval, met only when all of it is within 3 %. With PROFILE
-#      (cpu, alloc, wall) and AP_LIB (libasyncProfiler.so), each gateway runs under async-profiler (collapsed stacks).
+#   1b. CPU per request (PARTS=cpu): one gateway per configuration, all running at once (ports GW_PORT+10..),
+#      CPU_JIT_WARMUP s of traffic each in four alternated slices, one settling round not counted; then CPU_ROUNDS short
+#      rounds, each measuring every configuration in a rotating order at CPU_CONNS connections, provider 50 ms
+#      (CPU_WARMUP s, then CPU_DURATION s measured): the gateway's CPU (utime + stime from /proc/<pid>/stat) divided by
+#      the requests wrk saw answered, the part of it its GC threads took (/proc/<pid>/task/*/stat, "GC Thread#n"), and
+#      apart the PostgreSQL server's (its postmaster and backends). Prints every cell, the medians, and each
+#      configuration's cost against off paired round by round: the median of the pairs and its distribution-free
+#      confidence interval, met only when all of it is within 3 %; the GC's share of it apart. Each gateway's GC log is
+#      $OUT/gc-cpu-NAME.log. With PROFILE (cpu, alloc, wall) and AP_LIB (libasyncProfiler.so), each gateway runs under
+#      async-profiler (collapsed stacks).
 #   2. sustained (PARTS=sustain): a fresh gateway per log configuration (SQLite, PostgreSQL), SUSTAIN_RATE requests/s
 #      for SUSTAIN_S s open loop (bench/quota.js paces by the clock: request i is due at i / rate whatever the others
 #      do), provider SUSTAIN_LATENCY_MS; then the rows the database gained against the requests answered, and
@@ -22,9 +25,15 @@
 # Builds nothing: runs a copy of target/keypool.jar, its lib/, routes/ and application.properties (build with
 # mvn -B -q package -DskipTests first). Starts the fakes, the gateways and a
 # throwaway PostgreSQL (Debian's initdb/postgres under /usr/lib/postgresql/*/bin, on PG_PORT, in a temporary
-# directory), and stops each by its pid at the end. Everything on 127.0.0.1, every run bounded in time; ~20 min.
-# Knobs: ROUNDS=5 JIT_WARMUP=20 CPU_JIT_WARMUP=120 PROFILE AP_LIB PROFILE_INTERVAL=10ms WARMUP=2 DURATION=8 CPU_CONNS=256 SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
-#        PARTS="cost cpu sustain" CONFIGS="off sqlite pg" GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102 PG_PORT (the first free from 15432)
+# directory), and stops each by its pid at the end. Everything on 127.0.0.1, every run bounded in time; ~30 min with
+# the defaults (cost ~15, cpu ~11, sustain ~4): one part at a time fits a hold of the machine (bench/README.md).
+# Knobs: ROUNDS=5 JIT_WARMUP=20 WARMUP=2 DURATION=8 COST_CELLS="c1 c256" (the cost part's cells)
+#        CPU_ROUNDS=20 CPU_JIT_WARMUP=120 CPU_WARMUP=1 CPU_DURATION=3 CPU_CONNS=256 PROFILE AP_LIB PROFILE_INTERVAL=10ms
+#        SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
+#        PARTS="cost cpu sustain" CONFIGS="off sqlite pg" (each off, sqlite, pg, or NAME=one of them run with the JVM
+#        flags FLAGS_NAME: CONFIGS="off sqlite pg sqlite1s=sqlite" FLAGS_sqlite1s=-Dkeypool.request-log.batch-ms=1000)
+#        GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102 PG_PORT (the first free from 15432), WRK_CPUS, PG_CPUS (pin
+#        wrk, the PostgreSQL server)
 #        JAVA_HOME, KEYPOOL_JAVA_OPTS (default: the shipped flags, as bench/run.sh), BENCH_OUT, and those bench/lib.sh
 #        reads (KEYPOOL_HOME, KEYPOOL_EXTRA_CLASSPATH, GW_CPUS, FAKE_CPUS)
 set -euo pipefail
@@ -37,12 +46,25 @@ JIT_WARMUP=${JIT_WARMUP:-20}
 CPU_JIT_WARMUP=${CPU_JIT_WARMUP:-120}
 WARMUP=${WARMUP:-2}
 DURATION=${DURATION:-8}
+COST_CELLS=${COST_CELLS:-"c1 c256"}
+CPU_ROUNDS=${CPU_ROUNDS:-20}
+CPU_WARMUP=${CPU_WARMUP:-1}
+CPU_DURATION=${CPU_DURATION:-3}
 SUSTAIN_RATE=${SUSTAIN_RATE:-1000}
 SUSTAIN_S=${SUSTAIN_S:-60}
 SUSTAIN_LATENCY_MS=${SUSTAIN_LATENCY_MS:-50}
 PARTS=${PARTS:-"cost cpu sustain"}
 CPU_CONNS=${CPU_CONNS:-256}
 CONFIGS=${CONFIGS:-"off sqlite pg"}
+# each configuration's base (off, sqlite, pg): its keypool.yaml and database; its JVM flags are FLAGS_<name>
+declare -A BASE
+NAMES=()
+for spec in $CONFIGS; do
+  name=${spec%%=*}; base=${spec#*=}
+  [[ "$name" =~ ^[A-Za-z0-9_]+$ && "$base" =~ ^(off|sqlite|pg)$ ]] || die "configuration '$spec' is none of off, sqlite, pg, NAME=one of them"
+  BASE[$name]=$base; NAMES+=("$name")
+done
+CONFIGS="${NAMES[*]}"
 PG_PORT=${PG_PORT:-}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/request-log-$(date +%Y%m%d-%H%M%S)}
 
@@ -66,20 +88,21 @@ ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 # ---------------------------------------------------------------- processes: every one started here is stopped by pid
 PG_DIR=""
-ON_EXIT='[ -z "$PG_DIR" ] || rm -rf "$PG_DIR"'
+# PostgreSQL ends a few seconds after its signal (a checkpoint): its port is free for the next run once this returns
+ON_EXIT='[ -z "$PG_DIR" ] || { for _ in $(seq 1 150); do port_busy "$PG_PORT" || break; sleep 0.1; done; rm -rf "$PG_DIR"; }'
 start_fakes
 fake_ctl() { curl -sf -m 10 -X POST "$PRIMARY/control/$1" > /dev/null || die "fake control $1 failed"; }
 
 # PostgreSQL refuses to run as root: as root, initdb and postgres run as the postgres user (as the slow tests do)
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-if [[ " $CONFIGS " == *" pg "* ]]; then
+if [[ " ${BASE[*]} " == *" pg "* ]]; then
   PG_DIR=$(mktemp -d /tmp/keypool-bench-pg-XXXXXX)
   chmod 755 "$PG_DIR"
   [ "$(id -u)" = 0 ] && chown postgres:postgres "$PG_DIR"
   as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -U keypool --auth=trust -E UTF8 > "$OUT/pg-initdb.log" 2>&1 \
     || die "initdb failed (see $OUT/pg-initdb.log)"
   # the server's own defaults (fsync on): a batch of rows is one commit a second
-  as_pg "$PG_BIN/postgres" -D "$PG_DIR/data" -p "$PG_PORT" -h 127.0.0.1 -k "$PG_DIR/data" > "$OUT/postgres.log" 2>&1 &
+  as_pg $(pin "${PG_CPUS:-}") "$PG_BIN/postgres" -D "$PG_DIR/data" -p "$PG_PORT" -h 127.0.0.1 -k "$PG_DIR/data" > "$OUT/postgres.log" 2>&1 &
   PIDS+=($!); PG_PID=$!
   for _ in $(seq 1 60); do psql -h 127.0.0.1 -p "$PG_PORT" -U keypool -d postgres -Atqc 'select 1' > /dev/null 2>&1 && break; sleep 0.5; done
   psql -h 127.0.0.1 -p "$PG_PORT" -U keypool -d postgres -Atqc 'select 1' > /dev/null || die "PostgreSQL did not start (see $OUT/postgres.log)"
@@ -94,12 +117,16 @@ java_flags
 
 # answers_on PORT: the gateway on PORT answers a chat completion with 200
 answers_on() { [ "$(post_status "http://127.0.0.1:$1")" = 200 ]; }
-# start_gateway CONFIG NAME [PORT]: a gateway on its own state.dir ($OUT/state-NAME), GW_PID, ready once it answers 200
+# start_gateway NAME TAG PORT [JVM_FLAG...]: a gateway of the configuration NAME (its base's keypool.yaml, FLAGS_NAME)
+# on its own state.dir ($OUT/state-TAG), GW_PID, ready once it answers 200
 start_gateway() {
-  local config=$1 name=$2 port=${3:-$GW_PORT}
-  rm -rf "$OUT/state-$name"
-  GW_PORT=$port launch_gateway "$APP" "$OUT/gateway-$name.log" "$config" -Dstate.dir="$OUT/state-$name/"
-  await_gateway "$OUT/gateway-$name.log" answers_on "$port" || die "the gateway did not answer 200 within 60 s ($OUT/gateway-$name.log)"
+  local name=$1 tag=$2 port=$3 flags_var=FLAGS_$1
+  shift 3
+  rm -rf "$OUT/state-$tag"
+  # shellcheck disable=SC2086  # FLAGS_<name> is a list of JVM flags
+  GW_PORT=$port launch_gateway "$APP" "$OUT/gateway-$tag.log" "$OUT/keypool-${BASE[$name]}.yaml" -Dstate.dir="$OUT/state-$tag/" \
+    ${!flags_var:-} "$@"
+  await_gateway "$OUT/gateway-$tag.log" answers_on "$port" || die "the gateway did not answer 200 within 60 s ($OUT/gateway-$tag.log)"
 }
 
 cpu_total() { awk '$1=="cpu" {idle=$5+$6; t=0; for(i=2;i<=NF;i++) t+=$i; print t-idle, t}' /proc/stat; }
@@ -123,7 +150,7 @@ wrk_run() {
   local url=$1 conns=$2 secs=$3 tag=$4 threads=2 t0 t1 g0=0 g1=0 line
   [ "$conns" -lt 2 ] && threads=1
   t0=$(cpu_total); [ -n "${GW_PID:-}" ] && kill -0 "$GW_PID" 2>/dev/null && g0=$(cpu_proc "$GW_PID")
-  wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
+  $(pin "${WRK_CPUS:-}") wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
   t1=$(cpu_total); [ -n "${GW_PID:-}" ] && kill -0 "$GW_PID" 2>/dev/null && g1=$(cpu_proc "$GW_PID")
   line=$(grep '^BENCH ' "$OUT/wrk-$tag.txt" || true)
   [ -n "$line" ] || { echo "0 0 fail 0 0"; return; }
@@ -136,12 +163,14 @@ wrk_run() {
 }
 
 say "request log cost and completeness, $(date -u +%Y-%m-%dT%H:%M:%SZ); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+for name in "${NAMES[@]}"; do flags_var=FLAGS_$name; [ -z "${!flags_var:-}" ] || say "$name: ${BASE[$name]} with ${!flags_var}"; done
+say "pinned: gateways ${GW_CPUS:-no}, fakes ${FAKE_CPUS:-no}, wrk ${WRK_CPUS:-no}, PostgreSQL ${PG_CPUS:-no}"
 say "$("$JAVA" -version 2>&1 | head -1); KEYPOOL_JAVA_OPTS='$KEYPOOL_JAVA_OPTS'; PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}'); raw outputs $OUT"
 say ""
 
 # ---------------------------------------------------------------- 1. the cost, alternated
 if [[ " $PARTS " == *" cost "* ]]; then
-  say "== cost: $ROUNDS rounds; per round the fake directly, then a fresh gateway per configuration (order rotating), ${JIT_WARMUP}s JIT warm-up each; cells: 1 connection at provider 0 ms, 256 at 50 ms, ${WARMUP}s + ${DURATION}s measured =="
+  say "== cost: $ROUNDS rounds; per round the fake directly, then a fresh gateway per configuration (order rotating), ${JIT_WARMUP}s JIT warm-up each; cells ($COST_CELLS): c1 1 connection at provider 0 ms, c256 256 at 50 ms, ${WARMUP}s + ${DURATION}s measured =="
   printf -v hdr '| %5s | %-6s | %9s | %9s | %9s | %7s | %9s | %9s | %6s | %7s | %6s |' round config "dir p50" "gw p50" "added p50" "dir RPS" "gw RPS" "gw/dir" "gw CPU" "box" errors
   say "$hdr"
   say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
@@ -152,21 +181,27 @@ if [[ " $PARTS " == *" cost "* ]]; then
     fake_ctl "latency?ms=0"
     wrk_run "$PRIMARY$CHAT" 1 "$WARMUP" "r$round-direct-c1-warmup" > /dev/null
     read -r _ d_p50 _ _ _ <<< "$(wrk_run "$PRIMARY$CHAT" 1 "$DURATION" "r$round-direct-c1")"
-    fake_ctl "latency?ms=50"
-    wrk_run "$PRIMARY$CHAT" 256 "$WARMUP" "r$round-direct-c256-warmup" > /dev/null
-    read -r d_rps _ _ _ _ <<< "$(wrk_run "$PRIMARY$CHAT" 256 "$DURATION" "r$round-direct-c256")"
+    d_rps=0
+    if [[ " $COST_CELLS " == *" c256 "* ]]; then
+      fake_ctl "latency?ms=50"
+      wrk_run "$PRIMARY$CHAT" 256 "$WARMUP" "r$round-direct-c256-warmup" > /dev/null
+      read -r d_rps _ _ _ _ <<< "$(wrk_run "$PRIMARY$CHAT" 256 "$DURATION" "r$round-direct-c256")"
+    fi
     n=${#configs[@]}
     for k in $(seq 0 $((n - 1))); do
       cfg=${configs[$(( (k + round - 1) % n ))]}
-      start_gateway "$OUT/keypool-$cfg.yaml" "r$round-$cfg"
+      start_gateway "$cfg" "r$round-$cfg" "$GW_PORT"
       fake_ctl "latency?ms=0"
       wrk_run "$GW$CHAT" 1 $(( JIT_WARMUP / 2 )) "r$round-$cfg-jit-c1" > /dev/null
       wrk_run "$GW$CHAT" 64 $(( JIT_WARMUP - JIT_WARMUP / 2 )) "r$round-$cfg-jit-c64" > /dev/null
       wrk_run "$GW$CHAT" 1 "$WARMUP" "r$round-$cfg-c1-warmup" > /dev/null
       read -r _ g_p50 e1 cpu1 box1 <<< "$(wrk_run "$GW$CHAT" 1 "$DURATION" "r$round-$cfg-c1")"
-      fake_ctl "latency?ms=50"
-      wrk_run "$GW$CHAT" 256 "$WARMUP" "r$round-$cfg-c256-warmup" > /dev/null
-      read -r g_rps _ e256 cpu256 box256 <<< "$(wrk_run "$GW$CHAT" 256 "$DURATION" "r$round-$cfg-c256")"
+      g_rps=0 e256=0 cpu256=0 box256=0
+      if [[ " $COST_CELLS " == *" c256 "* ]]; then
+        fake_ctl "latency?ms=50"
+        wrk_run "$GW$CHAT" 256 "$WARMUP" "r$round-$cfg-c256-warmup" > /dev/null
+        read -r g_rps _ e256 cpu256 box256 <<< "$(wrk_run "$GW$CHAT" 256 "$DURATION" "r$round-$cfg-c256")"
+      fi
       kill -0 "$GW_PID" 2>/dev/null || die "the gateway died ($OUT/gateway-r$round-$cfg.log)"
       stop_gateway
       added=$(awk -v g="$g_p50" -v d="$d_p50" 'BEGIN {printf "%.3f", (g-d)/1000}')
@@ -186,44 +221,48 @@ if [[ " $PARTS " == *" cost "* ]]; then
     const by = c => rows.filter(x => x.c === c);
     const stat = (c, f) => { const v = by(c).map(f); return { med: med(v), min: Math.min(...v), max: Math.max(...v) }; };
     const names = { off: "log off", sqlite: "log on, SQLite", pg: "log on, PostgreSQL" };
+    const c256 = rows.some(x => x.rps > 0);
     for (const c of [...new Set(rows.map(x => x.c))]) {
       const a = stat(c, x => x.added), t = stat(c, x => x.rps), q = stat(c, x => x.ratio), b = stat(c, x => x.box);
       console.log(`${names[c] || c}: added p50 at 1 connection median ${a.med.toFixed(3)} ms (spread ${a.min.toFixed(3)}-${a.max.toFixed(3)}); ` +
-        `RPS at 256 median ${t.med.toFixed(0)} (${t.min.toFixed(0)}-${t.max.toFixed(0)}), gateway/direct ${q.med.toFixed(3)} (${q.min.toFixed(3)}-${q.max.toFixed(3)}); machine busy ${b.min.toFixed(0)}-${b.max.toFixed(0)}%`);
+        (c256 ? `RPS at 256 median ${t.med.toFixed(0)} (${t.min.toFixed(0)}-${t.max.toFixed(0)}), gateway/direct ${q.med.toFixed(3)} (${q.min.toFixed(3)}-${q.max.toFixed(3)}); ` : "") +
+        `machine busy ${b.min.toFixed(0)}-${b.max.toFixed(0)}%`);
     }
     if (by("off").length) {
       const off = stat("off", x => x.added), offRps = stat("off", x => x.rps);
-      for (const c of ["sqlite", "pg"].filter(c => by(c).length)) {
+      for (const c of [...new Set(rows.map(x => x.c))].filter(c => c !== "off")) {
         const on = stat(c, x => x.added), onRps = stat(c, x => x.rps);
         const d = on.med - off.med, spread = Math.max(off.max - off.min, on.max - on.min);
         // paired within each round: the same direct runs, minutes apart
         const paired = by(c).map(x => { const o = rows.find(y => y.r === x.r && y.c === "off").rps; return o > 0 ? 1 - x.rps / o : NaN; });
         const cost = 1 - onRps.med / offRps.med;
-        console.log(`${names[c]} against off: added p50 ${d >= 0 ? "+" : ""}${d.toFixed(3)} ms, the runs spread ${spread.toFixed(3)} ms (target: within it: ${Math.abs(d) <= spread ? "met" : "MISSED"}); ` +
-          `throughput at 256 ${(100 * cost).toFixed(1)} % lower by the medians, per round ${paired.map(p => isNaN(p) ? "n/a" : (100 * p).toFixed(1)).join(" / ")} % (target <= 3 %: ${cost <= 0.03 ? "met" : "MISSED"})`);
+        console.log(`${names[c] || c} against off: added p50 ${d >= 0 ? "+" : ""}${d.toFixed(3)} ms, the runs spread ${spread.toFixed(3)} ms (target: within it: ${Math.abs(d) <= spread ? "met" : "MISSED"})` +
+          (c256 ? `; throughput at 256 ${(100 * cost).toFixed(1)} % lower by the medians, per round ${paired.map(p => isNaN(p) ? "n/a" : (100 * p).toFixed(1)).join(" / ")} % (target <= 3 %: ${cost <= 0.03 ? "met" : "MISSED"})` : ""));
       }
     }' "$results" | tee -a "$OUT/summary.txt"
   say ""
 fi
 
 # ---------------------------------------------------------------- 1b. CPU per request, alternated
-# cpu_cell URL SECS TAG PID: prints "rps requests gw_ticks pg_ticks errors box%" for wrk at CPU_CONNS connections
+# gc_ticks PID: the CPU ticks (user + system) of the JVM PID's GC worker threads ("GC Thread#n": ParallelGC's, G1's)
+gc_ticks() { cat /proc/"$1"/task/*/stat 2>/dev/null | awk '/\(GC Thread/ { sub(/.*\) /, ""); t += $12 + $13 } END { print t + 0 }'; }
+# cpu_cell URL SECS TAG PID: prints "rps requests gw_ticks gc_ticks pg_ticks errors box%" for wrk at CPU_CONNS connections
 cpu_cell() {
-  local url=$1 secs=$2 tag=$3 pid=$4 t0 t1 g0 g1 p0=0 p1=0 line
-  t0=$(cpu_total); g0=$(tree_ticks "$pid"); [ -n "${PG_PID:-}" ] && p0=$(tree_ticks "$PG_PID")
-  wrk -t2 -c"$CPU_CONNS" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
-  t1=$(cpu_total); g1=$(tree_ticks "$pid"); [ -n "${PG_PID:-}" ] && p1=$(tree_ticks "$PG_PID")
+  local url=$1 secs=$2 tag=$3 pid=$4 t0 t1 g0 g1 c0 c1 p0=0 p1=0 line
+  t0=$(cpu_total); g0=$(tree_ticks "$pid"); c0=$(gc_ticks "$pid"); [ -n "${PG_PID:-}" ] && p0=$(tree_ticks "$PG_PID")
+  $(pin "${WRK_CPUS:-}") wrk -t2 -c"$CPU_CONNS" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
+  t1=$(cpu_total); g1=$(tree_ticks "$pid"); c1=$(gc_ticks "$pid"); [ -n "${PG_PID:-}" ] && p1=$(tree_ticks "$PG_PID")
   line=$(grep '^BENCH ' "$OUT/wrk-$tag.txt" || true)
-  [ -n "$line" ] || { echo "0 0 0 0 fail 0"; return; }
-  awk -v l="$line" -v a="$t0" -v b="$t1" -v g="$((g1 - g0))" -v p="$((p1 - p0))" 'BEGIN {
+  [ -n "$line" ] || { echo "0 0 0 0 0 fail 0"; return; }
+  awk -v l="$line" -v a="$t0" -v b="$t1" -v g="$((g1 - g0))" -v c="$((c1 - c0))" -v p="$((p1 - p0))" 'BEGIN {
     n=split(l, f, " "); for (i=2;i<=n;i++) { split(f[i], kv, "="); v[kv[1]]=kv[2] }
     split(a,x," "); split(b,y," "); d=y[2]-x[2]
-    printf "%.0f %d %d %d %d %.0f\n", v["rps"], v["requests"], g, p, v["non2xx"]+v["connect"]+v["read"]+v["write"]+v["timeout"],
+    printf "%.0f %d %d %d %d %d %.0f\n", v["rps"], v["requests"], g, c, p, v["non2xx"]+v["connect"]+v["read"]+v["write"]+v["timeout"],
       (d>0 ? 100*(y[1]-x[1])/d : 0) }'
 }
 if [[ " $PARTS " == *" cpu "* ]]; then
   read -r -a configs <<< "$CONFIGS"
-  say "== CPU per request: one gateway per configuration, all started at once (ports from $((GW_PORT + 10))), ${CPU_JIT_WARMUP}s JIT warm-up each at 64 connections, then one settling round not counted; then $ROUNDS rounds, each measuring every configuration in a rotating order: $CPU_CONNS connections, provider 50 ms, ${WARMUP}s + ${DURATION}s measured; CPU from /proc/<pid>/stat (the gateway's; PostgreSQL's server processes apart) divided by the requests wrk saw answered =="
+  say "== CPU per request: one gateway per configuration, all started at once (ports from $((GW_PORT + 10))), ${CPU_JIT_WARMUP}s JIT warm-up each at 64 connections, then one settling round not counted; then $CPU_ROUNDS rounds, each measuring every configuration in a rotating order: $CPU_CONNS connections, provider 50 ms, ${CPU_WARMUP}s + ${CPU_DURATION}s measured; CPU from /proc/<pid>/stat (the gateway's, of it its GC threads'; PostgreSQL's server processes apart) divided by the requests wrk saw answered =="
   declare -A CPU_PID CPU_PORT
   # PROFILE=cpu|alloc|wall with AP_LIB=libasyncProfiler.so: async-profiler in every gateway from its start, every
   # PROFILE_INTERVAL (10 ms: a sample costs the gateway next to nothing, the same for each), its collapsed stacks in
@@ -237,7 +276,8 @@ if [[ " $PARTS " == *" cpu "* ]]; then
     cfg=${configs[$k]}
     CPU_PORT[$cfg]=$((GW_PORT + 10 + k))
     port_busy "${CPU_PORT[$cfg]}" && die "port ${CPU_PORT[$cfg]} on 127.0.0.1 is in use"
-    start_gateway "$OUT/keypool-$cfg.yaml" "cpu-$cfg" "${CPU_PORT[$cfg]}"
+    # the GC log: which collections (young, full) each gateway paid for
+    start_gateway "$cfg" "cpu-$cfg" "${CPU_PORT[$cfg]}" -Xlog:gc:file="$OUT/gc-cpu-$cfg.log"
     CPU_PID[$cfg]=$GW_PID
   done
   fake_ctl "latency?ms=0"
@@ -249,25 +289,26 @@ if [[ " $PARTS " == *" cpu "* ]]; then
   done
   fake_ctl "latency?ms=50"
   for cfg in "${configs[@]}"; do
-    cpu_cell "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" $(( WARMUP + DURATION )) "cpu-$cfg-settle" "${CPU_PID[$cfg]}" > /dev/null
+    cpu_cell "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" $(( CPU_WARMUP + CPU_DURATION )) "cpu-$cfg-settle" "${CPU_PID[$cfg]}" > /dev/null
   done
-  printf -v hdr '| %5s | %-6s | %7s | %8s | %14s | %14s | %4s | %6s |' round config "gw RPS" requests "gw µs/request" "PG µs/request" box errors
+  printf -v hdr '| %5s | %-8s | %7s | %8s | %14s | %11s | %14s | %4s | %6s |' round config "gw RPS" requests "gw µs/request" "of it GC" "PG µs/request" box errors
   say "$hdr"
   say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
   results=""
-  for round in $(seq 1 "$ROUNDS"); do
+  for round in $(seq 1 "$CPU_ROUNDS"); do
     n=${#configs[@]}
     for k in $(seq 0 $((n - 1))); do
       cfg=${configs[$(( (k + round - 1) % n ))]}
       url="http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT"
-      cpu_cell "$url" "$WARMUP" "cpu-r$round-$cfg-warmup" "${CPU_PID[$cfg]}" > /dev/null
-      read -r rps reqs g p errors box <<< "$(cpu_cell "$url" "$DURATION" "cpu-r$round-$cfg" "${CPU_PID[$cfg]}")"
+      cpu_cell "$url" "$CPU_WARMUP" "cpu-r$round-$cfg-warmup" "${CPU_PID[$cfg]}" > /dev/null
+      read -r rps reqs g c p errors box <<< "$(cpu_cell "$url" "$CPU_DURATION" "cpu-r$round-$cfg" "${CPU_PID[$cfg]}")"
       kill -0 "${CPU_PID[$cfg]}" 2>/dev/null || die "the gateway died ($OUT/gateway-cpu-$cfg.log)"
-      [ "$cfg" = pg ] || p=0
+      [ "${BASE[$cfg]}" = pg ] || p=0
       gus=$(awk -v t="$g" -v n="$reqs" -v hz="$HZ" 'BEGIN {printf "%.1f", (n>0 ? 1e6*t/hz/n : 0)}')
+      cus=$(awk -v t="$c" -v n="$reqs" -v hz="$HZ" 'BEGIN {printf "%.1f", (n>0 ? 1e6*t/hz/n : 0)}')
       pus=$(awk -v t="$p" -v n="$reqs" -v hz="$HZ" 'BEGIN {printf "%.1f", (n>0 ? 1e6*t/hz/n : 0)}')
-      results="$results $round:$cfg:$gus:$pus:$rps"
-      printf -v row '| %5s | %-6s | %7s | %8s | %11s µs | %11s µs | %3s%% | %6s |' "$round" "$cfg" "$rps" "$reqs" "$gus" "$pus" "$box" "$errors"
+      results="$results $round:$cfg:$gus:$cus:$pus:$rps"
+      printf -v row '| %5s | %-8s | %7s | %8s | %11s µs | %8s µs | %11s µs | %3s%% | %6s |' "$round" "$cfg" "$rps" "$reqs" "$gus" "$cus" "$pus" "$box" "$errors"
       say "$row"
     done
   done
@@ -277,10 +318,11 @@ if [[ " $PARTS " == *" cpu "* ]]; then
       mv "$OUT/profile-${CPU_PID[$cfg]}.collapsed" "$OUT/profile-$cfg-$PROFILE.collapsed" 2>/dev/null \
         && say "profile ($PROFILE) of the $cfg gateway, the warm-up included: $OUT/profile-$cfg-$PROFILE.collapsed"
     fi
+    say "$cfg: $(grep -c 'Pause Young' "$OUT/gc-cpu-$cfg.log") young collections, $(grep -c 'Pause Full' "$OUT/gc-cpu-$cfg.log") full, over the whole part ($OUT/gc-cpu-$cfg.log)"
   done
   KEYPOOL_JAVA_OPTS=$saved_opts
   node -e '
-    const rows = process.argv[1].trim().split(" ").map(x => { const [r, c, gw, pg, rps] = x.split(":"); return { r: +r, c, gw: +gw, pg: +pg, rps: +rps }; });
+    const rows = process.argv[1].trim().split(" ").map((x, i) => { const [r, c, gw, gc, pg, rps] = x.split(":"); return { i, r: +r, c, gw: +gw, gc: +gc, pg: +pg, rps: +rps }; });
     const sorted = a => [...a].sort((x, y) => x - y);
     const med = a => { const s = sorted(a), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
     // the median'"'"'s distribution-free confidence interval: order statistics k and n+1-k, k the largest with
@@ -296,29 +338,44 @@ if [[ " $PARTS " == *" cpu "* ]]; then
     const names = { off: "log off", sqlite: "log on, SQLite", pg: "log on, PostgreSQL" };
     const fmt = v => `median ${med(v).toFixed(1)} µs (${Math.min(...v).toFixed(1)}-${Math.max(...v).toFixed(1)})`;
     const pct = p => (p >= 0 ? "+" : "") + p.toFixed(1);
+    const range = i => `${i.level.toFixed(0)} % interval ${pct(i.lo)} to ${pct(i.hi)} %`;
     for (const c of [...new Set(rows.map(x => x.c))]) {
-      console.log(`${names[c] || c}: gateway CPU per request ${fmt(by(c).map(x => x.gw))}` +
-        (c === "pg" ? `; PostgreSQL server ${fmt(by(c).map(x => x.pg))}; the two ${fmt(by(c).map(x => x.gw + x.pg))}` : "") +
+      console.log(`${names[c] || c}: gateway CPU per request ${fmt(by(c).map(x => x.gw))}, of it GC ${fmt(by(c).map(x => x.gc))}` +
+        (by(c).some(x => x.pg > 0) ? `; PostgreSQL server ${fmt(by(c).map(x => x.pg))}; the two ${fmt(by(c).map(x => x.gw + x.pg))}` : "") +
         `; requests/s median ${med(by(c).map(x => x.rps)).toFixed(0)} (${Math.min(...by(c).map(x => x.rps))}-${Math.max(...by(c).map(x => x.rps))})`);
     }
     if (by("off").length) {
-      for (const c of ["sqlite", "pg"].filter(c => by(c).length)) {
+      for (const c of [...new Set(rows.map(x => x.c))].filter(c => c !== "off")) {
         // paired within each round: the cells of one round run back to back, so the drift of the machine and of each
         // gateway cancels in the pair
-        const pair = f => by(c).map(x => { const o = rows.find(y => y.r === x.r && y.c === "off"); return 100 * (f(x) / f(o) - 1); });
+        const pair = f => by(c).map(x => { const o = rows.find(y => y.r === x.r && y.c === "off"); return 100 * (f(x, o) / o.gw - 1); });
         const verdict = (i, lowerIsCost) => {
           const worst = lowerIsCost ? -i.lo : i.hi, best = lowerIsCost ? -i.hi : i.lo;
           return worst <= 3 ? "met" : best > 3 ? "MISSED" : "not shown";
         };
-        const cpu = pair(x => x.gw), rps = pair(x => x.rps), ci1 = ci(cpu), ci2 = ci(rps);
-        let line = `${names[c]} against off, paired round by round: gateway CPU per request median ${pct(med(cpu))} % ` +
-          `(${ci1.level.toFixed(0)} % interval ${pct(ci1.lo)} to ${pct(ci1.hi)} %; rounds ${cpu.map(pct).join(" / ")}; target <= 3 %: ${verdict(ci1, false)})`;
-        if (c === "pg") {
-          const both = pair(x => x.gw + x.pg), ci3 = ci(both);
-          line += `; with the PostgreSQL server median ${pct(med(both))} % (${ci3.level.toFixed(0)} % interval ${pct(ci3.lo)} to ${pct(ci3.hi)} %)`;
+        // the GC part and the rest, each as a share of the log-off gateway'"'"'s whole CPU per request: they add up
+        const cpu = pair(x => x.gw), gc = pair((x, o) => o.gw + x.gc - o.gc), rest = pair((x, o) => o.gw + (x.gw - x.gc) - (o.gw - o.gc));
+        const rpsPairs = by(c).map(x => 100 * (x.rps / rows.find(y => y.r === x.r && y.c === "off").rps - 1));
+        const ci1 = ci(cpu), ci2 = ci(rpsPairs);
+        let line = `${names[c] || c} against off, paired round by round: gateway CPU per request median ${pct(med(cpu))} % ` +
+          `(${range(ci1)}; rounds ${cpu.map(pct).join(" / ")}; target <= 3 %: ${verdict(ci1, false)}); ` +
+          `of it GC median ${pct(med(gc))} % (${range(ci(gc))}), the rest ${pct(med(rest))} % (${range(ci(rest))})`;
+        if (by(c).some(x => x.pg > 0)) {
+          const both = pair((x, o) => x.gw + x.pg);
+          line += `; with the PostgreSQL server median ${pct(med(both))} % (${range(ci(both))})`;
         }
-        line += `; requests/s median ${pct(med(rps))} % (${ci2.level.toFixed(0)} % interval ${pct(ci2.lo)} to ${pct(ci2.hi)} %; target >= -3 %: ${verdict(ci2, true)})`;
+        line += `; requests/s median ${pct(med(rpsPairs))} % (${range(ci2)}; target >= -3 %: ${verdict(ci2, true)})`;
         console.log(line);
+        // each cell against the mean of the log-off cells just before and just after it in time: a drift of the
+        // machine or of the JIT that is linear over the three cells cancels whatever the rotation put between them
+        const offs = by("off");
+        const around = by(c).map(x => {
+          const before = offs.filter(o => o.i < x.i).pop(), after = offs.find(o => o.i > x.i);
+          return 100 * (x.gw / (before && after ? (before.gw + after.gw) / 2 : (before || after).gw) - 1);
+        });
+        const ci3 = ci(around);
+        console.log(`${names[c] || c} against the log-off cells either side of it in time: gateway CPU per request median ${pct(med(around))} % ` +
+          `(${range(ci3)}; target <= 3 %: ${verdict(ci3, false)})`);
       }
     }' "$results" | tee -a "$OUT/summary.txt"
   say ""
@@ -335,21 +392,21 @@ dropped() { curl -s -m 10 "$GW/observe/metrics" | awk '$1 ~ /^keypool_request_lo
 if [[ " $PARTS " == *" sustain "* ]]; then
   say "== sustained: ${SUSTAIN_RATE} requests/s for ${SUSTAIN_S}s open loop (bench/quota.js), provider ${SUSTAIN_LATENCY_MS} ms, a fresh gateway per configuration after ${JIT_WARMUP}s of JIT warm-up =="
   for cfg in $CONFIGS; do
-    [ "$cfg" = off ] && continue
+    [ "${BASE[$cfg]}" = off ] && continue
     GW_PID=""
-    start_gateway "$OUT/keypool-$cfg.yaml" "sustain-$cfg"
+    start_gateway "$cfg" "sustain-$cfg" "$GW_PORT"
     fake_ctl "latency?ms=0"
     wrk_run "$GW$CHAT" 64 "$JIT_WARMUP" "sustain-$cfg-jit" > /dev/null
     fake_ctl "latency?ms=$SUSTAIN_LATENCY_MS"
-    # the warm-up's rows are written within keypool.request-log.batch-ms (1 s)
+    # the warm-up's rows are written within keypool.request-log.batch-ms
     sleep 3
-    before=$(rows "$cfg" "sustain-$cfg"); dropped_before=$(dropped)
+    before=$(rows "${BASE[$cfg]}" "sustain-$cfg"); dropped_before=$(dropped)
     t0=$(cpu_total)
     node "$BENCH_DIR/quota.js" --url "$GW$CHAT" --rate "$SUSTAIN_RATE" --duration-s "$SUSTAIN_S" \
       --fake-latency-ms "$SUSTAIN_LATENCY_MS" --capacity-per-min $(( SUSTAIN_RATE * 60 )) --timeout-ms 30000 > "$OUT/sustain-$cfg.txt"
     t1=$(cpu_total)
     sleep 3
-    after=$(rows "$cfg" "sustain-$cfg"); dropped_after=$(dropped)
+    after=$(rows "${BASE[$cfg]}" "sustain-$cfg"); dropped_after=$(dropped)
     kill -0 "$GW_PID" 2>/dev/null || die "the gateway died ($OUT/gateway-sustain-$cfg.log)"
     stop_gateway
     node -e '

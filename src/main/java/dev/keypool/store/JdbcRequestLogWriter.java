@@ -59,7 +59,7 @@ public final class JdbcRequestLogWriter implements RequestLogWriter {
     }
 
     private static void bind(PreparedStatement insert, RequestLogRow row) throws SQLException {
-        insert.setLong(1, row.time().toEpochMilli());
+        insert.setLong(1, row.ts());
         insert.setString(2, row.requestId());
         insert.setString(3, row.source());
         insert.setString(4, row.tenant());

@@ -63,7 +63,7 @@ public final class PostgresRequestLogWriter implements RequestLogWriter {
 
     /** One row in COPY's text format: columns tab-separated, {@code \N} for null, the line ended by a newline. */
     static void line(StringBuilder text, RequestLogRow row) {
-        text.append(row.time().toEpochMilli()).append('\t');
+        text.append(row.ts()).append('\t');
         string(text, row.requestId()).append('\t');
         string(text, row.source()).append('\t');
         string(text, row.tenant()).append('\t');

@@ -80,7 +80,7 @@ public final class RequestLogReader {
     }
 
     private static RequestLogRow row(ResultSet r) throws SQLException {
-        return new RequestLogRow(Instant.ofEpochMilli(r.getLong("ts")), r.getString("request_id"), r.getString("source"),
+        return new RequestLogRow(r.getLong("ts"), r.getString("request_id"), r.getString("source"),
                 r.getString("tenant"), r.getString("api"), r.getString("model"), r.getString("served_model"),
                 r.getString("channel"), r.getString("key_fingerprint"), r.getString("pool"), r.getInt("attempts"),
                 integer(r, "fallback_level"), r.getInt("status"), r.getString("error_code"), r.getLong("prompt_tokens"),

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -37,7 +36,7 @@ abstract class RequestLogWriterContract {
 
     @Test
     void should_write_every_column_of_a_row() throws Exception {
-        writer.insert(List.of(new RequestLogRow(Instant.ofEpochMilli(1_764_000_000_123L), "req_1", "api", "acme", "chat",
+        writer.insert(List.of(new RequestLogRow(1_764_000_000_123L, "req_1", "api", "acme", "chat",
                 "gpt-4o-mini", "glm-4-flash", "zhipu", "fp-1a2b", "own", 2, 1, 200, null, 11, 7, 3, 5, 0.00005, 42, 9L,
                 "{\"q\":1}", "{\"a\":2}")));
 
@@ -131,12 +130,12 @@ abstract class RequestLogWriterContract {
     }
 
     protected static RequestLogRow refused(String requestId) {
-        return new RequestLogRow(Instant.ofEpochMilli(1_000), requestId, "api", "none", "chat", "no-such-model", null,
+        return new RequestLogRow(1_000, requestId, "api", "none", "chat", "no-such-model", null,
                 null, null, null, 0, null, 404, "model_not_found", 0, 0, 0, 0.0, 1, null);
     }
 
     protected static RequestLogRow served(String requestId, String requestBody, String answerBody) {
-        return new RequestLogRow(Instant.ofEpochMilli(2_000), requestId, "api", "acme", "chat", "gpt-4o-mini",
+        return new RequestLogRow(2_000, requestId, "api", "acme", "chat", "gpt-4o-mini",
                 "gpt-4o-mini", "primary", "fp-1a2b", "shared", 1, 0, 200, null, 11, 7, 0, 0, 0.0000123, 51, null,
                 requestBody, answerBody);
     }

@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -42,6 +41,9 @@ public final class RequestLog {
     static final String STREAMED_ANSWER = "kpStreamedAnswer";
     /** What an id the client sends may be: what log and trace tools send, nothing that could break a header or a query. */
     private static final Pattern SANE_ID = Pattern.compile("[A-Za-z0-9._:\\-]{1,128}");
+    /** The {@code pool} of an answer from a model group's response cache: one string for every such row. */
+    private static final String CACHE_HIT = ResponseCaching.FROM_CACHE + "-" + ResponseCaching.HIT;
+    private static final String CACHE_STALE = ResponseCaching.FROM_CACHE + "-" + ResponseCaching.STALE;
 
     private final boolean enabled;
     private final BlockingQueue<RequestLogRow> queue;
@@ -120,7 +122,7 @@ public final class RequestLog {
         String source = exchange.getProperty(Exchanges.BATCH_LINE) != null ? "batch"
                 : exchange.getProperty(Exchanges.TASK_ID) != null ? "async" : "api";
         String api = exchange.getProperty(Exchanges.API, String.class);
-        Instant time = clock.instant();
+        long time = clock.millis();
         ClientRequest asked = exchange.getProperty(Exchanges.CLIENT_REQUEST, ClientRequest.class);
         String requestBody = bodies ? requestBody(asked, request) : null;
         if (request == null) {
@@ -147,7 +149,7 @@ public final class RequestLog {
     /** {@code cache-hit} or {@code cache-stale} for an answer of a model group's response cache, else null. */
     private static String fromCache(Exchange exchange) {
         String how = exchange.getProperty(ResponseCaching.CACHE_ANSWER, String.class);
-        return how == null ? null : ResponseCaching.FROM_CACHE + "-" + how;
+        return how == null ? null : ResponseCaching.HIT.equals(how) ? CACHE_HIT : CACHE_STALE;
     }
 
     /**

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.LinkedBlockingQueue;
 
+import dev.keypool.config.Api;
+import dev.keypool.gateway.GatewayRequest;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.Database;
 import dev.keypool.store.RequestLogRow;
@@ -61,7 +63,7 @@ class RequestLogQueueTest {
         assertThat(dropped() - before).isEqualTo(1);
         List<RequestLogRow> rows = log.drain();
         assertThat(rows).extracting(RequestLogRow::requestId).containsExactly(first, second);
-        assertThat(rows.get(0).time()).isEqualTo(clock.instant());
+        assertThat(rows.get(0).ts()).isEqualTo(clock.millis());
         assertThat(log.drain()).isEmpty();
     }
 
@@ -102,6 +104,24 @@ class RequestLogQueueTest {
         log.writeRemaining(new JdbcRequestLogWriter(closed.dataSource()));
 
         assertThat(dropped() - before).isEqualTo(2);
+    }
+
+    @Test
+    void should_keep_in_a_queued_row_strings_that_every_row_shares() {
+        // a row waits in the queue until the writer's beat: a string made for it is one more object a young collection
+        // copies meanwhile
+        RequestLog log = new RequestLog(true, new LinkedBlockingQueue<>(10), clock, metrics, Duration.ofDays(30), false, 0);
+        for (int i = 0; i < 2; i++) {
+            Exchange exchange = new DefaultExchange(context);
+            log.identify(exchange);
+            exchange.setProperty(ResponseCaching.CACHE_ANSWER, ResponseCaching.HIT);
+            log.answered(exchange, new GatewayRequest("chat/completions", Api.CHAT, "gpt-4o-mini", List.of(), null, false,
+                    null, null), 200);
+        }
+
+        List<RequestLogRow> rows = log.drain();
+        assertThat(rows).extracting(RequestLogRow::pool).containsExactly("cache-hit", "cache-hit");
+        assertThat(rows.get(1).pool()).isSameAs(rows.get(0).pool());
     }
 
     /** The row of a request the gateway refused before planning it; its id. */
