@@ -1,20 +1,19 @@
 #!/usr/bin/env python3
-"""Where a start's main thread goes: the CPU samples of a JFR recording, by part, inclusive.
+"""Where a start's main thread goes: its CPU samples by part, inclusive.
 
-    bench/start-profile.py RECORDING.jfr [THREAD]      (JAVA_HOME for its jfr tool; THREAD default main)
+    bench/start-profile.py PROFILE [THREAD]        (THREAD default main)
 
-The recording comes from a gateway started with
--XX:StartFlightRecording=filename=RECORDING.jfr,settings=profile -XX:FlightRecorderOptions:stackdepth=1024 and stopped
-right after its first answer (bench/coldstart.sh with COLD_FLAGS_<variant>). Each sample counts for every part one of
-its frames belongs to, so the shares add up to more than 100 %; "other" are the samples of no part.
+PROFILE is async-profiler's collapsed output of a gateway started with
+-agentpath:<libasyncProfiler.so>=start,event=itimer,interval=1ms,threads,file=PROFILE.collapsed,collapsed
+and stopped right after its first answer (bench/coldstart.sh, COLD_FLAGS_<variant> and BURST_N=0): CPU time of every
+thread from the JVM's first moments, in the VM's own code too (class loading, linking). Each sample counts for every
+part one of its frames belongs to, so the shares add up to more than 100 %; "other" are the samples of no part.
 """
-import json
-import os
-import subprocess
+import re
 import sys
 from collections import Counter
 
-# part -> prefixes of the frames' class names (the first part whose prefix a frame has)
+# part -> prefixes of the frames (Java classes with dots, or the VM's own functions)
 PARTS = [
     ("Camel's JMX (MBeans registered)", ("org.apache.camel.management.", "javax.management.", "com.sun.jmx.")),
     ("log4j", ("org.apache.logging.",)),
@@ -26,38 +25,50 @@ PARTS = [
     ("Vert.x and Netty", ("io.vertx.", "io.netty.")),
     ("Micrometer", ("io.micrometer.",)),
     ("Jackson", ("com.fasterxml.",)),
-    ("KeyPool's own code", ("dev.keypool.",)),
-    ("method handles and lambdas linked", ("java.lang.invoke.",)),
+    ("method handles and lambdas linked", ("java.lang.invoke.", "LinkResolver::", "MethodHandles::", "SystemDictionary::find_method_handle", "SystemDictionary::link_method_handle")),
     ("class loading and linking", ("java.lang.ClassLoader.", "jdk.internal.loader.", "java.lang.Class.forName",
-                                   "java.net.URLClassLoader.")),
+                                   "java.net.URLClassLoader.", "ClassLoader::", "ClassFileParser::",
+                                   "SystemDictionary::load", "SystemDictionary::resolve", "InstanceKlass::link",
+                                   "Verifier::", "Rewriter::")),
     ("JDBC driver (SQLite)", ("org.sqlite.",)),
+    ("JVM start before main", ("JavaMain", "Threads::create_vm")),
 ]
 
 
+def thread_of(frame):
+    match = re.match(r"\[(.*?)(?: tid=\d+)?\]$", frame)
+    return match.group(1) if match else None
+
+
 def main():
-    recording = sys.argv[1]
-    thread = sys.argv[2] if len(sys.argv) > 2 else "main"
-    jfr = os.path.join(os.environ["JAVA_HOME"], "bin", "jfr") if os.environ.get("JAVA_HOME") else "jfr"
-    out = subprocess.run([jfr, "print", "--json", "--stack-depth", "1024", "--events", "jdk.ExecutionSample",
-                          recording], check=True, capture_output=True, text=True).stdout
-    events = json.loads(out)["recording"]["events"]
+    profile = sys.argv[1]
+    wanted = sys.argv[2] if len(sys.argv) > 2 else "main"
     total = 0
     counts = Counter()
-    for event in events:
-        values = event["values"]
-        if (values.get("sampledThread") or {}).get("javaName") != thread:
-            continue
-        total += 1
-        found = set()
-        for frame in (values.get("stackTrace") or {}).get("frames", []):
-            method = frame["method"]
-            name = method["type"]["name"].replace("/", ".") + "." + method["name"]
-            for part, prefixes in PARTS:
-                if name.startswith(prefixes):
-                    found.add(part)
-                    break
-        counts.update(found or {"other"})
-    print(f"{total} CPU samples of thread {thread}")
+    threads = Counter()
+    with open(profile) as lines:
+        for line in lines:
+            stack, _, n = line.rstrip("\n").rpartition(" ")
+            if not stack:
+                continue
+            frames = stack.split(";")
+            n = int(n)
+            thread = thread_of(frames[0]) or "?"
+            threads[thread] += n
+            if thread != wanted:
+                continue
+            total += n
+            found = set()
+            for frame in frames[1:]:
+                name = frame.replace("/", ".")
+                for part, prefixes in PARTS:
+                    if name.startswith(prefixes):
+                        found.add(part)
+                        break
+            for part in found or {"other"}:
+                counts[part] += n
+    print(f"{total} samples of thread {wanted}; all threads {sum(threads.values())}: "
+          + ", ".join(f"{t} {n}" for t, n in threads.most_common(6)))
     for part, n in counts.most_common():
         print(f"  {100 * n / max(total, 1):5.1f} %  {part}")
 
