@@ -22,8 +22,12 @@
 #   plain     the shipped JVM flags (bench/lib.sh java_flags), no AOT cache
 #   aot       the same with the AOT cache the build's training run made (target/keypool.aot; Java 25+; mvn package on
 #             Java 25 makes it, pom.xml profile aot-cache)
+#   bare      bench/BareProxy.java (Vert.x alone, the least a gateway does) with the shipped flags, in front of the same
+#             fake: its first burst is the reference of a gateway's (ready and cpu include compiling the source file)
 #   any other name: plain, with the JVM flags of the environment variable COLD_FLAGS_<name> added (e.g.
-#             COLD_FLAGS_c1="-XX:TieredStopAtLevel=1" VARIANTS="plain c1")
+#             COLD_FLAGS_c1="-XX:TieredStopAtLevel=1" VARIANTS="plain c1"); with COLD_HOME_<name>=DIR, the gateway of DIR
+#             instead (its target/keypool.jar and lib/, application.properties and routes/: another build, e.g. the one
+#             before a change, side by side with this one), on its AOT cache unless COLD_AOT_<name>=off
 #
 # The gateway serves bench/keypool-bench.yaml against the fake providers of bench/lib.sh (as bench/run.sh does);
 # COLD_CONFIG=keypool.yaml runs the shipped demo instead (its simulator is served by the gateway itself).
@@ -53,6 +57,10 @@ if [[ " $VARIANTS " == *" aot "* ]]; then
   [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null || die "variant aot needs Java 25 or newer ($JAVA is $JAVA_FEATURE)"
   [ -f "$ROOT/target/keypool.aot" ] || die "no target/keypool.aot: build on Java 25 (mvn -B -q package -DskipTests)"
 fi
+for v in $VARIANTS; do
+  other="COLD_HOME_$v"
+  [ -z "${!other:-}" ] || [ -f "${!other}/target/keypool.jar" ] || die "variant $v: no ${!other}/target/keypool.jar"
+done
 for p in "$GW_PORT" "$PRIMARY_PORT" "$BACKUP_PORT"; do port_busy "$p" && die "port $p on 127.0.0.1 is in use"; done
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 mkdir -p "$OUT"
@@ -65,18 +73,37 @@ ready_status() {
   curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' -d "$BODY" "$GW$CHAT" 2>/dev/null || true
 }
 
+# launch_bare LOG: bench/BareProxy.java on GW_PORT in front of the primary fake, with the shipped flags and the
+# gateway's own Vert.x and Netty (target/lib); GW_PID
+launch_bare() {
+  local native=""
+  [ -n "$RUNTIME_OPTS" ] && native="--enable-native-access=ALL-UNNAMED"
+  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
+  $(pin "${GW_CPUS:-}") "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS -cp "$ROOT/target/lib/*" "$BENCH_DIR/BareProxy.java" \
+    "$GW_PORT" "$PRIMARY_PORT" > "$1" 2>&1 &
+  GW_PID=$!
+  PIDS+=("$GW_PID")
+}
+
 # cold_run VARIANT ROUND: one gateway from launch to its first 200 (and its first burst); appends a line to runs.txt
 cold_run() {
   local variant=$1 round=$2 home="$OUT/r$2-$1" flags=() started ready cpu camel burst=- status
   mkdir -p "$home"
+  local dir=$ROOT extra="COLD_FLAGS_$variant" other="COLD_HOME_$variant" aot="COLD_AOT_$variant"
   case "$variant" in
     plain) AOT_CACHE=off ;;
     aot) AOT_CACHE=auto ;;
-    *) AOT_CACHE=off; local extra="COLD_FLAGS_$variant"; read -r -a flags <<< "${!extra:-}" ;;
+    bare) ;;
+    *) AOT_CACHE=off; read -r -a flags <<< "${!extra:-}"
+       if [ -n "${!other:-}" ]; then dir=${!other}; AOT_CACHE=${!aot:-auto}; fi ;;
   esac
   started=$(date +%s%N)
-  launch_gateway "$ROOT" "$home/gateway.log" "$COLD_CONFIG" -Dstate.dir="$home/state" \
-    -Dbatch.inbox="$home/inbox" -Dbatch.outbox="$home/outbox" "${flags[@]}"
+  if [ "$variant" = bare ]; then
+    launch_bare "$home/gateway.log"
+  else
+    launch_gateway "$dir" "$home/gateway.log" "$COLD_CONFIG" -Dstate.dir="$home/state" \
+      -Dbatch.inbox="$home/inbox" -Dbatch.outbox="$home/outbox" "${flags[@]}"
+  fi
   while :; do
     kill -0 "$GW_PID" 2>/dev/null || { tail -30 "$home/gateway.log" >&2; die "the gateway exited during startup ($home/gateway.log)"; }
     status=$(ready_status)
@@ -87,7 +114,7 @@ cold_run() {
   ready=$(( ($(date +%s%N) - started) / 1000000 ))
   cpu=$(awk -v hz="$HZ" '{printf "%d", ($14+$15)*1000/hz}' "/proc/$GW_PID/stat")
   camel=$(grep -o 'started in [0-9a-z]*' "$home/gateway.log" | head -1 | awk '{print $3}' \
-    | awk '{ms=0; s=$0; if (match(s,/[0-9]+s/)) {ms+=substr(s,RSTART,RLENGTH-1)*1000}; if (match(s,/[0-9]+ms/)) {ms+=substr(s,RSTART,RLENGTH-2)}; print ms}')
+    | awk '{ms=0; s=$0; if (match(s,/[0-9]+s/)) {ms+=substr(s,RSTART,RLENGTH-1)*1000}; if (match(s,/[0-9]+ms/)) {ms+=substr(s,RSTART,RLENGTH-2)}; print ms}' || true)
   if [ "$BURST_N" -gt 0 ]; then
     curl -sf -m 10 -X POST "$PRIMARY/control/latency?ms=$BURST_LATENCY_MS" > /dev/null || die "fake control failed"
     node "$BENCH_DIR/inflight.js" burst --url "$GW$CHAT" --n "$BURST_N" --timeout-ms 60000 > "$home/burst.txt"

@@ -64,8 +64,16 @@ while port_busy "$PORT"; do PORT=$(( PORT + 1 )); done
 
 ADMIN=aot-training-admin
 TENANT=aot-training-tenant
+# walk: a channel whose keys the simulator refuses (429, 401), so that its model's requests walk the fallback chain to demo
 cat > "$WORK/keypool.yaml" <<EOF
 channels:
+  - name: walk
+    baseUrl: http://127.0.0.1:$PORT/demo/v1
+    models: [walk-chat]
+    keys:
+      - key: demo-key-rate-limited
+      - key: demo-key-revoked
+    fallback: [demo]
   - name: demo
     baseUrl: http://127.0.0.1:$PORT/demo/v1
     models: [demo-chat, "*"]
@@ -128,6 +136,8 @@ for _ in $(seq 1 "$ROUNDS"); do
   call 200 POST /v1/embeddings '{"model":"text-embedding-3-small","input":"hi"}'
   call 200 POST /v1/messages '{"model":"demo-chat","max_tokens":16,"messages":[{"role":"user","content":"hi"}]}'
   call 200 POST /v1/messages '{"model":"demo-chat","max_tokens":16,"stream":true,"messages":[{"role":"user","content":"hi"}]}'
+  call 200 POST /v1/chat/completions '{"model":"walk-chat","messages":[{"role":"user","content":"hi"}]}'
+  call 200 POST /v1/chat/completions '{"model":"walk-chat","stream":true,"messages":[{"role":"user","content":"hi"}]}'
   call 200 GET /v1/models
   call 400 POST /v1/chat/completions '{"model":"gpt-4o-mini","messages":'
   call 401 POST /v1/chat/completions "$chat" wrong-token

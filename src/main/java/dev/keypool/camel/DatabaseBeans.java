@@ -54,9 +54,9 @@ final class DatabaseBeans extends ServiceSupport {
         int bodyMaxBytes = Wiring.intSetting(context, "keypool.request-log.body-max-bytes");
         long start = System.nanoTime();
         Database database = Database.open(config.database().postgres(), stateDir, poolSize, lockWaitMs);
-        LOG.info("Database: {}{}, schema ready in {} ms; request log {}", database.kind(),
+        LOG.info("Database: {}{}, schema {} in {} ms; request log {}", database.kind(),
                 database.kind().equals("sqlite") ? " (" + stateDir.resolve(Database.SQLITE_FILE) + ")" : "",
-                (System.nanoTime() - start) / 1_000_000,
+                database.migrated() ? "migrated" : "up to date", (System.nanoTime() - start) / 1_000_000,
                 config.requestLog().enabled() ? "on, rows kept " + config.database().retention().toDays() + " days"
                         + (config.requestLog().bodies() ? ", with request and answer bodies (up to " + bodyMaxBytes + " bytes each)" : "")
                         : "off");

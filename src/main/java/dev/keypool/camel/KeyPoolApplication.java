@@ -1,10 +1,24 @@
 package dev.keypool.camel;
 
+import java.util.List;
+
 import dev.keypool.camel.http.RequestThreads;
+import dev.keypool.camel.routes.ChannelRoutes;
+import dev.keypool.camel.routes.PackagedRoutes;
+import dev.keypool.camel.routes.PassthroughRoutes;
+import org.apache.camel.CamelContext;
+import org.apache.camel.RoutesBuilder;
 import org.apache.camel.main.Main;
 
 /** Starts KeyPool as a Camel Main service: routes from routes/*.camel.yaml, beans from {@link GatewayConfiguration}. */
 public final class KeyPoolApplication {
+
+    /**
+     * The Java route builders of the gateway, named rather than found: a package scan reads every class of the package
+     * at each start (KeyPoolApplicationTest checks that the scan would find no other).
+     */
+    static final List<Class<? extends RoutesBuilder>> ROUTE_BUILDERS =
+            List.of(PackagedRoutes.class, ChannelRoutes.class, PassthroughRoutes.class, AlertSinkRoutes.class);
 
     private KeyPoolApplication() {
     }
@@ -15,9 +29,27 @@ public final class KeyPoolApplication {
         if (RequestThreads.virtualAvailable()) {
             System.getProperties().putIfAbsent(RequestThreads.VIRTUAL_PROPERTY, "true");
         }
-        Main main = new Main(KeyPoolApplication.class);
+        Main main = newMain();
         // operators edit application.properties next to routes/ and keypool.yaml, not inside the jar
         main.setPropertyPlaceholderLocations("file:application.properties;optional=true");
         main.run(args);
+    }
+
+    /**
+     * A Camel Main of the gateway: {@link GatewayConfiguration} and {@link #ROUTE_BUILDERS}, the YAML routes of
+     * {@code camel.main.routes-include-pattern}. Before it loads the YAML routes, Camel Main parses every file once
+     * more to look for modelines (Camel JBang's comments that name dependencies) and beans; KeyPool has no modelines, and
+     * its YAML beans are bound when their file is loaded, so that first parse is left out.
+     */
+    public static Main newMain() {
+        Main main = new Main() {
+            @Override
+            protected void modelineRoutes(CamelContext context) {
+                // no modelines: the routes are parsed once, when loaded
+            }
+        };
+        main.configure().addConfiguration(GatewayConfiguration.class);
+        main.configure().addRoutesBuilder(ROUTE_BUILDERS.toArray(Class<?>[]::new));
+        return main;
     }
 }

@@ -1,13 +1,12 @@
 package dev.keypool.camel;
 
-import dev.keypool.camel.http.UpstreamConnections;
 import dev.keypool.camel.http.UpstreamHttpComponent;
 import dev.keypool.camel.routes.ChannelBreakerFactory;
 import io.vertx.ext.web.client.WebClientOptions;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.ProcessorFactory;
 
-/** The provider calls: camel-http's connections (streams), vertx-http (the rest), and the channel routes' breaker step. */
+/** The provider calls (vertx-http, plain and streamed) and the channel routes' breaker step. */
 final class UpstreamBeans {
 
     private UpstreamBeans() {
@@ -15,9 +14,7 @@ final class UpstreamBeans {
 
     /** @param sharedState whether state is shared through Redis, whose calls wait for their answer */
     static void bind(CamelContext context, boolean sharedState) {
-        // camel-http ignores its own pool settings once it is given a connection manager: this one reads them
         int connectionsPerProvider = Wiring.intSetting(context, "camel.component.http.connections-per-route");
-        context.getRegistry().bind("upstreamConnections", UpstreamConnections.pool(connectionsPerProvider));
         // the provider calls that are not streams (routes/upstream.camel.yaml), and the channel routes' circuitBreaker
         // that waits for them without holding a thread
         context.addComponent("vertx-http", upstreamHttp(context, !sharedState, connectionsPerProvider,

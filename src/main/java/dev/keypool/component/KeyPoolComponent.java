@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>KeyPool's own settings ({@code keypool.*}, {@code state.dir}) keep the defaults of the service's
  * application.properties, packaged in the jar, where the host does not set them; so do the camel-http settings the
- * upstream calls need ({@code camel.component.http.*}: no automatic retries, KeyPool's connection pool …), which are
+ * alert webhooks need ({@code camel.component.http.*}: no automatic retries, no compression, no cookies …), which are
  * applied to the context's {@code http} component.
  */
 @Component("keypool")
@@ -199,8 +199,8 @@ public class KeyPoolComponent extends DefaultComponent {
     }
 
     /**
-     * The camel-http settings of the upstream calls (application.properties explains each), on the context's http
-     * component: without them Apache HttpClient would retry a 429 on the same key by itself.
+     * The camel-http settings of the alert webhooks (application.properties explains each), on the context's http
+     * component: without them Apache HttpClient would retry a 429 or 503 by itself.
      */
     private static void configureHttpComponent(CamelContext context) {
         PropertiesComponent properties = context.getPropertiesComponent();

@@ -19,7 +19,7 @@ import org.flywaydb.core.Flyway;
  * PostgreSQL server several instances share. Its schema is Flyway's migrations: those written once for both in
  * {@code db/migration/common} (the few types the two name differently set by placeholder), those that differ in one
  * folder per database ({@code db/migration/sqlite}, {@code db/migration/postgresql}), so that the SQL the rest of
- * KeyPool runs is the same for both.
+ * KeyPool runs is the same for both. A schema already up to date costs one query ({@link ShippedSchema}).
  */
 public final class Database implements AutoCloseable {
 
@@ -30,10 +30,12 @@ public final class Database implements AutoCloseable {
 
     private final HikariDataSource dataSource;
     private final String kind;
+    private final boolean migrated;
 
-    private Database(HikariDataSource dataSource, String kind) {
+    private Database(HikariDataSource dataSource, String kind, boolean migrated) {
         this.dataSource = dataSource;
         this.kind = kind;
+        this.migrated = migrated;
     }
 
     /**
@@ -76,6 +78,9 @@ public final class Database implements AutoCloseable {
         hikari.setInitializationFailTimeout(-1);
         hikari.setConnectionTimeout(5000);
         HikariDataSource dataSource = new HikariDataSource(hikari);
+        if (ShippedSchema.applied(dataSource, kind)) {
+            return new Database(dataSource, kind, false);
+        }
         try {
             Flyway flyway = Flyway.configure()
                     .dataSource(dataSource)
@@ -88,11 +93,16 @@ public final class Database implements AutoCloseable {
             dataSource.close();
             throw new IllegalStateException("Cannot prepare the " + kind + " database: " + safeMessage(e), e);
         }
-        return new Database(dataSource, kind);
+        return new Database(dataSource, kind, true);
     }
 
     public DataSource dataSource() {
         return dataSource;
+    }
+
+    /** Whether Flyway was asked to bring the schema up to date: false when it already was ({@link ShippedSchema}). */
+    public boolean migrated() {
+        return migrated;
     }
 
     /** {@code sqlite} or {@code postgresql}, for logs. */

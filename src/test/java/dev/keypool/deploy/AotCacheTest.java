@@ -38,8 +38,15 @@ class AotCacheTest {
 
     private static final Path JAVA_17 = Path.of("/usr/lib/jvm/java-17-openjdk-amd64");
     private static final Path THIS_JAVA = Path.of(System.getProperty("java.home"));
+    /** The first request walks: walk's one key is refused (401), its fallback demo answers. */
     private static final String DEMO = """
             channels:
+              - name: walk
+                baseUrl: http://127.0.0.1:PORT/demo/v1
+                models: [gpt-4o-mini]
+                keys:
+                  - key: demo-key-revoked
+                fallback: [demo]
               - name: demo
                 baseUrl: http://127.0.0.1:PORT/demo/v1
                 models: ["*"]
@@ -84,6 +91,9 @@ class AotCacheTest {
 
         assertThat(log).containsPattern("dev\\.keypool\\.camel\\.GatewayConfiguration source: shared objects file")
                 .doesNotContain("dev.keypool.camel.GatewayConfiguration source: file:");
+        // none of KeyPool's classes loaded by the first request (a fallback walk) came from the jar: the training run
+        // walked the request path
+        assertThat(log.substring(log.indexOf(" started in "))).doesNotContainPattern("dev\\.keypool\\.\\S+ source: (file|jar):");
     }
 
     @Test

@@ -36,7 +36,7 @@ class ConfigStartupTest {
                       - key: ${KEYPOOL_TEST_UNSET_VARIABLE}
                         weight: 0
                 """);
-        Main main = new Main(KeyPoolApplication.class);
+        Main main = KeyPoolApplication.newMain();
         main.setPropertyPlaceholderLocations("file:application.properties");
         main.addOverrideProperty("keypool.config", config.toString());
         main.addOverrideProperty("camel.server.port", "0");

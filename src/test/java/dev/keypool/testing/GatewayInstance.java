@@ -57,7 +57,7 @@ public final class GatewayInstance implements AutoCloseable {
             Path config = home.resolve("keypool.yaml");
             Files.writeString(config, keypoolYaml);
             int port = freePort();
-            Main main = new Main(KeyPoolApplication.class);
+            Main main = KeyPoolApplication.newMain();
             main.bind("clock", clock);
             main.setPropertyPlaceholderLocations("file:application.properties");
             main.addOverrideProperty("camel.main.name", "keypool-" + name);
