@@ -123,11 +123,16 @@ public final class Attempt {
      * The gateway itself failed after the key was picked (a bug, or a step an operator added to the routes that
      * throws): the provider was not at fault, so nothing counts against the key or its channel's breaker; the key is
      * free again and the channel is left, as after a failure, with {@code cause} as the reason.
+     *
+     * @return whether this ended the attempt: false when it had ended already (an exception of key selection in a
+     *         retry comes after the previous attempt's outcome, and is not the gateway failing)
      */
-    public void gatewayFailed(String cause) {
+    public boolean gatewayFailed(String cause) {
         if (end(NOT_REPORTED, true)) {
             request.gatewayFailed(cause);
+            return true;
         }
+        return false;
     }
 
     /** The client left before the answer was complete: nobody's fault, the key is free again. */

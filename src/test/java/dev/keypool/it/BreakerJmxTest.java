@@ -79,8 +79,9 @@ class BreakerJmxTest extends GatewayTestSupport {
     }
 
     private ObjectName breakerMBean(String channel) throws Exception {
-        Set<ObjectName> found = server.queryNames(
-                new ObjectName("org.apache.camel:type=processors,name=\"" + channel + "-breaker\",*"), null);
+        // this gateway's context only: another test's gateway may share the JVM's MBean server
+        Set<ObjectName> found = server.queryNames(new ObjectName("org.apache.camel:context="
+                + context.getManagementName() + ",type=processors,name=\"" + channel + "-breaker\",*"), null);
         assertThat(found).as("the breaker step's MBean of channel " + channel).hasSize(1);
         return found.iterator().next();
     }

@@ -55,7 +55,7 @@ public final class AttemptOutcomes {
 
     /** 5xx, 408, timeouts and connection errors: a failure of the key, and maybe of the channel. */
     public Processor upstreamFailed() {
-        return unlessClientGone(Attempt::failed);
+        return unlessClientGone((exchange, attempt) -> attempt.failed(cause(exchange.getException())));
     }
 
     /**
@@ -64,11 +64,11 @@ public final class AttemptOutcomes {
      * breakers for something no provider did.
      */
     public Processor gatewayFailed() {
-        Processor outcome = unlessClientGone(Attempt::gatewayFailed);
-        return exchange -> {
-            logGatewayError(exchange);
-            outcome.process(exchange);
-        };
+        return unlessClientGone((exchange, attempt) -> {
+            if (attempt.gatewayFailed(cause(exchange.getException()))) {
+                logGatewayError(exchange);
+            }
+        });
     }
 
     /**
@@ -77,7 +77,7 @@ public final class AttemptOutcomes {
      */
     private void logGatewayError(Exchange exchange) {
         Throwable e = exchange.getException();
-        if (e == null || Exchanges.clientGone(exchange)) {
+        if (e == null) {
             return;
         }
         Instant now = clock.instant();
@@ -92,14 +92,14 @@ public final class AttemptOutcomes {
                 exchange.getProperty(Exchange.FAILURE_ROUTE_ID), GATEWAY_ERROR_LOGGED_EVERY, e);
     }
 
-    /** {@code failure} with the exception's cause, unless the client hung up. */
-    private static Processor unlessClientGone(BiConsumer<Attempt, String> failure) {
+    /** {@code failure}, unless the client hung up. */
+    private static Processor unlessClientGone(BiConsumer<Exchange, Attempt> failure) {
         return onAttempt((exchange, attempt) -> {
             if (Exchanges.clientGone(exchange)) {
                 // the provider socket was closed because the client hung up (Admission): nobody's fault
                 attempt.clientGone();
             } else {
-                failure.accept(attempt, cause(exchange.getException()));
+                failure.accept(exchange, attempt);
             }
         });
     }
