@@ -129,7 +129,7 @@ public final class ChannelCircuitBreaker extends AsyncProcessorSupport implement
     /**
      * The body's properties back on the exchange one by one, as {@link ExchangeHelper#copyResults} would put them all
      * at once, which it then has none left to do. Its {@code putAll} on a {@code ConcurrentHashMap} sizes the map for
-     * the copy's entries as if none were there yet, which doubled the exchange's table on every request (1.5 % of the
+     * the copy's entries as if none were there yet, which doubles the exchange's table on every request (1.5 % of the
      * gateway's CPU at 64 connections, async-profiler in bench/builds.sh); one by one, it grows only by what the body
      * added.
      */
