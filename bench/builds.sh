@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Several builds of KeyPool side by side: the gateway's CPU per request at CPU_CONNS connections with the provider at
-# 50 ms, and its rate against the fake's own (gateway ÷ direct), the builds alternated round by round.
+# Several builds of KeyPool side by side, the builds alternated round by round, in up to three cells (CELLS):
+#   cpu256  CPU_CONNS connections, provider LATENCY_MS (50): the gateway's CPU per request, and its rate against the
+#           fake's own (gateway ÷ direct)
+#   cpu64   64 connections, provider 0 ms: the gateway's CPU per request (the request path's own cost, nothing waits)
+#   lat1    1 connection, provider 0 ms and 50 ms: the gateway's p50 and p99 less the direct call's, measured in the
+#           same round just before the builds
 #
 #   BUILDS="before=/tmp/kp-0a28743 after=/work/main" bench/builds.sh
 #
@@ -8,21 +12,24 @@
 # script builds nothing. One gateway per build, all started at once (ports GW_PORT, GW_PORT+1, ...) on the same two
 # fakes, each on its own state.dir and its own bench/keypool-bench.yaml (an older build refuses the newer blocks), with
 # the request log turned off where the build has one (the request path alone is compared). Each gets JIT_WARMUP s of
-# traffic (half at 64 connections with the provider at 0 ms, half in the measured cell). Then ROUNDS rounds: the fake
-# directly, then every build in an order that rotates from round to round, each WARMUP s then DURATION s measured.
+# traffic (half at 64 connections with the provider at 0 ms, half at 256 with the provider at LATENCY_MS), then a few
+# seconds at 1 connection. Then ROUNDS rounds: per cell, the fake directly (where the cell compares with it), then
+# every build in an order that rotates from round to round, each WARMUP s then DURATION s measured.
 # CPU is the gateway's utime + stime from /proc/<pid>/stat over the measured run divided by the requests wrk saw
 # answered: far less moved by other load on the machine than requests/s. Prints every cell, then per build the medians
 # and spreads, and each build against the first, paired round by round.
 #
 # With PROFILER (the path of async-profiler's libasyncProfiler.so, e.g. from the Maven artifact
-# tools.profiler:async-profiler) each measured run is also profiled (CPU by setitimer, which needs no perf_events, every
-# 1 ms) into $OUT/profile-r<round>-<build>.collapsed (collapsed stacks, for a flame graph or a diff); the profiler
-# costs CPU too. The same checkout may come twice under two names, with FLAGS_<name> (JVM flags, e.g.
+# tools.profiler:async-profiler) each measured run of the cells in PROFILE_CELLS (default cpu64 cpu256) is also
+# profiled (CPU by setitimer, which needs no perf_events, every 1 ms; PROFILE_EVENT=alloc for allocations) into
+# $OUT/profile-r<round>-<build>-<cell>.collapsed (collapsed stacks, for a flame graph or a diff); the profiler costs
+# CPU too. The same checkout may come twice under two names, with FLAGS_<name> (JVM flags, e.g.
 # -Dcamel.main.jmx-enabled=false: system properties override application.properties) for one of them.
 #
 # Knobs: BUILDS (name=DIR[:CONFIG] ..., CONFIG default DIR/bench/keypool-bench.yaml), FLAGS_<name>, ROUNDS=3
-#        JIT_WARMUP=20 WARMUP=2 DURATION=10 CPU_CONNS=256 LATENCY_MS=50, PROFILER, BENCH_OUT, and those bench/lib.sh
-#        reads (JAVA_HOME, KEYPOOL_JAVA_OPTS, AOT_CACHE, GW_PORT, PRIMARY_PORT, BACKUP_PORT, GW_CPUS, FAKE_CPUS)
+#        CELLS="cpu256 cpu64 lat1" JIT_WARMUP=20 WARMUP=2 DURATION=10 CPU_CONNS=256 LATENCY_MS=50, PROFILER,
+#        PROFILE_CELLS, PROFILE_EVENT, BENCH_OUT, and those bench/lib.sh reads (JAVA_HOME, KEYPOOL_JAVA_OPTS, AOT_CACHE,
+#        GW_PORT, PRIMARY_PORT, BACKUP_PORT, GW_CPUS, FAKE_CPUS)
 set -euo pipefail
 {
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -36,9 +43,13 @@ DURATION=${DURATION:-10}
 CPU_CONNS=${CPU_CONNS:-256}
 LATENCY_MS=${LATENCY_MS:-50}
 PROFILER=${PROFILER:-}
+PROFILE_CELLS=${PROFILE_CELLS:-cpu64 cpu256}
+PROFILE_EVENT=${PROFILE_EVENT:-itimer}
+CELLS=${CELLS:-cpu256 cpu64 lat1}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/builds-$(date +%Y%m%d-%H%M%S)}
 
 [ -n "$BUILDS" ] || die "BUILDS is empty: name=DIR[:CONFIG] for each build to compare"
+for c in $CELLS; do case "$c" in cpu256|cpu64|lat1) ;; *) die "unknown cell '$c' in CELLS (cpu256, cpu64, lat1)" ;; esac; done
 for tool in wrk node curl "$JAVA"; do command -v "$tool" > /dev/null || die "$tool not found"; done
 read -r -a specs <<< "$BUILDS"
 names=(); declare -A DIR CONFIG PORT PID
@@ -67,25 +78,27 @@ cpu_proc() { awk '{print $14+$15}' "/proc/$1/stat"; }
 # The command goes in double quotes: unquoted, jcmd's parser takes "start,event" for an option's name and drops the rest.
 # (jcmd answers 0 even when the agent refused: its answer is kept in $OUT/profiler.txt)
 profile() { "${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$1" JVMTI.agent_load "$PROFILER" "\"$2\"" >> "$OUT/profiler.txt" 2>&1; }
-# cell URL SECS TAG [PID]: wrk at CPU_CONNS connections; prints "rps requests ticks errors box%" (ticks: PID's CPU over
-# the run, 0 without PID; box: the whole machine busy, % of all cores)
+# cell URL CONNS SECS TAG [PID [PROFILED]]: wrk at CONNS connections; prints "rps requests ticks errors box% p50_us
+# p99_us" (ticks: PID's CPU over the run, 0 without PID; box: the whole machine busy, % of all cores); PROFILED=1 runs
+# async-profiler over it
 cell() {
-  local url=$1 secs=$2 tag=$3 pid=${4:-} t0 t1 g0=0 g1=0 line
-  local profiled=""
-  [ -n "$pid" ] && [ -n "$PROFILER" ] && [[ "$tag" != *-warmup ]] && profiled=1
-  [ -z "$profiled" ] || profile "$pid" "start,event=itimer,interval=1ms"
+  local url=$1 conns=$2 secs=$3 tag=$4 pid=${5:-} profiled=${6:-} t0 t1 g0=0 g1=0 line threads=2
+  [ "$conns" -lt 2 ] && threads=1
+  [ -n "$PROFILER" ] || profiled=""
+  [ -z "$profiled" ] || profile "$pid" "start,event=$PROFILE_EVENT,interval=1ms"
   t0=$(cpu_total); [ -n "$pid" ] && g0=$(cpu_proc "$pid")
-  wrk -t2 -c"$CPU_CONNS" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
+  wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
   t1=$(cpu_total); [ -n "$pid" ] && g1=$(cpu_proc "$pid")
   [ -z "$profiled" ] || profile "$pid" "stop,file=$OUT/profile-$tag.collapsed,collapsed"
   line=$(grep '^BENCH ' "$OUT/wrk-$tag.txt" || true)
-  [ -n "$line" ] || { echo "0 0 0 fail 0"; return; }
+  [ -n "$line" ] || { echo "0 0 0 fail 0 0 0"; return; }
   awk -v l="$line" -v a="$t0" -v b="$t1" -v g="$((g1 - g0))" 'BEGIN {
     n=split(l, f, " "); for (i=2;i<=n;i++) { split(f[i], kv, "="); v[kv[1]]=kv[2] }
     split(a,x," "); split(b,y," "); d=y[2]-x[2]
-    printf "%.0f %d %d %d %.0f\n", v["rps"], v["requests"], g, v["non2xx"]+v["connect"]+v["read"]+v["write"]+v["timeout"],
-      (d>0 ? 100*(y[1]-x[1])/d : 0) }'
+    printf "%.0f %d %d %d %.0f %d %d\n", v["rps"], v["requests"], g, v["non2xx"]+v["connect"]+v["read"]+v["write"]+v["timeout"],
+      (d>0 ? 100*(y[1]-x[1])/d : 0), v["p50_us"], v["p99_us"] }'
 }
+ms() { awk -v us="$1" 'BEGIN {printf "%.3f", us/1000}'; }
 
 say "builds side by side, $(date -u +%Y-%m-%dT%H:%M:%SZ); $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 say "$("$JAVA" -version 2>&1 | head -1); KEYPOOL_JAVA_OPTS='$KEYPOOL_JAVA_OPTS'${AOT_CACHE:+; AOT_CACHE=$AOT_CACHE}; raw outputs $OUT"
@@ -109,58 +122,94 @@ for name in "${names[@]}"; do
   await_gateway "$OUT/gateway-$name.log" eval '[ "$(post_status "http://127.0.0.1:${PORT[$name]}")" = 200 ]' \
     || die "$name did not answer 200 within 60 s ($OUT/gateway-$name.log)"
 done
-# the JIT's warm-up: half at 64 connections with the provider at 0 ms (many requests), half in the measured cell (its
-# connection pools at their size); without the second half the first round still saw the compiler at work
+# the JIT's warm-up: half at 64 connections with the provider at 0 ms (many requests), half at CPU_CONNS with the
+# provider at LATENCY_MS (its connection pools at their size), then a few seconds at 1 connection; without the second
+# half the first round still saw the compiler at work
 for name in "${names[@]}"; do
   fake_ctl "latency?ms=0"
   wrk -t2 -c64 -d"$((JIT_WARMUP / 2))s" -s "$BENCH_DIR/post.lua" "http://127.0.0.1:${PORT[$name]}$CHAT" > "$OUT/wrk-$name-jit.txt" 2>&1 || true
   fake_ctl "latency?ms=$LATENCY_MS"
   wrk -t2 -c"$CPU_CONNS" -d"$((JIT_WARMUP - JIT_WARMUP / 2))s" -s "$BENCH_DIR/post.lua" "http://127.0.0.1:${PORT[$name]}$CHAT" \
     > "$OUT/wrk-$name-jit-cell.txt" 2>&1 || true
+  fake_ctl "latency?ms=0"
+  wrk -t1 -c1 -d3s -s "$BENCH_DIR/post.lua" "http://127.0.0.1:${PORT[$name]}$CHAT" > "$OUT/wrk-$name-jit-c1.txt" 2>&1 || true
 done
 say ""
-say "== $ROUNDS rounds: the fake directly, then each build in a rotating order; $CPU_CONNS connections, provider ${LATENCY_MS} ms, ${WARMUP}s + ${DURATION}s measured each, after ${JIT_WARMUP}s of JIT warm-up per build =="
-printf -v hdr '| %5s | %-10s | %7s | %8s | %10s | %6s | %4s | %6s |' round build "RPS" requests "µs/request" "÷ dir" box errors
+say "== $ROUNDS rounds of $CELLS, each build in a rotating order, ${WARMUP}s + ${DURATION}s measured each, after ${JIT_WARMUP}s of JIT warm-up per build =="
+say "   cpu256: $CPU_CONNS connections, provider ${LATENCY_MS} ms; cpu64: 64 connections, provider 0 ms; lat1-<ms>: 1 connection, p50 and p99 added to the direct call's of the same round"
+printf -v hdr '| %5s | %-8s | %-10s | %7s | %8s | %10s | %6s | %8s | %8s | %4s | %6s |' round cell build "RPS" requests "µs/request" "÷ dir" "p50" "p99" box errors
 say "$hdr"
 say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
-results=""
+# every measured build cell as "round cell build µs/request ÷dir added_p50_ms added_p99_ms", for the summary
+: > "$OUT/cells.txt"
 n=${#names[@]}
-for round in $(seq 1 "$ROUNDS"); do
-  cell "$PRIMARY$CHAT" "$WARMUP" "r$round-direct-warmup" > /dev/null
-  read -r drps dreqs _ derr dbox <<< "$(cell "$PRIMARY$CHAT" "$DURATION" "r$round-direct")"
-  printf -v row '| %5s | %-10s | %7s | %8s | %10s | %6s | %3s%% | %6s |' "$round" direct "$drps" "$dreqs" "" "" "$dbox" "$derr"
-  say "$row"
+# run_cell ROUND CELL CONNS LATENCY DIRECT(0|1): the fake at LATENCY ms, the direct call if DIRECT, then every build
+run_cell() {
+  local round=$1 cname=$2 conns=$3 lat=$4 direct=$5 drps=0 dp50=0 dp99=0 derr dbox k name url rps reqs ticks errors box p50 p99 us ratio ap50 ap99 prof row
+  fake_ctl "latency?ms=$lat"
+  if [ "$direct" = 1 ]; then
+    cell "$PRIMARY$CHAT" "$conns" "$WARMUP" "r$round-$cname-direct-warmup" > /dev/null
+    read -r drps _ _ derr dbox dp50 dp99 <<< "$(cell "$PRIMARY$CHAT" "$conns" "$DURATION" "r$round-$cname-direct")"
+    printf -v row '| %5s | %-8s | %-10s | %7s | %8s | %10s | %6s | %5s ms | %5s ms | %3s%% | %6s |' "$round" "$cname" direct "$drps" "" "" "" "$(ms "$dp50")" "$(ms "$dp99")" "$dbox" "$derr"
+    say "$row"
+  fi
+  prof=""
+  [[ " $PROFILE_CELLS " == *" $cname "* ]] && prof=1
   for k in $(seq 0 $((n - 1))); do
     name=${names[$(( (k + round - 1) % n ))]}
     url="http://127.0.0.1:${PORT[$name]}$CHAT"
-    cell "$url" "$WARMUP" "r$round-$name-warmup" "${PID[$name]}" > /dev/null
-    read -r rps reqs ticks errors box <<< "$(cell "$url" "$DURATION" "r$round-$name" "${PID[$name]}")"
+    cell "$url" "$conns" "$WARMUP" "r$round-$name-$cname-warmup" "${PID[$name]}" > /dev/null
+    read -r rps reqs ticks errors box p50 p99 <<< "$(cell "$url" "$conns" "$DURATION" "r$round-$name-$cname" "${PID[$name]}" "$prof")"
     kill -0 "${PID[$name]}" 2>/dev/null || die "$name died ($OUT/gateway-$name.log)"
     us=$(awk -v t="$ticks" -v r="$reqs" -v hz="$HZ" 'BEGIN {printf "%.1f", (r>0 ? 1e6*t/hz/r : 0)}')
     ratio=$(awk -v g="$rps" -v d="$drps" 'BEGIN {printf "%.2f", (d>0 ? g/d : 0)}')
-    results="$results $round:$name:$us:$ratio"
-    printf -v row '| %5s | %-10s | %7s | %8s | %7s µs | %6s | %3s%% | %6s |' "$round" "$name" "$rps" "$reqs" "$us" "$ratio" "$box" "$errors"
+    ap50=$(awk -v g="$p50" -v d="$dp50" 'BEGIN {printf "%.3f", (g-d)/1000}')
+    ap99=$(awk -v g="$p99" -v d="$dp99" 'BEGIN {printf "%.3f", (g-d)/1000}')
+    echo "$round $cname $name $us $ratio $ap50 $ap99" >> "$OUT/cells.txt"
+    printf -v row '| %5s | %-8s | %-10s | %7s | %8s | %7s µs | %6s | %5s ms | %5s ms | %3s%% | %6s |' "$round" "$cname" "$name" "$rps" "$reqs" "$us" \
+      "$([ "$direct" = 1 ] && echo "$ratio")" "$(ms "$p50")" "$(ms "$p99")" "$box" "$errors"
     say "$row"
   done
+}
+for round in $(seq 1 "$ROUNDS"); do
+  for c in $CELLS; do
+    case "$c" in
+      cpu256) run_cell "$round" cpu256 "$CPU_CONNS" "$LATENCY_MS" 1 ;;
+      cpu64) run_cell "$round" cpu64 64 0 0 ;;
+      lat1) run_cell "$round" lat1-0 1 0 1; run_cell "$round" lat1-50 1 50 1 ;;
+    esac
+  done
 done
+fake_ctl "latency?ms=0"
 say ""
 node -e '
-  const rows = process.argv[1].trim().split(" ").map(x => { const [r, b, us, ratio] = x.split(":"); return { r: +r, b, us: +us, ratio: +ratio }; });
+  const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n").map(l => {
+    const [r, c, b, us, ratio, ap50, ap99] = l.split(" ");
+    return { r: +r, c, b, us: +us, ratio: +ratio, ap50: +ap50, ap99: +ap99 };
+  });
   const names = process.argv[2].split(" ");
   const med = a => { const s = [...a].sort((x, y) => x - y), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
-  const by = b => rows.filter(x => x.b === b);
   const span = (v, d) => `median ${med(v).toFixed(d)} (${Math.min(...v).toFixed(d)}-${Math.max(...v).toFixed(d)})`;
-  for (const b of names) {
-    console.log(`${b}: gateway CPU per request ${span(by(b).map(x => x.us), 1)} µs; ÷ direct ${span(by(b).map(x => x.ratio), 2)}`);
-  }
+  const sign = p => (p >= 0 ? "+" : "") + p.toFixed(1);
+  const cells = [...new Set(rows.map(x => x.c))];
   const first = names[0];
-  for (const b of names.slice(1)) {
-    // paired within each round: the cells of one round run back to back
-    const paired = by(b).map(x => 100 * (x.us / rows.find(y => y.r === x.r && y.b === first).us - 1));
-    const cost = 100 * (med(by(b).map(x => x.us)) / med(by(first).map(x => x.us)) - 1);
-    const sign = p => (p >= 0 ? "+" : "") + p.toFixed(1);
-    console.log(`${b} against ${first}: CPU per request ${sign(cost)} % by the medians, per round ${paired.map(sign).join(" / ")} %`);
-  }' "$results" "${names[*]}" | tee -a "$OUT/summary.txt"
+  for (const c of cells) {
+    const by = b => rows.filter(x => x.c === c && x.b === b);
+    for (const b of names) {
+      const v = by(b);
+      if (c.startsWith("lat1")) {
+        console.log(`${c} ${b}: added p50 ${span(v.map(x => x.ap50), 3)} ms, added p99 ${span(v.map(x => x.ap99), 3)} ms; CPU per request ${span(v.map(x => x.us), 1)} µs`);
+      } else {
+        console.log(`${c} ${b}: gateway CPU per request ${span(v.map(x => x.us), 1)} µs` + (c === "cpu256" ? `; ÷ direct ${span(v.map(x => x.ratio), 2)}` : ""));
+      }
+    }
+    for (const b of names.slice(1)) {
+      // paired within each round: the cells of one round run back to back
+      const paired = by(b).map(x => 100 * (x.us / rows.find(y => y.c === c && y.r === x.r && y.b === first).us - 1));
+      const cost = 100 * (med(by(b).map(x => x.us)) / med(by(first).map(x => x.us)) - 1);
+      console.log(`${c} ${b} against ${first}: CPU per request ${sign(cost)} % by the medians, per round ${paired.map(sign).join(" / ")} %`);
+    }
+  }' "$OUT/cells.txt" "${names[*]}" | tee -a "$OUT/summary.txt"
 say "summary: $OUT/summary.txt"
 exit 0
 }

@@ -6,7 +6,6 @@ import java.time.Duration;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.camel.admin.HeapWatch;
 import dev.keypool.camel.pipeline.Admission;
-import dev.keypool.camel.pipeline.AnthropicHeaders;
 import dev.keypool.camel.pipeline.AttemptOutcomes;
 import dev.keypool.camel.pipeline.CapacityWait;
 import dev.keypool.camel.pipeline.ChannelOutcomes;
@@ -65,7 +64,6 @@ record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayRespon
         registry.bind("attemptGatewayFailed", attemptOutcomes.gatewayFailed());
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
-        registry.bind("anthropicHeaders", new AnthropicHeaders());
         registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator, new StreamLimits(
                 Wiring.intSetting(context, "keypool.max-sse-event-bytes"),
                 Duration.ofSeconds(Wiring.longSetting(context, "keypool.max-stream-seconds"))), clock));

@@ -3,7 +3,9 @@ package dev.keypool.metrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import dev.keypool.breaker.BreakerState;
@@ -52,6 +54,19 @@ public final class GatewayMetrics {
     private volatile Channels channels;
     /** The value functions of the rows registered last: held here, so that nothing collects them between scrapes. */
     private List<Supplier<Number>> rowValues = List.of();
+    /**
+     * The counters of {@code keypool_requests} by their labels, found here rather than built and looked up in the
+     * registry on every request (a builder, its tags sorted, a meter id and the registry's map, per request and series).
+     */
+    private final Map<RequestSeries, Counter> requests = new ConcurrentHashMap<>();
+
+    /** The labels of one {@code keypool_requests} series; {@code tenant} is empty without tenant labels. */
+    private record RequestSeries(String channel, String model, String tenant, String outcome) {
+    }
+
+    /** The token and cost counters of one channel and tenant. */
+    private record AnsweredSeries(Counter prompt, Counter completion, Counter cost) {
+    }
 
     public GatewayMetrics(MeterRegistry registry) {
         this(registry, true);
@@ -89,6 +104,8 @@ public final class GatewayMetrics {
                 .tag("channel", channel).publishPercentileHistogram().register(registry);
         Timer ttfb = Timer.builder("keypool_ttfb").description("Time to a stream's first event from the provider")
                 .tag("channel", channel).publishPercentileHistogram().register(registry);
+        // by tenant ("" without tenant labels): registered once each, as the request counters are
+        Map<String, AnsweredSeries> answered = new ConcurrentHashMap<>();
         return new ChannelMeters() {
             @Override
             public void upstreamCall(Duration elapsed) {
@@ -102,10 +119,17 @@ public final class GatewayMetrics {
 
             @Override
             public void answered(String tenant, long promptTokens, long completionTokens, double costUsd) {
-                tokens(channel, tenant, "prompt").increment(Math.max(0, promptTokens));
-                tokens(channel, tenant, "completion").increment(Math.max(0, completionTokens));
-                Counter.builder("keypool_cost_usd").description("What answered calls cost, by the channel's pricing")
-                        .tags("channel", channel).tags(tenant(tenant)).register(registry).increment(Math.max(0, costUsd));
+                String label = tenantLabels ? tenant : "";
+                AnsweredSeries series = answered.get(label);
+                if (series == null) {
+                    series = answered.computeIfAbsent(label, t -> new AnsweredSeries(tokens(channel, t, "prompt"),
+                            tokens(channel, t, "completion"),
+                            Counter.builder("keypool_cost_usd").description("What answered calls cost, by the channel's pricing")
+                                    .tags("channel", channel).tags(tenant(t)).register(registry)));
+                }
+                series.prompt().increment(Math.max(0, promptTokens));
+                series.completion().increment(Math.max(0, completionTokens));
+                series.cost().increment(Math.max(0, costUsd));
             }
         };
     }
@@ -117,9 +141,15 @@ public final class GatewayMetrics {
 
     /** One request answered, by the channel that served it (or its primary, or {@value #NONE}) and how it ended. */
     public void request(String channel, String model, String tenant, String outcome) {
-        Counter.builder("keypool_requests").description("Requests answered, by outcome")
-                .tags("channel", channel, "model", modelLabel(model), "outcome", outcome).tags(tenant(tenant))
-                .register(registry).increment();
+        RequestSeries series = new RequestSeries(channel, modelLabel(model), tenantLabels ? tenant : "", outcome);
+        Counter counter = requests.get(series);
+        if (counter == null) {
+            counter = requests.computeIfAbsent(series, s -> Counter.builder("keypool_requests")
+                    .description("Requests answered, by outcome")
+                    .tags("channel", s.channel(), "model", s.model(), "outcome", s.outcome()).tags(tenant(s.tenant()))
+                    .register(registry));
+        }
+        counter.increment();
     }
 
     private Tags tenant(String tenant) {

@@ -7,11 +7,11 @@ import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 
 /**
- * The anthropic-version and anthropic-beta headers of a provider call (routes/upstream.camel.yaml, upstream-attempt):
- * one bean step. Not two {@code setHeader} steps with {@code method:} expressions: Camel evaluates each such expression
- * on a copy of the whole exchange, its properties and headers, two copies per attempt.
+ * The anthropic-version and anthropic-beta headers of a provider call, set by {@link ProviderHeaders} in
+ * upstream-attempt. Not two {@code setHeader} steps with {@code method:} expressions: Camel evaluates each such
+ * expression on a copy of the whole exchange, its properties and headers, two copies per attempt.
  */
-public final class AnthropicHeaders {
+final class AnthropicHeaders {
 
     /** The client's anthropic-beta header as it came, kept by routes/messages.camel.yaml. */
     static final String CLIENT_BETA = "kpAnthropicBeta";
@@ -23,7 +23,7 @@ public final class AnthropicHeaders {
     static final String TRANSLATED_VERSION = "2023-06-01";
 
     /** After the client's headers are removed: the two headers of the attempt, each only when it has a value. */
-    public void apply(Exchange exchange) {
+    void apply(Exchange exchange) {
         Message message = exchange.getMessage();
         String version = version(exchange);
         if (version != null) {

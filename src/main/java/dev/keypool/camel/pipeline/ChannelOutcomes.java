@@ -38,7 +38,9 @@ public final class ChannelOutcomes {
 
     /**
      * Last step inside the breaker: the channel answered (a client error passed back counts as an answer);
-     * a stream that broke after its first byte could not fail over, but the breaker hears of the failure.
+     * a stream that broke after its first byte could not fail over, but the breaker hears of the failure. A request
+     * served ends the fallback walk with this round, as {@link ChannelRouter#next} would at the next: one round of
+     * the walk's loop, not two.
      */
     public void served(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
@@ -46,6 +48,9 @@ public final class ChannelOutcomes {
             request.current().breaker().onFailure(request.lastLatency());
         } else {
             request.current().breaker().onSuccess(request.lastLatency());
+        }
+        if (request.isServed()) {
+            exchange.setProperty(Exchanges.WALK_END, ChannelRouter.SERVED);
         }
     }
 

@@ -17,8 +17,6 @@ public final class Exchanges {
     public static final String ENDPOINT = "kpEndpoint";
     /** The API of the request ({@link dev.keypool.config.Api#configName()}: "chat", "responses" …), set by the entry route. */
     public static final String API = "kpApi";
-    /** The Content-Type the provider is sent: JSON, or the client's multipart type with its boundary. */
-    static final String UPSTREAM_CONTENT_TYPE = "kpContentType";
     /**
      * Whether the client asked for {@code stream: true}, for the choice in upstream-attempt (a plain property:
      * {@code ${exchangeProperty.kpRequest.stream}} would call the getter by reflection on every request).

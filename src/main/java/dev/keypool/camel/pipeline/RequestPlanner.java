@@ -226,7 +226,6 @@ public final class RequestPlanner {
             request.markBatch();
         }
         exchange.setProperty(Exchanges.REQUEST, request);
-        exchange.setProperty(Exchanges.UPSTREAM_CONTENT_TYPE, request.upstreamContentType());
     }
 
     /**
