@@ -20,7 +20,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Audio uploads go to disk as they arrive and from there to the provider, so they take nothing from the budget of
- * body bytes held in the heap: with a budget of 8 MiB, four 20 MiB uploads at once all reach a provider that holds
+ * body bytes held in the heap: with a budget of 2 MiB, four 5 MiB uploads at once all reach a provider that holds
  * its answers until it has all four, byte for byte and with their exact length, and their spooled files are gone once
  * they are answered. Read back into the heap (and counted in the budget), all but the first got 503.
  */
@@ -45,14 +45,14 @@ class AudioUploadsOutsideBudgetTest extends GatewayTestSupport {
     @Override
     protected Properties overrideProperties() {
         Properties p = super.overrideProperties();
-        p.put("keypool.max-body-bytes-in-flight", String.valueOf(8 * 1024 * 1024));
+        p.put("keypool.max-body-bytes-in-flight", String.valueOf(2 * 1024 * 1024));
         stateDir = Path.of(p.getProperty("state.dir"));
         return p;
     }
 
     @Test
     void should_forward_concurrent_audio_uploads_larger_than_the_body_budget() throws Exception {
-        byte[] audio = new byte[20 * 1024 * 1024];
+        byte[] audio = new byte[5 * 1024 * 1024];
         for (int i = 0; i < audio.length; i++) {
             // text bytes: the fake provider reads each body as a string too, and random bytes make that slow
             audio[i] = (byte) ('a' + i % 26);

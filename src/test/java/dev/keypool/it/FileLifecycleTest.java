@@ -19,6 +19,7 @@ import com.openai.models.files.FileObject;
 import com.openai.models.files.FilePurpose;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -27,8 +28,11 @@ import static org.awaitility.Awaitility.await;
 /**
  * Files end as OpenAI's do, through the official SDK: DELETE /v1/files/{id}; an upload's expires_after; files and
  * batch outputs gone from the disk by themselves after their time (batch.retention unless told), so that a tenant's
- * storage (batch.max-stored-bytes, where an upload past it is refused 429 storage_exhausted) comes back.
+ * storage (batch.max-stored-bytes, where an upload past it is refused 429 storage_exhausted) comes back. The tests share
+ * one gateway: each leaves none of its files behind but the last upload of the storage test, which fits beside any
+ * other test's, and each reads times from its own file's creation, wherever an earlier test left the clock.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class FileLifecycleTest extends GatewayTestSupport {
 
     private OpenAIClient client;
@@ -68,6 +72,7 @@ class FileLifecycleTest extends GatewayTestSupport {
     void closeClient() {
         if (client != null) {
             client.close();
+            client = null;
         }
     }
 

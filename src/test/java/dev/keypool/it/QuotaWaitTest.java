@@ -10,12 +10,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.camel.pipeline.CapacityWait;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** A request held back by quotas waits in line for room that comes within queue.maxWait, and then goes. */
+/**
+ * A request held back by quotas waits in line for room that comes within queue.maxWait, and then goes. The tests share
+ * one gateway, each on a channel of its own whose one key allows one request per minute or per day; each leaves no
+ * request in line.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class QuotaWaitTest extends GatewayTestSupport {
 
     @Override
@@ -34,12 +40,23 @@ class QuotaWaitTest extends GatewayTestSupport {
                     keys:
                       - key: sk-d-1
                         rpd: 1
+                  - name: gamma
+                    baseUrl: UPSTREAM
+                    models: [gpt-hang-up]
+                    keys:
+                      - key: sk-h-1
+                        rpm: 1
                 admin:
                   token: admin-secret
                 queue:
                   maxWait: 90s
                   maxSize: 5
                 """;
+    }
+
+    /** The line of requests waiting for room, as /admin/status shows it. */
+    private JsonNode status() throws Exception {
+        return new ObjectMapper().readTree(getWithToken("/admin/status", "admin-secret").body()).path("queue");
     }
 
     private CapacityWait capacityWait() {
@@ -50,6 +67,7 @@ class QuotaWaitTest extends GatewayTestSupport {
     void should_wait_for_room_and_then_send_the_request() throws Exception {
         clock.set(Instant.parse("2026-11-30T10:00:00.500Z"));
         assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+        long waitsBefore = status().path("waits").asLong();
 
         CompletableFuture<HttpResponse<String>> second = CompletableFuture.supplyAsync(() -> {
             try {
@@ -74,10 +92,10 @@ class QuotaWaitTest extends GatewayTestSupport {
         assertThat(answered.statusCode()).isEqualTo(200);
         assertThat(upstream.hits("sk-w-1")).isEqualTo(2);
         assertThat(capacityWait().queue().waiting()).isZero();
-        JsonNode queue = new ObjectMapper().readTree(getWithToken("/admin/status", "admin-secret").body()).path("queue");
+        JsonNode queue = status();
         assertThat(queue.path("waiting").asInt()).isZero();
         assertThat(queue.path("maxSize").asInt()).isEqualTo(5);
-        assertThat(queue.path("waits").asLong()).isEqualTo(1);
+        assertThat(queue.path("waits").asLong()).isEqualTo(waitsBefore + 1);
         assertThat(queue.path("averageWaitMs").asDouble()).isPositive();
     }
 
@@ -100,15 +118,15 @@ class QuotaWaitTest extends GatewayTestSupport {
     void should_free_its_place_in_line_when_the_client_hangs_up() throws Exception {
         assumeTrue(Runtime.version().feature() >= 21, "a waiting request is ended on client hang-up on virtual threads");
         clock.set(Instant.parse("2026-11-30T10:00:00.500Z"));
-        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+        assertThat(chat("gpt-hang-up").statusCode()).isEqualTo(200);
 
-        try (Socket client = rawChat(chatBody("gpt-test"))) {
+        try (Socket client = rawChat(chatBody("gpt-hang-up"))) {
             await().atMost(Duration.ofSeconds(10)).until(() -> capacityWait().queue().waiting() == 1);
         }
 
         await().atMost(Duration.ofSeconds(10)).until(() -> capacityWait().queue().waiting() == 0);
         clock.advance(Duration.ofSeconds(61));
-        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
-        assertThat(upstream.hits("sk-w-1")).isEqualTo(2);   // the hung-up request never went out
+        assertThat(chat("gpt-hang-up").statusCode()).isEqualTo(200);
+        assertThat(upstream.hits("sk-h-1")).isEqualTo(2);   // the hung-up request never went out
     }
 }

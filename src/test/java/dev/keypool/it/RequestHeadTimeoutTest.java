@@ -97,14 +97,14 @@ class RequestHeadTimeoutTest extends GatewayTestSupport {
 
     @Test
     void should_answer_a_request_that_waits_longer_on_its_provider_than_the_timeout() throws Exception {
-        upstream.slow("sk-alpha-1", 3 * TIMEOUT_MS);
+        upstream.slow("sk-alpha-1", 2 * TIMEOUT_MS);
 
         assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
     }
 
     @Test
     void should_relay_a_stream_that_lasts_longer_than_the_timeout() throws Exception {
-        upstream.streamEvents(10, TIMEOUT_MS / 3);
+        upstream.streamEvents(6, TIMEOUT_MS / 3);
         HttpRequest request = HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
                 .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
                 .POST(HttpRequest.BodyPublishers.ofString(

@@ -3,6 +3,7 @@ package dev.keypool.testing;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -31,17 +32,21 @@ class SlowTestsTaggedTest {
     private static final Pattern COMMENTS = Pattern.compile("(?s)/\\*.*?\\*/|//[^\\n]*");
     private static final Pattern STRINGS = Pattern.compile("(?s)\"\"\".*?\"\"\"|\"(\\\\.|[^\"\\\\\\n])*\"");
     private static final String TAG = "@Tag(\"slow\")";
+    private static final Pattern NON_WORD = Pattern.compile("\\W+");
 
     @Test
     void should_tag_slow_every_test_class_that_starts_a_process_or_uses_a_fixture_that_does() throws IOException {
         Map<String, String> code = new HashMap<>();
         Map<String, String> withStrings = new HashMap<>();
+        // the names each file's code uses, read once: a class is used where its name stands as a word
+        Map<String, Set<String>> words = new HashMap<>();
         try (Stream<Path> files = Files.walk(Path.of("src/test/java"))) {
             for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
                 String name = file.getFileName().toString().replace(".java", "");
                 String source = COMMENTS.matcher(Files.readString(file)).replaceAll("");
                 withStrings.put(name, source);
                 code.put(name, STRINGS.matcher(source).replaceAll("\"\""));
+                words.put(name, new HashSet<>(Arrays.asList(NON_WORD.split(code.get(name)))));
             }
         }
         Set<String> starters = new HashSet<>();
@@ -56,7 +61,7 @@ class SlowTestsTaggedTest {
             grew = false;
             for (Map.Entry<String, String> file : code.entrySet()) {
                 if (!starters.contains(file.getKey()) && !file.getKey().endsWith("Test")
-                        && starters.stream().anyMatch(s -> uses(file.getValue(), s))) {
+                        && starters.stream().anyMatch(words.get(file.getKey())::contains)) {
                     grew = starters.add(file.getKey());
                 }
             }
@@ -64,7 +69,7 @@ class SlowTestsTaggedTest {
 
         Set<String> untagged = new TreeSet<>();
         code.forEach((name, source) -> {
-            boolean starts = starters.contains(name) || starters.stream().anyMatch(s -> uses(source, s));
+            boolean starts = starters.contains(name) || starters.stream().anyMatch(words.get(name)::contains);
             if (name.endsWith("Test") && starts && !withStrings.get(name).contains(TAG)) {
                 untagged.add(name);
             }
@@ -72,9 +77,5 @@ class SlowTestsTaggedTest {
 
         assertThat(starters).as("the fixtures this check knows").contains("RedisServer", "GatewayProcess", "SharedGateways");
         assertThat(untagged).as("test classes that start a process without " + TAG + " (add it above the class)").isEmpty();
-    }
-
-    private static boolean uses(String source, String className) {
-        return Pattern.compile("\\b" + Pattern.quote(className) + "\\b").matcher(source).find();
     }
 }

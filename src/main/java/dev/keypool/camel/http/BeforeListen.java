@@ -6,6 +6,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.impl.TCPServerBase;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServer;
 import org.slf4j.Logger;
@@ -66,5 +68,19 @@ final class BeforeListen {
         Field options = http.getClass().getDeclaredField("options");
         options.setAccessible(true);
         return (HttpServerOptions) options.get(http);
+    }
+
+    /**
+     * The second copy of a server's options, which its TCP layer keeps and reads when it listens: the TLS handshake's
+     * bound is taken from this one, not from the copy a {@link Hook} is given.
+     */
+    static NetServerOptions tcpOptionsOf(HttpServer http) {
+        try {
+            Field options = TCPServerBase.class.getDeclaredField("options");
+            options.setAccessible(true);
+            return (NetServerOptions) options.get(http);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

@@ -9,6 +9,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.NetServerOptions;
 import io.vertx.core.net.impl.ConnectionBase;
 import io.vertx.ext.web.RoutingContext;
 import org.apache.camel.CamelContext;
@@ -74,8 +75,9 @@ final class RequestHeadTimeout {
         // a connection that is not known yet (TLS: before its HTTP/2 preface) is closed after as long without a byte,
         // and its handshake takes no longer either
         options.setIdleTimeout((int) Math.min(Integer.MAX_VALUE, timeoutMs)).setIdleTimeoutUnit(TimeUnit.MILLISECONDS);
-        long handshakeMs = options.getSslHandshakeTimeoutUnit().toMillis(options.getSslHandshakeTimeout());
-        options.setSslHandshakeTimeout(Math.min(handshakeMs, timeoutMs)).setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS);
+        NetServerOptions tls = BeforeListen.tcpOptionsOf(http);
+        long handshakeMs = tls.getSslHandshakeTimeoutUnit().toMillis(tls.getSslHandshakeTimeout());
+        tls.setSslHandshakeTimeout(Math.min(handshakeMs, timeoutMs)).setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS);
         http.connectionHandler(this::connected);
         // before every other handler, so that a request held back (ReloadGate) holds no timer
         router.route().order(Integer.MIN_VALUE).handler(this::requestHead);

@@ -173,7 +173,7 @@ class UpstreamHttp2Test {
         List<CompletableFuture<Exchange>> calls = IntStream.range(0, streams + 10)
                 .mapToObj(i -> timed(200, 60_000)).toList();
         await().atMost(30, TimeUnit.SECONDS).until(() -> tls.heldAnswers() == streams);
-        await().during(1, TimeUnit.SECONDS).atMost(10, TimeUnit.SECONDS)
+        await().during(600, TimeUnit.MILLISECONDS).atMost(10, TimeUnit.SECONDS)
                 .until(() -> calls.stream().noneMatch(CompletableFuture::isDone) && tls.heldAnswers() == streams);
         tls.releaseAnswers();
 
@@ -192,8 +192,8 @@ class UpstreamHttp2Test {
         List<CompletableFuture<Exchange>> holding = IntStream.range(0, streams).mapToObj(i -> timed(200, 60_000)).toList();
         await().atMost(30, TimeUnit.SECONDS).until(() -> tls.heldAnswers() == streams);
 
-        // a channel whose whole timeout is 1 s waits no longer than that for a stream
-        Exchange waited = timed(200, 1_000).get(30, TimeUnit.SECONDS);
+        // a channel whose whole timeout is 500 ms waits no longer than that for a stream
+        Exchange waited = timed(200, 500).get(30, TimeUnit.SECONDS);
 
         assertThat(waited.getException()).isInstanceOf(TimeoutException.class)
                 .hasStackTraceContaining("has been exceeded when getting a connection");
