@@ -8,6 +8,9 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -44,6 +47,8 @@ import org.slf4j.LoggerFactory;
 public final class RedisLink implements SharedState, AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RedisLink.class);
+    /** The longest a stop waits for the Redis client to close its connections and threads. */
+    private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(5);
     /** How long the sentinel outlives its instance; {@link #check()} renews it every half second. */
     private static final Duration SENTINEL_TTL = Duration.ofSeconds(10);
     /** The TCP and handshake bound: a busy JVM can take longer than {@code redis.timeout} to open a connection. */
@@ -320,6 +325,16 @@ public final class RedisLink implements SharedState, AutoCloseable {
             }
             c.close();
         }
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        // Lettuce's own shutdown(...) waits for its future without a bound, and that future can stay incomplete after
+        // every Lettuce thread is gone: a gateway that stops must not hang on it
+        try {
+            client.shutdownAsync(0, 2, TimeUnit.SECONDS).get(SHUTDOWN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            LOG.warn("The Redis client did not shut down within {}; stopping without waiting for it", SHUTDOWN_WAIT);
+        } catch (ExecutionException e) {
+            LOG.warn("The Redis client's shutdown failed: {}", e.getCause().toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
