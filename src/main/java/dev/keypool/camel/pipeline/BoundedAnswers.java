@@ -50,7 +50,12 @@ public final class BoundedAnswers extends DefaultVertxHttpBinding {
 
     @Override
     public HttpRequest<Buffer> prepareHttpRequest(VertxHttpEndpoint endpoint, Exchange exchange) throws Exception {
-        return super.prepareHttpRequest(endpoint, exchange).as(codec);
+        return bounded(super.prepareHttpRequest(endpoint, exchange));
+    }
+
+    /** The request, its answer read within the bound. */
+    public HttpRequest<Buffer> bounded(HttpRequest<Buffer> request) {
+        return request.as(codec);
     }
 
     /**
