@@ -13,7 +13,9 @@ import org.apache.camel.http.base.HttpOperationFailedException;
 /**
  * A status other than 2xx to a stream call: its body read whole, up to the answers' bound, into the failure
  * ({@link HttpOperationFailedException}, as vertx-http fails a plain call). Over the bound the call fails with
- * {@link AnswerTooLarge} and is reset.
+ * {@link AnswerTooLarge} and the rest of the answer is dropped as it comes; the provider call is reset unless its answer
+ * has ended ({@link ProviderCallReset}): the chunk that crossed the bound may have been the last, and once the end has
+ * reached its handler the connection goes back to the pool, where the next call may already be waiting for it.
  */
 final class RefusedAnswer {
 
@@ -25,6 +27,8 @@ final class RefusedAnswer {
     private final Buffer collected = Buffer.buffer();
     /** Changed on the event loop of the response's handlers only. */
     private boolean overBound;
+    /** The answer's end reached its handler; read on the connection's event loop too. */
+    private volatile boolean ended;
 
     private RefusedAnswer(HttpClientRequest request, HttpClientResponse response, String url, long maxBytes,
                           Promise<?> answer) {
@@ -55,13 +59,14 @@ final class RefusedAnswer {
         if (collected.length() + chunk.length() > maxBytes) {
             overBound = true;
             answer.tryFail(new AnswerTooLarge("answer", maxBytes));
-            request.reset();
+            ProviderCallReset.unlessEnded(request, response, () -> ended);
         } else {
             collected.appendBuffer(chunk);
         }
     }
 
     private void end() {
+        ended = true;
         if (overBound) {
             return;
         }
