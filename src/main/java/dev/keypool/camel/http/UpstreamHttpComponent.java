@@ -200,7 +200,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         /** Not vertx-http's: that would make a client, and a pool of connections, for this endpoint alone. */
         @Override
         protected void doStart() {
-            client = ((UpstreamHttpComponent) getComponent()).clients().client(transport);
+            client();
         }
 
         /** The shared client stays open for the other endpoints. */
@@ -209,9 +209,23 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             client = null;
         }
 
+        /**
+         * The transport's shared client, taken when first asked for, not only at the endpoint's start: Camel never
+         * starts an endpoint made while it finishes its own start (a request's {@code toD} in the moment between its
+         * routes started and the context started), and such an endpoint served the gateway's every request after.
+         */
+        UpstreamClients.Client client() {
+            UpstreamClients.Client taken = client;
+            if (taken == null) {
+                taken = ((UpstreamHttpComponent) getComponent()).clients().client(transport);
+                client = taken;
+            }
+            return taken;
+        }
+
         @Override
         protected WebClient getWebClient() {
-            return client.web();
+            return client().web();
         }
 
         Vertx vertx() {
@@ -332,7 +346,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                     }
                     callback.done(false);
                 }));
-                endpoint.client.http().request(options).onComplete(created -> {
+                endpoint.client().http().request(options).onComplete(created -> {
                     if (created.failed()) {
                         answer.fail(created.cause());
                         return;
