@@ -115,10 +115,15 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
         }
     }
 
-    /** Closes the fakes of a class that shares one gateway, once its tests are done. */
+    /**
+     * Stops the gateway of a class that shares one, and closes its fakes, once its tests are done: Camel's test support
+     * stops a context made per class never (camel-test-junit5 4.18: its afterAll does nothing for one), so each such
+     * class left its gateway running, threads, port and MBeans, for the rest of the test JVM.
+     */
     @RegisterExtension
     final AfterAllCallback closeSharedFakes = context -> {
         if (sharesGateway()) {
+            stopCamelContext();
             upstream.close();
             logs.close();
         }

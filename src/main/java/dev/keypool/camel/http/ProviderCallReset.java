@@ -2,10 +2,14 @@ package dev.keypool.camel.http;
 
 import java.util.function.BooleanSupplier;
 
+import dev.keypool.gateway.AnswerTooLarge;
+import io.vertx.core.Future;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.impl.HttpClientConnection;
+import io.vertx.ext.web.client.impl.ClientPhase;
+import io.vertx.ext.web.client.impl.HttpContext;
 
 /**
  * The reset of a provider call whose answer is still coming, and of nothing else.
@@ -22,10 +26,38 @@ import io.vertx.core.http.impl.HttpClientConnection;
  * has read the whole answer: it is left to the pool.
  *
  * <p>Over HTTP/2 a reset ends the call's stream alone, never the connection.
+ *
+ * <p>Every reset of an answer the gateway stops reading goes through here: a stream the relay closed
+ * ({@link UpstreamStream}), a refused stream answer over the answers' bound ({@link RefusedAnswer}) and a plain answer
+ * over it ({@link #afterAnswerTooLarge}). In each the decision comes after the answer's last byte may have been read.
  */
 final class ProviderCallReset {
 
+    private static final String ANSWER_END = ProviderCallReset.class.getName() + ".answerEnd";
+
     private ProviderCallReset() {
+    }
+
+    /**
+     * WebClient interceptor: a plain call that failed over the answers' bound ({@code BoundedAnswers}) has its
+     * provider call reset unless its answer has ended. WebClient resets the request of a failed call only while it is
+     * being sent; once the answer is coming, the pipe that fed the codec would read the rest of an endless answer and
+     * drop it (measured: every byte of a 200 MiB answer read). The failure reaches the interceptors a task after the
+     * codec refused the chunk that crossed the bound, and that chunk may have been the answer's last: by then its end
+     * may have reached the response and the connection gone back to the pool. So the answer's end is watched from its
+     * head on ({@code end()}: complete once the end reached the response). The response is not paused meanwhile: the
+     * codec never asks the pipe to wait, and a pipe whose write failed resumes its source.
+     */
+    static void afterAnswerTooLarge(HttpContext<?> context) {
+        if (context.phase() == ClientPhase.RECEIVE_RESPONSE && context.clientResponse() != null) {
+            context.set(ANSWER_END, context.clientResponse().end());
+        } else if (context.phase() == ClientPhase.FAILURE && context.failure() instanceof AnswerTooLarge
+                && context.clientResponse() != null) {
+            Future<Void> end = context.get(ANSWER_END);
+            HttpClientResponse response = context.clientResponse();
+            unlessEnded(response.request(), response, () -> end != null && end.isComplete());
+        }
+        context.next();
     }
 
     /**

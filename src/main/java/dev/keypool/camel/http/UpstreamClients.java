@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
-import dev.keypool.camel.pipeline.BoundedAnswers;
 import dev.keypool.config.CaCertificates;
 import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.ProviderConfig.Http2;
@@ -109,7 +108,7 @@ public final class UpstreamClients {
         HttpClient http = vertx.createHttpClient(options);
         WebClient web = WebClient.wrap(http, options);
         ((WebClientInternal) web).addInterceptor(UpstreamHttpComponent::intercept);
-        ((WebClientInternal) web).addInterceptor(BoundedAnswers::closeOnOverflow);
+        ((WebClientInternal) web).addInterceptor(ProviderCallReset::afterAnswerTooLarge);
         return new Client(http, web);
     }
 

@@ -1,14 +1,12 @@
 package dev.keypool.camel.http;
 
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
 import dev.keypool.camel.pipeline.BoundedAnswers;
 import dev.keypool.camel.pipeline.Exchanges;
 import dev.keypool.config.ProviderConfig.Http2;
-import dev.keypool.gateway.AnswerTooLarge;
 import dev.keypool.gateway.SplicedFile;
 import io.netty.handler.codec.http.QueryStringEncoder;
 import io.vertx.core.AsyncResult;
@@ -18,7 +16,6 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
-import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.http.StreamResetException;
@@ -38,7 +35,6 @@ import org.apache.camel.component.vertx.http.VertxHttpConfiguration;
 import org.apache.camel.component.vertx.http.VertxHttpEndpoint;
 import org.apache.camel.component.vertx.http.VertxHttpEndpointConfigurer;
 import org.apache.camel.component.vertx.http.VertxHttpProducer;
-import org.apache.camel.http.base.HttpOperationFailedException;
 import org.apache.camel.spi.PropertyConfigurer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -204,7 +200,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         /** Not vertx-http's: that would make a client, and a pool of connections, for this endpoint alone. */
         @Override
         protected void doStart() {
-            client = ((UpstreamHttpComponent) getComponent()).clients().client(transport);
+            client();
         }
 
         /** The shared client stays open for the other endpoints. */
@@ -213,9 +209,23 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             client = null;
         }
 
+        /**
+         * The transport's shared client, taken when first asked for, not only at the endpoint's start: Camel never
+         * starts an endpoint made while it finishes its own start (a request's {@code toD} in the moment between its
+         * routes started and the context started), and such an endpoint served the gateway's every request after.
+         */
+        UpstreamClients.Client client() {
+            UpstreamClients.Client taken = client;
+            if (taken == null) {
+                taken = ((UpstreamHttpComponent) getComponent()).clients().client(transport);
+                client = taken;
+            }
+            return taken;
+        }
+
         @Override
         protected WebClient getWebClient() {
-            return client.web();
+            return client().web();
         }
 
         Vertx vertx() {
@@ -336,7 +346,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                     }
                     callback.done(false);
                 }));
-                endpoint.client.http().request(options).onComplete(created -> {
+                endpoint.client().http().request(options).onComplete(created -> {
                     if (created.failed()) {
                         answer.fail(created.cause());
                         return;
@@ -353,7 +363,9 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                         } else if (head.result().statusCode() / 100 == 2) {
                             answer.tryComplete(new UpstreamStream(request, head.result(), idleTimeout));
                         } else {
-                            refused(request, head.result(), prepared, answer);
+                            String url = (Boolean.TRUE.equals(prepared.ssl()) ? "https://" : "http://")
+                                    + prepared.host() + ":" + prepared.port() + prepared.uri();
+                            RefusedAnswer.read(request, head.result(), url, maxAnswerBytes, answer);
                         }
                     });
                 });
@@ -364,29 +376,6 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                 callback.done(true);
                 return true;
             }
-        }
-
-        /** A status other than 2xx to a stream call: its body read whole, up to the answers' bound, into the failure. */
-        private void refused(HttpClientRequest request, HttpClientResponse response, HttpRequest<Buffer> prepared,
-                             Promise<UpstreamStream> answer) {
-            Buffer collected = Buffer.buffer();
-            response.handler(chunk -> {
-                if (collected.length() + chunk.length() > maxAnswerBytes) {
-                    answer.tryFail(new AnswerTooLarge("answer", maxAnswerBytes));
-                    request.reset();
-                } else {
-                    collected.appendBuffer(chunk);
-                }
-            });
-            response.exceptionHandler(answer::tryFail);
-            response.endHandler(v -> {
-                Map<String, String> headers = new HashMap<>();
-                response.headers().names().forEach(name -> headers.put(name, response.getHeader(name)));
-                String url = (Boolean.TRUE.equals(prepared.ssl()) ? "https://" : "http://") + prepared.host() + ":"
-                        + prepared.port() + prepared.uri();
-                answer.tryFail(new HttpOperationFailedException(url, response.statusCode(), response.statusMessage(), null,
-                        headers, collected.toString()));
-            });
         }
 
         private static String withQuery(String path, MultiMap query) {

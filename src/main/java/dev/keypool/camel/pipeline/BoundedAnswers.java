@@ -11,8 +11,6 @@ import io.vertx.core.Promise;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.streams.WriteStream;
 import io.vertx.ext.web.client.HttpRequest;
-import io.vertx.ext.web.client.impl.ClientPhase;
-import io.vertx.ext.web.client.impl.HttpContext;
 import io.vertx.ext.web.codec.BodyCodec;
 import io.vertx.ext.web.codec.spi.BodyStream;
 import org.apache.camel.Exchange;
@@ -23,7 +21,8 @@ import org.apache.camel.component.vertx.http.VertxHttpEndpoint;
  * vertx-http's binding with a bound on the provider's answer: Vert.x's WebClient collects a body whole, whatever its
  * size, so a provider answering without end would fill the heap. Past {@code maxBytes} the call fails with
  * {@link AnswerTooLarge} (a provider error: another key, the breaker, the fallback walk) and its connection is closed
- * ({@link #closeOnOverflow}) instead of read to the end. Vert.x has no such limit of its own (its HttpClientOptions
+ * instead of read to the end, unless the answer ended meanwhile (an interceptor of the provider clients,
+ * {@code ProviderCallReset} in dev.keypool.camel.http). Vert.x has no such limit of its own (its HttpClientOptions
  * bound headers and chunks, not a body), hence this codec.
  */
 public final class BoundedAnswers extends DefaultVertxHttpBinding {
@@ -34,23 +33,14 @@ public final class BoundedAnswers extends DefaultVertxHttpBinding {
         this.codec = handler -> handler.handle(Future.succeededFuture(new Body(maxBytes)));
     }
 
-    /**
-     * WebClient interceptor: a call that failed over the limit has its provider connection closed. WebClient resets
-     * the request of a failed call only while it is being sent; once the response is coming, the pipe that fed the
-     * codec would read the rest of an endless answer and drop it (measured: every byte of a 200 MiB answer read).
-     */
-    public static void closeOnOverflow(HttpContext<?> context) {
-        if (context.phase() == ClientPhase.FAILURE && context.failure() instanceof AnswerTooLarge
-                && context.clientResponse() != null) {
-            // HTTP/1.x: the reset of a request whose answer is in flight closes its connection
-            context.clientResponse().request().reset();
-        }
-        context.next();
-    }
-
     @Override
     public HttpRequest<Buffer> prepareHttpRequest(VertxHttpEndpoint endpoint, Exchange exchange) throws Exception {
-        return super.prepareHttpRequest(endpoint, exchange).as(codec);
+        return bounded(super.prepareHttpRequest(endpoint, exchange));
+    }
+
+    /** The request, its answer read within the bound. */
+    public HttpRequest<Buffer> bounded(HttpRequest<Buffer> request) {
+        return request.as(codec);
     }
 
     /**
