@@ -8,13 +8,17 @@
 # application.properties, routes/ and the config's keypool.yaml beside it, the jar and its lib/ where they are), and for
 # each the script takes:
 #   ready     wall time from launching java until POST /v1/chat/completions through it first answered 200 (polled
-#             every POLL_MS; READY_MS of bench/run.sh, which polls every 500 ms)
+#             every POLL_MS by one Node process, bench/first-answer.js; READY_MS of bench/run.sh, which polls every
+#             500 ms)
 #   cpu       the gateway's CPU time until then, all threads (utime + stime of /proc/<pid>/stat): steadier than wall
-#             time on a shared machine
-#   camel     Camel Main's own "started in" from the log (the context's boot, without the JVM's start before it and
-#             the first request after it)
+#             time on a shared machine; main: of the thread that runs main() (named java), jit: of the JIT's
+#             compiler threads
+#   camel     Camel Main's own "started in" from the log (the context's start, without the JVM's start, Camel Main's
+#             boot before it and the first request after it); boot: its "boot:" figure (from Camel Main's first step)
+#   first     the first answer's own time (from sending the request that was answered 200 to its end)
 #   burst     with BURST_N > 0: wall time of a first burst of BURST_N requests at once (bench/inflight.js, one socket
 #             each) at BURST_LATENCY_MS upstream, right after the first answer
+# The launch's time (epoch ms) is in launched-ms beside each gateway's log, to lay its log's timestamps on.
 # then prints every run and, per variant, the median and the spread (min-max) of each, and the load average before and
 # after.
 #
@@ -22,18 +26,25 @@
 #   plain     the shipped JVM flags (bench/lib.sh java_flags), no AOT cache
 #   aot       the same with the AOT cache the build's training run made (target/keypool.aot; Java 25+; mvn package on
 #             Java 25 makes it, pom.xml profile aot-cache)
-#   bare      bench/BareProxy.java (Vert.x alone, the least a gateway does) with the shipped flags, in front of the same
-#             fake: its first burst is the reference of a gateway's (ready and cpu include compiling the source file)
+#   bare      bench/BareProxy.java (Vert.x alone, the least a gateway does) compiled (target/floor/floor.jar of
+#             bench/floor-build.sh), with the shipped flags, in front of the same fake: its first burst is the reference
+#             of a gateway's, its start the floor of a Vert.x program
+#   bareaot   the same on its AOT cache (target/floor/BareProxy.aot, Java 25+)
+#   camel     bench/MinimalCamel.java (Camel Main with platform-http on Vert.x and one route answering a constant),
+#             compiled, with the shipped flags and the gateway's log4j2.properties: the floor of a Camel Main start
+#   camelaot  the same on its AOT cache (target/floor/MinimalCamel.aot, Java 25+)
 #   any other name: plain, with the JVM flags of the environment variable COLD_FLAGS_<name> added (e.g.
 #             COLD_FLAGS_c1="-XX:TieredStopAtLevel=1" VARIANTS="plain c1"); with COLD_HOME_<name>=DIR, the gateway of DIR
 #             instead (its target/keypool.jar and lib/, application.properties and routes/: another build, e.g. the one
-#             before a change, side by side with this one), on its AOT cache unless COLD_AOT_<name>=off
+#             before a change, side by side with this one), on its AOT cache unless COLD_AOT_<name>=off; without
+#             COLD_HOME_<name>, COLD_AOT_<name>=auto puts this build's on its AOT cache (e.g. with a profiler's flags)
 #
 # The gateway serves bench/keypool-bench.yaml against the fake providers of bench/lib.sh (as bench/run.sh does);
 # COLD_CONFIG=keypool.yaml runs the shipped demo instead (its simulator is served by the gateway itself).
 # Knobs: ROUNDS=5 VARIANTS="plain aot" POLL_MS=20 READY_TIMEOUT_S=300 BURST_N=2000 BURST_LATENCY_MS=2000 COLD_CONFIG BENCH_OUT, and those
 # bench/lib.sh reads (JAVA_HOME, KEYPOOL_JAVA_OPTS, GW_PORT, PRIMARY_PORT, BACKUP_PORT, GW_CPUS, FAKE_CPUS, KEYPOOL_HOME).
-# Builds nothing: mvn -B -q package -DskipTests first (on Java 25 it also makes target/keypool.aot).
+# Builds nothing: mvn -B -q package -DskipTests first (on Java 25 it also makes target/keypool.aot), and
+# bench/floor-build.sh for the floor variants.
 set -euo pipefail
 {
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -57,7 +68,13 @@ if [[ " $VARIANTS " == *" aot "* ]]; then
   [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null || die "variant aot needs Java 25 or newer ($JAVA is $JAVA_FEATURE)"
   [ -f "$ROOT/target/keypool.aot" ] || die "no target/keypool.aot: build on Java 25 (mvn -B -q package -DskipTests)"
 fi
+FLOOR=$ROOT/target/floor
 for v in $VARIANTS; do
+  case "$v" in
+    bare|camel) [ -f "$FLOOR/floor.jar" ] || die "variant $v: no $FLOOR/floor.jar: run bench/floor-build.sh" ;;
+    bareaot|camelaot) [ -f "$FLOOR/$([ "$v" = bareaot ] && echo BareProxy || echo MinimalCamel).aot" ] \
+      || die "variant $v: no AOT cache in $FLOOR: run bench/floor-build.sh on Java 25" ;;
+  esac
   other="COLD_HOME_$v"
   [ -z "${!other:-}" ] || [ -f "${!other}/target/keypool.jar" ] || die "variant $v: no ${!other}/target/keypool.jar"
 done
@@ -66,66 +83,81 @@ ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 mkdir -p "$OUT"
 : > "$OUT/summary.txt"
 start_fakes
-HZ=$(getconf CLK_TCK)
 
-# ready_status: the HTTP status of one chat completion through the gateway now (000 while it does not listen)
-ready_status() {
-  curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' -d "$BODY" "$GW$CHAT" 2>/dev/null || true
-}
-
-# launch_bare LOG: bench/BareProxy.java on GW_PORT in front of the primary fake, with the shipped flags and the
-# gateway's own Vert.x and Netty (target/lib); GW_PID
-launch_bare() {
-  local native=""
+# launch_floor MAIN LOG [AOT]: a floor program of target/floor/floor.jar (BareProxy or MinimalCamel) on GW_PORT, with
+# the shipped flags, the gateway's own libraries (target/lib) and log4j2.properties, on its AOT cache when AOT is
+# given; BareProxy in front of the primary fake. GW_PID
+launch_floor() {
+  local main=$1 log=$2 native="" aot=() args=("$GW_PORT")
+  [ -n "${3:-}" ] && aot=(-XX:AOTCache="$FLOOR/$main.aot")
+  [ "$main" = BareProxy ] && args+=("$PRIMARY_PORT")
   [ -n "$RUNTIME_OPTS" ] && native="--enable-native-access=ALL-UNNAMED"
   # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
-  $(pin "${GW_CPUS:-}") "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS -cp "$ROOT/target/lib/*" "$BENCH_DIR/BareProxy.java" \
-    "$GW_PORT" "$PRIMARY_PORT" > "$1" 2>&1 &
+  $(pin "${GW_CPUS:-}") "$JAVA" "${aot[@]}" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS \
+    -Dlog4j2.configurationFile="$ROOT/src/main/resources/log4j2.properties" -cp "$FLOOR/floor.jar:$ROOT/target/lib/*" \
+    "$main" "${args[@]}" > "$log" 2>&1 &
   GW_PID=$!
   PIDS+=("$GW_PID")
 }
 
+# ms_of TEXT: Camel's duration text (2s803ms, 379ms, 4s) in ms
+ms_of() {
+  awk '{ms=0; s=$0; if (match(s,/[0-9]+s/)) {ms+=substr(s,RSTART,RLENGTH-1)*1000}; if (match(s,/[0-9]+ms/)) {ms+=substr(s,RSTART,RLENGTH-2)}; print ms}' <<< "$1"
+}
+
 # cold_run VARIANT ROUND: one gateway from launch to its first 200 (and its first burst); appends a line to runs.txt
 cold_run() {
-  local variant=$1 round=$2 home="$OUT/r$2-$1" flags=() started ready cpu camel burst=- status
+  local variant=$1 round=$2 home="$OUT/r$2-$1" flags=() started ready cpu main jit camel boot first burst=-
   mkdir -p "$home"
   local dir=$ROOT extra="COLD_FLAGS_$variant" other="COLD_HOME_$variant" aot="COLD_AOT_$variant"
   case "$variant" in
     plain) AOT_CACHE=off ;;
     aot) AOT_CACHE=auto ;;
-    bare) ;;
+    bare|bareaot|camel|camelaot) ;;
     *) AOT_CACHE=off; read -r -a flags <<< "${!extra:-}"
-       if [ -n "${!other:-}" ]; then dir=${!other}; AOT_CACHE=${!aot:-auto}; fi ;;
+       if [ -n "${!other:-}" ]; then dir=${!other}; AOT_CACHE=${!aot:-auto}; else AOT_CACHE=${!aot:-off}; fi ;;
   esac
-  started=$(date +%s%N)
-  if [ "$variant" = bare ]; then
-    launch_bare "$home/gateway.log"
-  else
-    launch_gateway "$dir" "$home/gateway.log" "$COLD_CONFIG" -Dstate.dir="$home/state" \
-      -Dbatch.inbox="$home/inbox" -Dbatch.outbox="$home/outbox" "${flags[@]}"
-  fi
-  while :; do
-    kill -0 "$GW_PID" 2>/dev/null || { tail -30 "$home/gateway.log" >&2; die "the gateway exited during startup ($home/gateway.log)"; }
-    status=$(ready_status)
-    [ "$status" = 200 ] && break
-    [ $(( ($(date +%s%N) - started) / 1000000000 )) -lt "$READY_TIMEOUT_S" ] || die "no 200 within $READY_TIMEOUT_S s ($home/gateway.log)"
-    sleep "$(awk -v ms="$POLL_MS" 'BEGIN {printf "%.3f", ms/1000}')"
-  done
-  ready=$(( ($(date +%s%N) - started) / 1000000 ))
-  cpu=$(awk -v hz="$HZ" '{printf "%d", ($14+$15)*1000/hz}' "/proc/$GW_PID/stat")
-  camel=$(grep -o 'started in [0-9a-z]*' "$home/gateway.log" | head -1 | awk '{print $3}' \
-    | awk '{ms=0; s=$0; if (match(s,/[0-9]+s/)) {ms+=substr(s,RSTART,RLENGTH-1)*1000}; if (match(s,/[0-9]+ms/)) {ms+=substr(s,RSTART,RLENGTH-2)}; print ms}' || true)
+  started=$(date +%s%3N)
+  echo "$started" > "$home/launched-ms"
+  case "$variant" in
+    bare) launch_floor BareProxy "$home/gateway.log" ;;
+    bareaot) launch_floor BareProxy "$home/gateway.log" aot ;;
+    camel) launch_floor MinimalCamel "$home/gateway.log" ;;
+    camelaot) launch_floor MinimalCamel "$home/gateway.log" aot ;;
+    *) launch_gateway "$dir" "$home/gateway.log" "$COLD_CONFIG" -Dstate.dir="$home/state" \
+         -Dbatch.inbox="$home/inbox" -Dbatch.outbox="$home/outbox" "${flags[@]}" ;;
+  esac
+  node "$BENCH_DIR/first-answer.js" --url "$GW$CHAT" --since-ms "$started" --pid "$GW_PID" --poll-ms "$POLL_MS" \
+    --timeout-s "$READY_TIMEOUT_S" > "$home/ready.txt" || {
+    # a start that never answers 200 is a result of its variant, not the end of the run
+    say "$(printf '%-8s round %d: no first answer: %s (%s)' "$variant" "$round" "$(cat "$home/ready.txt")" "$home/gateway.log")"
+    echo "$variant failed failed - - - - - -" >> "$OUT/runs.txt"
+    stop_gateway
+    return 0
+  }
+  read -r ready cpu main jit first < <(grep '^READY ' "$home/ready.txt" | cut -d' ' -f2- | node -e '
+    let s = ""; process.stdin.on("data", d => s += d).on("end", () => {
+      const r = JSON.parse(s), t = r.threads || {};
+      const jit = Object.entries(t).filter(([n]) => /Compiler/.test(n)).reduce((a, [, ms]) => a + ms, 0);
+      console.log(r.readyMs, r.cpuMs, t.java || 0, jit, r.readyMs - r.firstSentMs);
+    })')
+  camel=$(grep -o 'started in [0-9a-z]*' "$home/gateway.log" | head -1 | awk '{print $3}' || true)
+  boot=$(grep -o 'boot:[0-9a-z]*' "$home/gateway.log" | head -1 | cut -d: -f2 || true)
+  camel=${camel:+$(ms_of "$camel")}
+  boot=${boot:+$(ms_of "$boot")}
   if [ "$BURST_N" -gt 0 ]; then
     curl -sf -m 10 -X POST "$PRIMARY/control/latency?ms=$BURST_LATENCY_MS" > /dev/null || die "fake control failed"
     node "$BENCH_DIR/inflight.js" burst --url "$GW$CHAT" --n "$BURST_N" --timeout-ms 60000 > "$home/burst.txt"
     burst=$(grep '^RESULT ' "$home/burst.txt" | cut -d' ' -f2- \
       | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const r=JSON.parse(s); console.log(r.ok===r.n ? r.wallMs : "failed:"+r.ok+"/"+r.n)})')
+    # the next start's first answer at no latency again (reset keeps the latency)
+    curl -sf -m 10 -X POST "$PRIMARY/control/latency?ms=0" > /dev/null || die "fake control failed"
     curl -sf -m 10 -X POST "$PRIMARY/control/reset" > /dev/null || die "fake control failed"
   fi
   stop_gateway
-  say "$(printf '%-8s round %d: ready %5d ms, CPU until ready %5d ms, Camel started in %5s ms' "$variant" "$round" "$ready" \
-    "$cpu" "${camel:--}")$([ "$BURST_N" -gt 0 ] && echo ", first burst of $BURST_N: $burst ms")"
-  echo "$variant $ready $cpu ${camel:--} $burst" >> "$OUT/runs.txt"
+  say "$(printf '%-8s round %d: ready %5d ms, CPU until ready %5d ms (main %5d, JIT %5d), Camel started in %5s ms (boot %5s), first answer %4d ms' \
+    "$variant" "$round" "$ready" "$cpu" "$main" "$jit" "${camel:--}" "${boot:--}" "$first")$([ "$BURST_N" -gt 0 ] && echo ", first burst of $BURST_N: $burst ms")"
+  echo "$variant $ready $cpu ${camel:--} $burst $main $jit ${boot:--} $first" >> "$OUT/runs.txt"
 }
 
 # median_spread COLUMN VARIANT: "median (min-max)" of that column of runs.txt for the variant
@@ -149,8 +181,10 @@ say "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 say ""
 say "median (min-max) over $ROUNDS rounds, ms:"
 for v in "${variants[@]}"; do
-  say "$(printf '%-8s ready %-20s CPU until ready %-20s Camel started in %-20s' "$v" "$(median_spread 2 "$v")" \
-    "$(median_spread 3 "$v")" "$(median_spread 4 "$v")")$([ "$BURST_N" -gt 0 ] && echo " first burst of $BURST_N $(median_spread 5 "$v")")"
+  say "$(printf '%-8s ready %-20s CPU until ready %-20s (main %-20s JIT %-20s) Camel started in %-16s boot %-20s first answer %-16s' \
+    "$v" "$(median_spread 2 "$v")" "$(median_spread 3 "$v")" "$(median_spread 6 "$v")" "$(median_spread 7 "$v")" \
+    "$(median_spread 4 "$v")" "$(median_spread 8 "$v")" "$(median_spread 9 "$v")")$([ "$BURST_N" -gt 0 ] \
+    && echo " first burst of $BURST_N $(median_spread 5 "$v")")"
 done
 exit 0
 }

@@ -1,5 +1,7 @@
 package dev.keypool.camel;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import dev.keypool.camel.http.GatewayHttpEngine;
@@ -10,6 +12,7 @@ import dev.keypool.camel.http.UnmatchedRequests;
 import dev.keypool.camel.pipeline.GatewayResponses;
 import dev.keypool.camel.pipeline.MetricsGuard;
 import dev.keypool.camel.routes.ReloadGate;
+import dev.keypool.camel.routes.StartGate;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import org.apache.camel.CamelContext;
@@ -56,13 +59,16 @@ final class ServerBeans {
      * Once the HTTP servers are up and before any route consumes: bodies bounded before they are read
      * ({@link RequestEdge}) and OpenAI-shaped 404/405 for requests no route takes ({@link UnmatchedRequests}). The
      * servers listen before the routes start, so a request may come as soon as its route does: installed any later,
-     * the first requests would be read whole, whatever their size. With live route reload on, once the routes are
-     * known, requests held while their route is replaced ({@link ReloadGate}).
+     * the first requests would be read whole, whatever their size. Until every route has started, requests are held
+     * back ({@link StartGate}). With live route reload on, once the routes are known, requests held while their route
+     * is replaced ({@link ReloadGate}).
      */
     private static void installRouterHandlers(CamelContext context, GatewayResponses gatewayResponses, boolean reload,
             RequestEdge edge) {
         // ordered last, after Camel's own listener that starts the context's eager services, the HTTP servers among them
         final class RouterHandlers implements StartupListener, Ordered {
+            private final List<io.vertx.ext.web.Route> startGates = new ArrayList<>();
+
             @Override
             public int getOrder() {
                 return Ordered.LOWEST;
@@ -76,6 +82,7 @@ final class ServerBeans {
                     VertxPlatformHttpRouter router = RequestEdge.leavingReadBodies(starting, found);
                     UnmatchedRequests.install(router, gatewayResponses);
                     edge.install(router);
+                    startGates.add(StartGate.install(starting, router));
                 }
             }
 
@@ -86,6 +93,8 @@ final class ServerBeans {
 
             @Override
             public void onCamelContextFullyStarted(CamelContext started, boolean alreadyStarted) {
+                startGates.forEach(io.vertx.ext.web.Route::remove);
+                startGates.clear();
                 if (reload) {
                     for (VertxPlatformHttpRouter router : started.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
                         ReloadGate.install(started, router);

@@ -52,6 +52,15 @@ public final class GatewayInstance implements AutoCloseable {
      */
     public static GatewayInstance start(Path dir, String name, String keypoolYaml, Clock clock,
             Map<String, String> settings) {
+        return start(dir, name, keypoolYaml, clock, settings, Map.of());
+    }
+
+    /**
+     * Starts a gateway as {@link #start(Path, String, String, Clock, Map)} does, with these beans bound in its registry
+     * before it starts (what Camel Main picks up from there, e.g. a route policy factory).
+     */
+    public static GatewayInstance start(Path dir, String name, String keypoolYaml, Clock clock,
+            Map<String, String> settings, Map<String, Object> beans) {
         try {
             Path home = Files.createDirectories(dir.resolve(name));
             Path config = home.resolve("keypool.yaml");
@@ -59,6 +68,7 @@ public final class GatewayInstance implements AutoCloseable {
             int port = freePort();
             Main main = KeyPoolApplication.newMain();
             main.bind("clock", clock);
+            beans.forEach(main::bind);
             main.setPropertyPlaceholderLocations("file:application.properties");
             main.addOverrideProperty("camel.main.name", "keypool-" + name);
             main.addOverrideProperty("keypool.config", config.toString());
