@@ -6,10 +6,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.breaker.BreakerState;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** POST /admin/channels/{name}/breaker forces a channel's breaker OPEN, HALF_OPEN or CLOSED, logged. */
+/**
+ * POST /admin/channels/{name}/breaker forces a channel's breaker OPEN, HALF_OPEN or CLOSED, logged.
+ * One gateway for the class: the forced states end CLOSED, and the other test refuses changes.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AdminBreakerTest extends GatewayTestSupport {
 
     private final ObjectMapper mapper = new ObjectMapper();

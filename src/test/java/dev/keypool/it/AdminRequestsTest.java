@@ -4,10 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.testing.RequestLogRows;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** GET /admin/requests pages through the request log, newest first, filtered by tenant, status, model and time. */
+/**
+ * GET /admin/requests pages through the request log, newest first, filtered by tenant, status, model and time.
+ * One gateway for the class: the other test asks only for refusals, which add no row.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AdminRequestsTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();

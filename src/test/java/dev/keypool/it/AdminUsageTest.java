@@ -10,13 +10,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.testing.RequestLogRows;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * GET /admin/usage sums the request log per tenant, model, channel or key and per UTC hour or day: requests, tokens
  * (cached ones apart), cost and errors. Six requests over two hours of one day and one hour of the next.
+ * One gateway for the class: the other test asks only for refusals, which add no row.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AdminUsageTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();

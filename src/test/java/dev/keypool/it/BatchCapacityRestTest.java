@@ -68,10 +68,11 @@ class BatchCapacityRestTest extends GatewayTestSupport {
                 b -> b.get("status").asText().equals("completed"));
         assertThat(done.at("/request_counts/completed").asInt()).isEqualTo(4);
         // the waiting batch rests until its room: refused only the lines in flight when its first was held back (one
-        // per batch thread, and the one the splitter had already promised), and none after that
+        // per batch thread, and the one the splitter had already promised), and none after that: none in the 5 rounds of
+        // half a second (batch.round-delay-ms: 100 here)
         double settled = refused("team-a");
         assertThat(settled).isBetween(1.0, BATCH_THREADS + 1.0);
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> refused("team-a") == settled);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> refused("team-a") == settled);
         assertThat(batch(waiting, "token-a").get("status").asText()).isEqualTo("in_progress");
         assertThat(upstream.hits("sk-a")).isEqualTo(3);
 

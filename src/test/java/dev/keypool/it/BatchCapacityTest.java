@@ -93,9 +93,10 @@ class BatchCapacityTest extends GatewayTestSupport {
         await().atMost(Duration.ofSeconds(15)).until(() -> batch(id, "token-a").at("/request_counts/completed").asInt() == 38);
         await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5)).until(() -> upstream.hits("sk-one") == 38);
         // the other 12 wait in their batch for the room the minute frees (61 s away): none in the gateway's line,
-        // and only the lines in flight when the first was held back (16 at most, batch.concurrency) were sent
+        // and only the lines in flight when the first was held back (16 at most, batch.concurrency) were sent, through
+        // the 5 rounds of half a second (batch.round-delay-ms: 100 here)
         await().atMost(Duration.ofSeconds(5)).until(() -> heldBack() > 0);
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> heldBack() <= 16);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> heldBack() <= 16);
         assertThat(waiting()).isZero();
         assertThat(batch(id, "token-a").get("status").asText()).isEqualTo("in_progress");
 

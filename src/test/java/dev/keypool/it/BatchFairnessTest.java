@@ -82,9 +82,10 @@ class BatchFairnessTest extends GatewayTestSupport {
         await().atMost(Duration.ofSeconds(10)).until(() -> batch(id, "token-a").at("/request_counts/completed").asInt() == 3
                 && refused("team-a") > 0);
 
-        // rounds come each second; the batch rests until the Retry-After of its first refused line: the lines in
-        // flight then (batch.concurrency at most) were refused, no other line is sent
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> refused("team-a") <= BATCH_THREADS);
+        // rounds come every 100 ms here (batch.round-delay-ms); the batch rests until the Retry-After of its first
+        // refused line: the lines in flight then (batch.concurrency at most) were refused, no other line is sent in
+        // the 5 rounds of half a second
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> refused("team-a") <= BATCH_THREADS);
         assertThat(upstream.hits("sk-one")).isEqualTo(3);
 
         // the next day, the next 3

@@ -103,6 +103,11 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
             // boot that no test reads, and that the test JVM formats and hands to Maven): KeyPool's own lines stay
             p.put("camel.main.startup-summary-level", "Off");
             p.put("camel.main.auto-configuration-log-summary", "false");
+            // a stop waits for each idle queue consumer's poll, one after another (some 300 ms a stop at the shipped 100)
+            p.put("keypool.queue-poll-ms", "10");
+            // a batch held back for capacity looks again 10 times a second: a test that checks that nothing is sent
+            // meanwhile sees several rounds in a fraction of a second
+            p.put("batch.round-delay-ms", "100");
             // each test its own quota state: none left over from another test or run
             p.put("state.dir", Files.createTempDirectory("keypool-state-").toString());
             // and its own batch inbox, not the repository's batch/inbox

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.util.Map;
 
 import dev.keypool.pool.Fingerprint;
@@ -23,7 +24,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A key's day count survives a restart of the gateway: two real Mains, one after the other, on the same state.dir.
- * The key allows 4 requests per day in Shanghai.
+ * The key allows 4 requests per day in Shanghai. One test restarts; the others start once on a state file a test wrote
+ * or read the one the running gateway writes (QuotaStateFileTest reads and writes the file itself).
  */
 class QuotaRestartTest {
 
@@ -61,25 +63,24 @@ class QuotaRestartTest {
 
     @Test
     void should_start_the_day_count_at_zero_after_midnight_in_the_quota_zone() throws Exception {
-        start();
-        for (int i = 0; i < 4; i++) {
-            assertThat(chat()).isEqualTo(200);
-        }
-        assertThat(chat()).isEqualTo(429);
-        gateway.close();
+        // the day's 4 requests spent on 30 November in Shanghai, as a gateway stopped that evening left them
+        QuotaStateFile file = new QuotaStateFile(Files.createDirectories(dir.resolve(NAME).resolve("state")));
+        file.write(Map.of(QuotaStateFile.keyId("daily", Fingerprint.of("sk-daily-secret-1")),
+                Map.of(KeyQuota.Window.RPD, new KeyQuota.PeriodCount(LocalDate.parse("2026-11-30"), 4))));
 
-        // midnight in Shanghai, still 30 November in UTC
+        // started after midnight in Shanghai, still 30 November in UTC: that count is yesterday's
         clock.set(Instant.parse("2026-11-30T16:00:01Z"));
         start();
 
         for (int i = 0; i < 4; i++) {
             assertThat(chat()).isEqualTo(200);
         }
-        assertThat(upstream.hits("sk-daily-secret-1")).isEqualTo(8);
+        assertThat(chat()).as("the 5th request of 1 December in Shanghai").isEqualTo(429);
+        assertThat(upstream.hits("sk-daily-secret-1")).isEqualTo(4);
     }
 
     @Test
-    void should_write_the_counts_while_running() throws Exception {
+    void should_write_the_counts_while_running_naming_keys_by_fingerprint_only() throws Exception {
         start();
         chat();
         chat();
@@ -89,15 +90,7 @@ class QuotaRestartTest {
         await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(file.read())
                 .hasEntrySatisfying("daily/" + Fingerprint.of("sk-daily-secret-1"),
                         counts -> assertThat(counts.get(KeyQuota.Window.RPD).amount()).isEqualTo(2)));
-    }
-
-    @Test
-    void should_name_keys_by_fingerprint_only_in_the_state_file() throws Exception {
-        start();
-        chat();
-        gateway.close();
-
-        String saved = Files.readString(gateway.stateDir().resolve(QuotaStateFile.NAME));
+        String saved = Files.readString(file.path());
         assertThat(saved).contains("daily/").contains("\"rpd\"").doesNotContain("sk-daily").doesNotContain("secret");
     }
 

@@ -5,10 +5,15 @@ import java.time.Instant;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** /admin/status shows per key its health, its effective weight and its use of every limited quota window. */
+/**
+ * /admin/status shows per key its health, its effective weight and its use of every limited quota window. One gateway
+ * for the class: each test reads its own channel's key.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class QuotaStatusTest extends GatewayTestSupport {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -36,7 +36,7 @@ class RetryAfterTripTest extends GatewayTestSupport {
     @Override
     protected Properties overrideProperties() {
         Properties p = super.overrideProperties();
-        p.put("keypool.retry-backoff-ms", "2000");   // a long backoff (1 to 3 s with jitter), so the breaker opens inside it
+        p.put("keypool.retry-backoff-ms", "1000");   // a long backoff (0.5 to 1.5 s with jitter), so the breaker opens inside it
         return p;
     }
 

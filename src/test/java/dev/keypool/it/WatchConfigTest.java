@@ -3,6 +3,7 @@ package dev.keypool.it;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Properties;
 
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.Fingerprint;
@@ -31,6 +32,14 @@ class WatchConfigTest extends GatewayTestSupport {
     @Override
     protected String keypoolYaml() {
         return YAML.formatted("");
+    }
+
+    /** The file looked at every 100 ms instead of every second: each change is seen within a fraction of a second. */
+    @Override
+    protected Properties overrideProperties() {
+        Properties p = super.overrideProperties();
+        p.put("keypool.config-watch-ms", "100");
+        return p;
     }
 
     @Test

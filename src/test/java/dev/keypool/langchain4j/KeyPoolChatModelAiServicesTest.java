@@ -114,8 +114,8 @@ class KeyPoolChatModelAiServicesTest {
         List<Integer> completedUpstreamAtFirstPartial = new CopyOnWriteArrayList<>();
         CompletableFuture<ChatResponse> done = new CompletableFuture<>();
 
-        // half a second between the provider's events: the first one reaches the application long before the last is sent
-        host.upstream.streamEvents(5, 500);
+        // 200 ms between the provider's events: the first one reaches the application long before the last is sent
+        host.upstream.streamEvents(5, 200);
         ChatResponse response;
         try {
             assistant.chat("Tell me a story")

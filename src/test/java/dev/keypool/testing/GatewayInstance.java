@@ -78,6 +78,8 @@ public final class GatewayInstance implements AutoCloseable {
             // none of Camel's listings of every route and setting (as GatewayTestSupport): KeyPool's own lines stay
             main.addOverrideProperty("camel.main.startup-summary-level", "Off");
             main.addOverrideProperty("camel.main.auto-configuration-log-summary", "false");
+            // a stop waits for each idle queue consumer's poll, one after another (as GatewayTestSupport)
+            main.addOverrideProperty("keypool.queue-poll-ms", "10");
             // no MBeans, as GatewayTestSupport boots (Camel's test support turns JMX off): about half of a boot's CPU
             // (GatewayBootBench); a test of JMX turns it on in its settings
             main.addOverrideProperty("camel.main.jmx-enabled", "false");

@@ -8,7 +8,8 @@ import org.apache.camel.impl.DefaultCamelContext;
  * The plain CamelContext of a host application that embeds KeyPool (the keypool component, its Kamelets), for tests:
  * without MBeans, as {@link GatewayInstance} and {@code GatewayTestSupport} boot the gateway (with camel-management on
  * the class path a plain context registers one for every route, processor and service, about half of a boot's CPU,
- * GatewayBootBench), and without Camel's listing of every route started and stopped, which no test reads.
+ * GatewayBootBench), without Camel's listing of every route started and stopped, which no test reads, and with the
+ * short queue polls of {@code GatewayTestSupport} (a stop waits for each idle queue consumer's poll in turn).
  */
 public final class HostContexts {
 
@@ -19,6 +20,7 @@ public final class HostContexts {
         DefaultCamelContext context = new DefaultCamelContext();
         context.disableJMX();
         context.setStartupSummaryLevel(StartupSummaryLevel.Off);
+        context.getPropertiesComponent().addInitialProperty("keypool.queue-poll-ms", "10");
         return context;
     }
 }
