@@ -39,7 +39,8 @@
 #                            MEMORY_PROBE_AT_MS=2500 ms into each burst (into the held streams: at the RSS reading) where
 #                            its memory is: RSS split by NMT (heap, metaspace, code, thread stacks, GC, Other = Netty's
 #                            direct buffers), the heap's use, and the top of a class histogram of all objects (no full
-#                            GC); written to memory-<tag>.txt, one line in the summary. jcmd costs the burst ~0.5 s of CPU
+#                            GC; MEMORY_PROBE=live: of the live ones, after a full GC, and the heap after it); written to
+#                            memory-<tag>.txt, one line in the summary. jcmd costs the burst ~0.5 s of CPU
 #   QUOTA_RPM=120 QUOTA_RATE=16 QUOTA_S=120 QUOTA_LATENCY_MS=50   quota: the fake's per-key rpm, the client's requests/s
 #                            (open loop) and seconds, the fake's answer delay
 #   OVERHEAD_ROUNDS=2 OVERHEAD_S=20 OVERHEAD_WARMUP=30   quota: rounds of the bookkeeping cost (a gateway per config
@@ -457,7 +458,8 @@ memory_probe() {
   { grep -E '^(VmRSS|RssAnon|RssFile|Threads):' "/proc/$GW_PID/status"
     "$JCMD" "$GW_PID" VM.native_memory summary scale=MB
     "$JCMD" "$GW_PID" GC.heap_info
-    "$JCMD" "$GW_PID" GC.class_histogram -all | head -45; } > "$file" 2>&1
+    "$JCMD" "$GW_PID" GC.class_histogram $([ "$MEMORY_PROBE" = live ] || echo -all) | head -45
+    [ "$MEMORY_PROBE" != live ] || "$JCMD" "$GW_PID" GC.heap_info; } > "$file" 2>&1
   say "   memory at $1 ($file): RSS $(mib "$(awk '$1=="VmRSS:" {print $2}' "$file")") MiB; NMT committed MB: $(awk '
     /^-/ && /committed=/ { name=$0; sub(/^- */, "", name); sub(/ *\(.*/, "", name); c=$0; sub(/.*committed=/, "", c); sub(/MB.*/, "", c)
       if (c+0 >= 1) printf "%s %s, ", name, c }' "$file" | sed 's/, $//')"
@@ -470,10 +472,11 @@ memory_probe_later() {
 }
 
 # ---------------------------------------------------------------- 10,000 in flight
-# Peaks of the gateway process while a command runs: threads and VmRSS sampled every 10 ms (bash builtins only,
-# so the sampler costs next to nothing), written to $1 as "peak_threads peak_rss_kB" when the command ends.
+# Peaks of the gateway process (PEAK_PID: another one) while a command runs: threads and VmRSS sampled every 10 ms
+# (bash builtins only, so the sampler costs next to nothing), written to $1 as "peak_threads peak_rss_kB" when the
+# command ends.
 with_peaks() {
-  local out=$1; shift
+  local out=$1 pid=${PEAK_PID:-$GW_PID}; shift
   ( local max_t=0 max_r=0 k v _
     exec 9<> <(:)   # a pipe nobody writes to: read -t on it sleeps without starting a process
     while [ ! -f "$out.stop" ]; do
@@ -482,7 +485,7 @@ with_peaks() {
           VmRSS:) [ "$v" -gt "$max_r" ] && max_r=$v ;;
           Threads:) [ "$v" -gt "$max_t" ] && max_t=$v ;;
         esac
-      done < "/proc/$GW_PID/status" 2>/dev/null || break
+      done < "/proc/$pid/status" 2>/dev/null || break
       echo "$max_t $max_r" > "$out"
       read -r -t 0.01 -u 9 _ || true
     done ) &
@@ -512,9 +515,10 @@ big_burst() {
 
 # bare_burst TAG: the same burst through the reference proxy
 bare_burst() {
-  local slug=${1// /-}
-  burst_of "$BARE_PORT" "$BIG_N" > "$OUT/bare-$slug.txt"
-  say "   reference proxy (Vert.x alone), $1: $(describe_burst "$(result_of "$OUT/bare-$slug.txt")")"
+  local slug=${1// /-} peak_t peak_r
+  PEAK_PID=$BARE_PID with_peaks "$OUT/bare-$slug.peaks" burst_of "$BARE_PORT" "$BIG_N" > "$OUT/bare-$slug.txt"
+  read -r peak_t peak_r < "$OUT/bare-$slug.peaks"
+  say "   reference proxy (Vert.x alone), $1: $(describe_burst "$(result_of "$OUT/bare-$slug.txt")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB"
 }
 
 # start_bare: the reference proxy with the gateway's JVM flags and its own Vert.x and Netty (BARE_PID, or none
