@@ -34,6 +34,13 @@
 #                            fake the floor bursts of each round go to straight (a fake holding a pool's ~10,000 idle
 #                            connections has no room for 10,000 more: 20,000 descriptors a process here); BARE=0: none
 #   TTFB_STREAMS=64 TTFB_ROUNDS=10 HOLD_STREAMS=1000    stream: true parts (time to first byte; streams held open)
+#   HOLD_EVENTS=50 HOLD_INTERVAL_MS=100   streams: the held streams' events and their interval (the default: 5 s each)
+#   MEMORY_PROBE=1           inflight10k and streams: the gateway with -XX:NativeMemoryTracking=summary, and
+#                            MEMORY_PROBE_AT_MS=2500 ms into each burst (into the held streams: at the RSS reading) where
+#                            its memory is: RSS split by NMT (heap, metaspace, code, thread stacks, GC, Other = Netty's
+#                            direct buffers), the heap's use, and the top of a class histogram of all objects (no full
+#                            GC; MEMORY_PROBE=live: of the live ones, after a full GC, and the heap after it); written to
+#                            memory-<tag>.txt, one line in the summary. jcmd costs the burst ~0.5 s of CPU
 #   QUOTA_RPM=120 QUOTA_RATE=16 QUOTA_S=120 QUOTA_LATENCY_MS=50   quota: the fake's per-key rpm, the client's requests/s
 #                            (open loop) and seconds, the fake's answer delay
 #   OVERHEAD_ROUNDS=2 OVERHEAD_S=20 OVERHEAD_WARMUP=30   quota: rounds of the bookkeeping cost (a gateway per config
@@ -210,7 +217,7 @@ gateway_ready() {
 }
 start_gateway() {
   local config=$1 log=$2 started
-  launch_gateway "$ROOT" "$log" "$config"
+  launch_gateway "$ROOT" "$log" "$config" ${MEMORY_PROBE:+-XX:NativeMemoryTracking=summary}
   started=$(date +%s%N)
   await_gateway "$log" gateway_ready || die "the gateway did not serve $GW$CHAT with 200 within 60 s (see $log)"
   READY_MS=$(( ($(date +%s%N) - started) / 1000000 ))
@@ -422,24 +429,54 @@ streams_part() {
     console.log("gateway: "+g.ok+"/"+(g.ok+g.broken)+" complete, first event p50 "+g.ttfbP50Ms+" ms, p99 "+g.ttfbP99Ms+" ms");
     console.log("added time to first event (responses): p50 "+a50+" ms, p99 "+a99+" ms (target p99 <= 5 ms: "+(a99<=5?"met":"MISSED")+")");' "$direct" "$gw" \
     | tee -a "$OUT/summary.txt"
-  say "== streams: $hold concurrent streams through the gateway, 50 events 100 ms apart (5 s each) =="
-  fake_ctl "$PRIMARY" "stream?events=50&interval=100"
-  local rss_before; rss_before=$(vm "$GW_PID" VmRSS)
-  gw=$(node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$hold" --rss-pid "$GW_PID" --rss-at-ms 3000)
-  echo "$gw" > "$OUT/streams-hold.txt"
+  local events=${HOLD_EVENTS:-50} interval=${HOLD_INTERVAL_MS:-100}
+  say "== streams: $hold concurrent streams through the gateway, $events events $interval ms apart ($(( events * interval )) ms each) =="
+  fake_ctl "$PRIMARY" "stream?events=$events&interval=$interval"
+  fake_ctl "$PRIMARY" reset
+  local rss_before peak_t peak_r; rss_before=$(vm "$GW_PID" VmRSS)
+  PROBE_PID=""; memory_probe_later streams-hold 3000
+  with_peaks "$OUT/streams-hold.peaks" node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$hold" --rss-pid "$GW_PID" \
+    --rss-at-ms 3000 > "$OUT/streams-hold.txt"
+  [ -z "$PROBE_PID" ] || wait "$PROBE_PID" || true
+  read -r peak_t peak_r < "$OUT/streams-hold.peaks"
+  gw=$(cat "$OUT/streams-hold.txt")
   node -e 'const g=JSON.parse(process.argv[1]);
-    console.log(g.ok+"/"+(g.ok+g.broken)+" streams complete (target: all), events per stream "+g.events.min+".."+g.events.max+" (50 chunks + [DONE] = 51)");
-    console.log("gateway RSS with '"$hold"' streams open: "+g.rssMiB+" MiB (before: '"$(mib "$rss_before")"' MiB), threads now '"$(threads "$GW_PID")"'");' "$gw" \
+    console.log(g.ok+"/"+(g.ok+g.broken)+" streams complete (target: all), events per stream "+g.events.min+".."+g.events.max+" ('"$events"' chunks + [DONE] = '"$(( events + 1 ))"')");
+    console.log("gateway RSS with '"$hold"' streams open: "+g.rssMiB+" MiB at 3 s (before: '"$(mib "$rss_before")"' MiB); peak RSS '"$(mib "$peak_r")"' MiB, peak threads '"$peak_t"'");' "$gw" \
     | tee -a "$OUT/summary.txt"
+  say "   the fake saw $(provider_peaks)"
   fake_ctl "$PRIMARY" "stream?events=50&interval=100"
   say ""
 }
 
+# ---------------------------------------------------------------- where the memory is (MEMORY_PROBE=1)
+JCMD=${JAVA_HOME:+$JAVA_HOME/bin/}jcmd
+# memory_probe TAG: the gateway's RSS by NMT category, its heap and the top of a class histogram, to
+# $OUT/memory-TAG.txt, and one line of it in the summary
+memory_probe() {
+  local file="$OUT/memory-$1.txt"
+  { grep -E '^(VmRSS|RssAnon|RssFile|Threads):' "/proc/$GW_PID/status"
+    "$JCMD" "$GW_PID" VM.native_memory summary scale=MB
+    "$JCMD" "$GW_PID" GC.heap_info
+    "$JCMD" "$GW_PID" GC.class_histogram $([ "$MEMORY_PROBE" = live ] || echo -all) | head -45
+    [ "$MEMORY_PROBE" != live ] || "$JCMD" "$GW_PID" GC.heap_info; } > "$file" 2>&1
+  say "   memory at $1 ($file): RSS $(mib "$(awk '$1=="VmRSS:" {print $2}' "$file")") MiB; NMT committed MB: $(awk '
+    /^-/ && /committed=/ { name=$0; sub(/^- */, "", name); sub(/ *\(.*/, "", name); c=$0; sub(/.*committed=/, "", c); sub(/MB.*/, "", c)
+      if (c+0 >= 1) printf "%s %s, ", name, c }' "$file" | sed 's/, $//')"
+}
+# memory_probe_later TAG MS: memory_probe TAG after MS milliseconds, in the background (when MEMORY_PROBE is set)
+memory_probe_later() {
+  [ -n "${MEMORY_PROBE:-}" ] || return 0
+  ( sleep "$(awk -v ms="$2" 'BEGIN {printf "%.3f", ms/1000}')"; memory_probe "$1" ) &
+  PROBE_PID=$!
+}
+
 # ---------------------------------------------------------------- 10,000 in flight
-# Peaks of the gateway process while a command runs: threads and VmRSS sampled every 10 ms (bash builtins only,
-# so the sampler costs next to nothing), written to $1 as "peak_threads peak_rss_kB" when the command ends.
+# Peaks of the gateway process (PEAK_PID: another one) while a command runs: threads and VmRSS sampled every 10 ms
+# (bash builtins only, so the sampler costs next to nothing), written to $1 as "peak_threads peak_rss_kB" when the
+# command ends.
 with_peaks() {
-  local out=$1; shift
+  local out=$1 pid=${PEAK_PID:-$GW_PID}; shift
   ( local max_t=0 max_r=0 k v _
     exec 9<> <(:)   # a pipe nobody writes to: read -t on it sleeps without starting a process
     while [ ! -f "$out.stop" ]; do
@@ -448,7 +485,7 @@ with_peaks() {
           VmRSS:) [ "$v" -gt "$max_r" ] && max_r=$v ;;
           Threads:) [ "$v" -gt "$max_t" ] && max_t=$v ;;
         esac
-      done < "/proc/$GW_PID/status" 2>/dev/null || break
+      done < "/proc/$pid/status" 2>/dev/null || break
       echo "$max_t $max_r" > "$out"
       read -r -t 0.01 -u 9 _ || true
     done ) &
@@ -469,16 +506,19 @@ burst_of() {
 big_burst() {
   local tag=$1 slug=${1// /-} peak_t peak_r
   local file="$OUT/big-$slug.txt"
+  PROBE_PID=""; memory_probe_later "$slug" "${MEMORY_PROBE_AT_MS:-2500}"
   with_peaks "$OUT/big-$slug.peaks" burst_of "$GW_PORT" "$BIG_N" > "$file"
+  [ -z "$PROBE_PID" ] || wait "$PROBE_PID" || true
   read -r peak_t peak_r < "$OUT/big-$slug.peaks"
   say "$tag: $(describe_burst "$(result_of "$file")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB"
 }
 
 # bare_burst TAG: the same burst through the reference proxy
 bare_burst() {
-  local slug=${1// /-}
-  burst_of "$BARE_PORT" "$BIG_N" > "$OUT/bare-$slug.txt"
-  say "   reference proxy (Vert.x alone), $1: $(describe_burst "$(result_of "$OUT/bare-$slug.txt")")"
+  local slug=${1// /-} peak_t peak_r
+  PEAK_PID=$BARE_PID with_peaks "$OUT/bare-$slug.peaks" burst_of "$BARE_PORT" "$BIG_N" > "$OUT/bare-$slug.txt"
+  read -r peak_t peak_r < "$OUT/bare-$slug.peaks"
+  say "   reference proxy (Vert.x alone), $1: $(describe_burst "$(result_of "$OUT/bare-$slug.txt")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB"
 }
 
 # start_bare: the reference proxy with the gateway's JVM flags and its own Vert.x and Netty (BARE_PID, or none

@@ -1,5 +1,9 @@
 package dev.keypool.gateway;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,5 +50,41 @@ class SseEventBufferTest {
 
         assertThatThrownBy(() -> feed("data: " + "y".repeat(57) + "\n\n"))
                 .isInstanceOf(AnswerTooLarge.class).hasMessage("stream event over 64 bytes");
+    }
+
+    @Test
+    void should_read_events_larger_than_its_read_buffer_whole_and_end_with_null() throws Exception {
+        SseEventBuffer reader = new SseEventBuffer(1 << 20);
+        String large = "data: " + "z".repeat(3 * SseEventBuffer.READ_BYTES) + "\n\n";
+        InputStream in = new ByteArrayInputStream((large + "data: [DONE]\n\n").getBytes(StandardCharsets.UTF_8));
+
+        List<String> events = new ArrayList<>();
+        for (List<byte[]> read = reader.read(in); read != null; read = reader.read(in)) {
+            read.forEach(e -> events.add(new String(e, StandardCharsets.UTF_8)));
+        }
+
+        assertThat(events).containsExactly(large, "data: [DONE]\n\n");
+    }
+
+    /**
+     * Every stream in flight holds its buffer while it waits for its provider: 10,000 streams within the shipped heap
+     * need it small (bench/run.sh streams). Bytes this thread allocated to make a buffer and read one event with it,
+     * the event itself included.
+     */
+    @Test
+    void should_hold_about_a_kilobyte_per_stream_to_read_a_provider_event() throws Exception {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        byte[] event = ("data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n").getBytes(StandardCharsets.UTF_8);
+        assertThat(readOne(event)).hasSize(1);   // the classes loaded, the code run once
+        long before = threads.getCurrentThreadAllocatedBytes();
+        List<byte[]> read = readOne(event);
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+        assertThat(read).hasSize(1);
+        assertThat(allocated).isBetween((long) SseEventBuffer.READ_BYTES, 2L * SseEventBuffer.READ_BYTES);
+    }
+
+    private static List<byte[]> readOne(byte[] event) throws IOException {
+        return new SseEventBuffer(1 << 20).read(new ByteArrayInputStream(event));
     }
 }

@@ -39,8 +39,11 @@ final class UpstreamStream extends InputStream {
     private final long idleTimeoutMs;
     private final LinkedBlockingQueue<Object> arrived = new LinkedBlockingQueue<>();
     private final AtomicLong queuedBytes = new AtomicLong();
-    /** Changed on the event loop only. */
-    private boolean paused;
+    /**
+     * Changed on the event loop only; read by the reader too, so that it asks the event loop to resume only a paused
+     * response (a task for every read would wake the loop once per event of every stream).
+     */
+    private volatile boolean paused;
     private Buffer current;
     private int position;
     private boolean ended;
@@ -71,6 +74,11 @@ final class UpstreamStream extends InputStream {
         if (queuedBytes.addAndGet(chunk.length()) > PAUSE_AT && !paused) {
             paused = true;
             response.pause();
+            // a reader that took the queue below RESUME_AT before it could see paused asked for no resume
+            if (queuedBytes.get() < RESUME_AT) {
+                paused = false;
+                response.resume();
+            }
         }
     }
 
@@ -94,7 +102,8 @@ final class UpstreamStream extends InputStream {
         int n = Math.min(length, current.length() - position);
         current.getBytes(position, position + n, into, offset);
         position += n;
-        if (queuedBytes.addAndGet(-n) < RESUME_AT) {
+        // either this read sees paused, or the event loop, which reads queuedBytes after it sets paused, sees this read
+        if (queuedBytes.addAndGet(-n) < RESUME_AT && paused) {
             eventLoop.runOnContext(v -> {
                 if (paused && queuedBytes.get() < RESUME_AT) {
                     paused = false;

@@ -61,18 +61,16 @@ public record StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimi
             throw new EOFException("upstream answered 200 without a body");
         }
         SseEventBuffer events = limits.eventBuffer();
-        byte[] buffer = new byte[8192];
         long deadline = limits.deadlineNanos();
 
         // before the first byte reaches the client, any failure here is retried elsewhere
         List<byte[]> first = List.of();
         try {
             while (first.isEmpty()) {
-                int n = upstream.read(buffer);
-                if (n < 0) {
+                first = events.read(upstream);
+                if (first == null) {
                     throw new EOFException("upstream closed the stream before its first event");
                 }
-                first = events.feed(buffer, 0, n);
                 if (first.isEmpty() && System.nanoTime() - deadline > 0) {
                     throw new SocketTimeoutException("no whole event within keypool.max-stream-seconds");
                 }
@@ -89,7 +87,7 @@ public record StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimi
         Ending ending;
         try {
             relay.head(RequestLog.id(exchange));
-            ending = relay.pump(first, events, buffer);
+            ending = relay.pump(first, events);
         } catch (RuntimeException | IOException | InterruptedException e) {
             // nothing may escape once the head is out: a retry would write a second response
             ending = relay.clientGone ? Ending.CLIENT_GONE : Ending.BROKEN;
@@ -168,12 +166,15 @@ public record StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimi
             client.open(headers);
         }
 
-        Ending pump(List<byte[]> first, SseEventBuffer events, byte[] buffer) throws IOException, InterruptedException {
+        Ending pump(List<byte[]> first, SseEventBuffer events) throws IOException, InterruptedException {
             boolean done = forward(first);
             while (!done) {
-                int n;
+                List<byte[]> next;
                 try {
-                    n = upstream.read(buffer);
+                    next = events.read(upstream);
+                } catch (AnswerTooLarge e) {
+                    brokenBy = e.getMessage();
+                    return Ending.BROKEN;
                 } catch (IOException e) {
                     if (clientGone) {
                         return Ending.CLIENT_GONE;
@@ -181,17 +182,12 @@ public record StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimi
                     brokenBy = e.getClass().getSimpleName();
                     return Ending.BROKEN;
                 }
-                if (n < 0) {
+                if (next == null) {
                     // the upstream ended without its end event: the client must not take this for a whole answer
                     brokenBy = "end of stream before " + request.streamFormat().endName();
                     return Ending.BROKEN;
                 }
-                try {
-                    done = forward(events.feed(buffer, 0, n));
-                } catch (AnswerTooLarge e) {
-                    brokenBy = e.getMessage();
-                    return Ending.BROKEN;
-                }
+                done = forward(next);
                 if (clientGone) {
                     return Ending.CLIENT_GONE;
                 }
