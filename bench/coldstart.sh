@@ -73,18 +73,6 @@ ready_status() {
   curl -s -o /dev/null -w '%{http_code}' -m 5 -H 'Content-Type: application/json' -d "$BODY" "$GW$CHAT" 2>/dev/null || true
 }
 
-# launch_bare LOG: bench/BareProxy.java on GW_PORT in front of the primary fake, with the shipped flags and the
-# gateway's own Vert.x and Netty (target/lib); GW_PID
-launch_bare() {
-  local native=""
-  [ -n "$RUNTIME_OPTS" ] && native="--enable-native-access=ALL-UNNAMED"
-  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
-  $(pin "${GW_CPUS:-}") "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS -cp "$ROOT/target/lib/*" "$BENCH_DIR/BareProxy.java" \
-    "$GW_PORT" "$PRIMARY_PORT" > "$1" 2>&1 &
-  GW_PID=$!
-  PIDS+=("$GW_PID")
-}
-
 # cold_run VARIANT ROUND: one gateway from launch to its first 200 (and its first burst); appends a line to runs.txt
 cold_run() {
   local variant=$1 round=$2 home="$OUT/r$2-$1" flags=() started ready cpu camel burst=- status
