@@ -162,7 +162,7 @@ public final class RequestEdge {
      * Whether a consumer's path is one of the API's own, without path parameters ({@code /v1/chat/completions},
      * {@code /v1/embeddings}, ...): the paths every LLM call takes. Each route tried before the one that matches costs
      * a request its path compared, and a route with parameters a regular expression run (with the routes in the
-     * order they started, 15 % of the bytes a chat completion allocated went to that: async-profiler's alloc event,
+     * order they started, 16 % of the bytes a chat completion allocated went to that: async-profiler's alloc event,
      * bench/builds.sh at 64 connections).
      */
     static boolean apiFirst(String path) {
