@@ -4,9 +4,15 @@
 #           fake's own (gateway ÷ direct)
 #   cpu64   64 connections, provider 0 ms: the gateway's CPU per request (the request path's own cost, nothing waits)
 #   lat1    1 connection, provider 0 ms and 50 ms: the gateway's p50 and p99 less the direct call's, measured in the
-#           same round just before the builds
+#           same round just before the builds, and its CPU per request
 #
 #   BUILDS="before=/tmp/kp-0a28743 after=/work/main" bench/builds.sh
+#   BUILDS="bare=bare main=/work/main branch=." bench/builds.sh    # BareProxy beside them: this machine's floor
+#
+# A build named "bare" (name=bare) is bench/BareProxy.java, the least a gateway on Vert.x does (read the body, POST it
+# to the provider on a pooled connection, answer): run from source with this checkout's target/lib (the gateway's own
+# Vert.x and Netty) and the same JVM flags, measured in every cell beside the gateways, so that each target can be read
+# against what Vert.x alone reaches on this machine in the same run.
 #
 # Each build is a checkout with its target/keypool.jar packaged (mvn -B -q package -DskipTests -Daot.skip=true); this
 # script builds nothing. One gateway per build, all started at once (ports GW_PORT, GW_PORT+1, ...) on the same two
@@ -21,15 +27,16 @@
 #
 # With PROFILER (the path of async-profiler's libasyncProfiler.so, e.g. from the Maven artifact
 # tools.profiler:async-profiler) each measured run of the cells in PROFILE_CELLS (default cpu64 cpu256) is also
-# profiled (CPU by setitimer, which needs no perf_events, every 1 ms; PROFILE_EVENT=alloc for allocations) into
+# profiled (CPU by setitimer, which needs no perf_events, every 1 ms; PROFILE_EVENT=alloc for allocations, wall for
+# the time threads wait too; PROFILE_OPTS=threads for a frame per thread) into
 # $OUT/profile-r<round>-<build>-<cell>.collapsed (collapsed stacks, for a flame graph or a diff); the profiler costs
 # CPU too. The same checkout may come twice under two names, with FLAGS_<name> (JVM flags, e.g.
 # -Dcamel.main.jmx-enabled=false: system properties override application.properties) for one of them.
 #
-# Knobs: BUILDS (name=DIR[:CONFIG] ..., CONFIG default DIR/bench/keypool-bench.yaml), FLAGS_<name>, ROUNDS=3
+# Knobs: BUILDS (name=DIR[:CONFIG] or name=bare ..., CONFIG default DIR/bench/keypool-bench.yaml), FLAGS_<name>, ROUNDS=3
 #        CELLS="cpu256 cpu64 lat1" JIT_WARMUP=20 WARMUP=2 DURATION=10 CPU_CONNS=256 LATENCY_MS=50, PROFILER,
-#        PROFILE_CELLS, PROFILE_EVENT, BENCH_OUT, and those bench/lib.sh reads (JAVA_HOME, KEYPOOL_JAVA_OPTS, AOT_CACHE,
-#        GW_PORT, PRIMARY_PORT, BACKUP_PORT, GW_CPUS, FAKE_CPUS)
+#        PROFILE_CELLS (of cpu256 cpu64 lat1-0 lat1-50), PROFILE_EVENT, PROFILE_OPTS, BENCH_OUT, and those bench/lib.sh
+#        reads (JAVA_HOME, KEYPOOL_JAVA_OPTS, AOT_CACHE, GW_PORT, PRIMARY_PORT, BACKUP_PORT, GW_CPUS, FAKE_CPUS)
 set -euo pipefail
 {
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -45,10 +52,11 @@ LATENCY_MS=${LATENCY_MS:-50}
 PROFILER=${PROFILER:-}
 PROFILE_CELLS=${PROFILE_CELLS:-cpu64 cpu256}
 PROFILE_EVENT=${PROFILE_EVENT:-itimer}
+PROFILE_OPTS=${PROFILE_OPTS:-}
 CELLS=${CELLS:-cpu256 cpu64 lat1}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/builds-$(date +%Y%m%d-%H%M%S)}
 
-[ -n "$BUILDS" ] || die "BUILDS is empty: name=DIR[:CONFIG] for each build to compare"
+[ -n "$BUILDS" ] || die "BUILDS is empty: name=DIR[:CONFIG] (or name=bare) for each build to compare"
 for c in $CELLS; do case "$c" in cpu256|cpu64|lat1) ;; *) die "unknown cell '$c' in CELLS (cpu256, cpu64, lat1)" ;; esac; done
 for tool in wrk node curl "$JAVA"; do command -v "$tool" > /dev/null || die "$tool not found"; done
 read -r -a specs <<< "$BUILDS"
@@ -56,12 +64,14 @@ names=(); declare -A DIR CONFIG PORT PID
 for k in "${!specs[@]}"; do
   spec=${specs[$k]}; name=${spec%%=*}; rest=${spec#*=}
   [ "$name" != "$spec" ] && [[ "$name" =~ ^[A-Za-z0-9_]+$ ]] || die "'$spec' is not name=DIR[:CONFIG] (a name of letters, digits and _)"
+  PORT[$name]=$((GW_PORT + k))
+  names+=("$name")
+  # BareProxy: no directory, no config
+  [ "$rest" = bare ] && { DIR[$name]=bare; continue; }
   DIR[$name]=$(cd "${rest%%:*}" && pwd) || die "no directory ${rest%%:*}"
   [ "$rest" = "${rest#*:}" ] && CONFIG[$name]=${DIR[$name]}/bench/keypool-bench.yaml || CONFIG[$name]=${rest#*:}
   [ -f "${DIR[$name]}/target/keypool.jar" ] || die "no ${DIR[$name]}/target/keypool.jar: package that build first"
   [ -f "${CONFIG[$name]}" ] || die "no config ${CONFIG[$name]}"
-  PORT[$name]=$((GW_PORT + k))
-  names+=("$name")
 done
 for p in "${PORT[@]}" "$PRIMARY_PORT" "$BACKUP_PORT"; do port_busy "$p" && die "port $p on 127.0.0.1 is in use"; done
 mkdir -p "$OUT"
@@ -85,7 +95,7 @@ cell() {
   local url=$1 conns=$2 secs=$3 tag=$4 pid=${5:-} profiled=${6:-} t0 t1 g0=0 g1=0 line threads=2
   [ "$conns" -lt 2 ] && threads=1
   [ -n "$PROFILER" ] || profiled=""
-  [ -z "$profiled" ] || profile "$pid" "start,event=$PROFILE_EVENT,interval=1ms"
+  [ -z "$profiled" ] || profile "$pid" "start,event=$PROFILE_EVENT,interval=1ms${PROFILE_OPTS:+,$PROFILE_OPTS}"
   t0=$(cpu_total); [ -n "$pid" ] && g0=$(cpu_proc "$pid")
   wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
   t1=$(cpu_total); [ -n "$pid" ] && g1=$(cpu_proc "$pid")
@@ -104,15 +114,21 @@ say "builds side by side, $(date -u +%Y-%m-%dT%H:%M:%SZ); $(nproc) cores, load a
 say "$("$JAVA" -version 2>&1 | head -1); KEYPOOL_JAVA_OPTS='$KEYPOOL_JAVA_OPTS'${AOT_CACHE:+; AOT_CACHE=$AOT_CACHE}; raw outputs $OUT"
 for name in "${names[@]}"; do
   dir=${DIR[$name]}; cfg=$OUT/keypool-$name.yaml
+  flags_var=FLAGS_$name
+  if [ "$dir" = bare ]; then
+    say "$name: bench/BareProxy.java on $ROOT/target/lib, ${!flags_var:+JVM flags ${!flags_var}, }port ${PORT[$name]}"
+    # shellcheck disable=SC2086  # FLAGS_<name> is a list of JVM flags
+    GW_PORT=${PORT[$name]} launch_bare "$OUT/gateway-$name.log" ${!flags_var:-}
+    PID[$name]=$GW_PID
+    continue
+  fi
   cp "${CONFIG[$name]}" "$cfg"
   # the request log off where the build has one and the config says nothing of it
   if grep -rqs 'requestLog' "$dir/src/main/java" && ! grep -q '^requestLog:' "$cfg"; then
     printf '\nrequestLog:\n  enabled: false\n' >> "$cfg"
   fi
-  flags_var=FLAGS_$name
   say "$name: ${!flags_var:+JVM flags ${!flags_var}, }$dir at $(git -C "$dir" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$dir" diff --quiet HEAD 2>/dev/null || echo ' (with changes)'), config ${CONFIG[$name]}$(grep -q '^requestLog:' "$cfg" && ! grep -q '^requestLog:' "${CONFIG[$name]}" && echo ', request log off'), port ${PORT[$name]}"
   rm -rf "$OUT/state-$name"
-  flags_var=FLAGS_$name
   # shellcheck disable=SC2086  # FLAGS_<name> is a list of JVM flags
   GW_PORT=${PORT[$name]} launch_gateway "$dir" "$OUT/gateway-$name.log" "$cfg" -Dstate.dir="$OUT/state-$name/" ${!flags_var:-}
   PID[$name]=$GW_PID
@@ -208,6 +224,10 @@ node -e '
       const paired = by(b).map(x => 100 * (x.us / rows.find(y => y.c === c && y.r === x.r && y.b === first).us - 1));
       const cost = 100 * (med(by(b).map(x => x.us)) / med(by(first).map(x => x.us)) - 1);
       console.log(`${c} ${b} against ${first}: CPU per request ${sign(cost)} % by the medians, per round ${paired.map(sign).join(" / ")} %`);
+      if (c.startsWith("lat1")) {
+        const added = by(b).map(x => x.ap50 - rows.find(y => y.c === c && y.r === x.r && y.b === first).ap50);
+        console.log(`${c} ${b} against ${first}: added p50 paired round by round, median ${sign(1000 * med(added))} µs (${added.map(d => sign(1000 * d)).join(" / ")})`);
+      }
     }
   }' "$OUT/cells.txt" "${names[*]}" | tee -a "$OUT/summary.txt"
 say "summary: $OUT/summary.txt"

@@ -1,6 +1,6 @@
-# What bench/run.sh and bench/request-log.sh share: where the repository is, the JDK and the shipped JVM flags, the
-# fake providers, starting a gateway and waiting until it serves, and stopping every process the script started by
-# its pid when it ends. Sourced, not run:
+# What the bench scripts (run.sh, request-log.sh, builds.sh, coldstart.sh, ...) share: where the repository is, the
+# JDK and the shipped JVM flags, the fake providers, starting a gateway (or BareProxy) and waiting until it serves, and
+# stopping every process the script started by its pid when it ends. Sourced, not run:
 #
 #   BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 #   . "$BENCH_DIR/lib.sh"
@@ -105,6 +105,22 @@ launch_gateway() {
   # shellcheck disable=SC2086  # RUNTIME_OPTS, KEYPOOL_JAVA_OPTS and aot_flags are lists of flags
   (cd "$dir" && exec $(pin "${GW_CPUS:-}") "$JAVA" $(aot_flags "$dir") $RUNTIME_OPTS $KEYPOOL_JAVA_OPTS -Dkeypool.config="$config" "$@" \
     -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" "${main[@]}") > "$log" 2>&1 &
+  GW_PID=$!
+  PIDS+=("$GW_PID")
+}
+
+# launch_bare LOG [JVM_FLAG...]: bench/BareProxy.java (Vert.x alone, the least a gateway does) on GW_PORT in front of
+# the primary fake, pinned to GW_CPUS, with the JVM flags of java_flags, these, and the gateway's own Vert.x and Netty
+# (ROOT's target/lib, run as a source file); GW_PID
+launch_bare() {
+  local log=$1 native=""
+  shift
+  [ -d "$ROOT/target/lib" ] || die "no $ROOT/target/lib for bench/BareProxy.java: package $ROOT first"
+  # Netty's native epoll without a warning on Java 24+, as the gateway's manifest allows it (Enable-Native-Access)
+  [ -n "$RUNTIME_OPTS" ] && native="--enable-native-access=ALL-UNNAMED"
+  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
+  $(pin "${GW_CPUS:-}") "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS "$@" -cp "$ROOT/target/lib/*" "$BENCH_DIR/BareProxy.java" \
+    "$GW_PORT" "$PRIMARY_PORT" > "$log" 2>&1 &
   GW_PID=$!
   PIDS+=("$GW_PID")
 }

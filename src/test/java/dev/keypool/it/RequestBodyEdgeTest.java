@@ -6,8 +6,11 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Properties;
 
+import io.vertx.ext.web.Route;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -44,6 +47,24 @@ class RequestBodyEdgeTest extends GatewayTestSupport {
         Properties p = super.overrideProperties();
         p.put("keypool.max-body-bytes-in-flight", "1000000");
         return p;
+    }
+
+    /**
+     * Vert.x Web tries a request's path against each route in turn: the API's own paths are tried before the admin,
+     * fault and batch routes, which start first, so that an LLM call is matched without their paths compared and their
+     * path parameters' patterns run.
+     */
+    @Test
+    void should_try_the_apis_own_paths_before_the_other_routes() throws Exception {
+        VertxPlatformHttpRouter router = context.getRegistry().findByType(VertxPlatformHttpRouter.class).iterator().next();
+        List<String> paths = router.getRoutes().stream().map(Route::getPath).filter(path -> path != null).toList();
+
+        assertThat(paths).contains("/v1/chat/completions", "/v1/embeddings", "/admin/status", "/admin/faults");
+        int lastApi = paths.lastIndexOf("/v1/embeddings");
+        assertThat(paths.subList(0, lastApi + 1)).as("the routes up to the API's last").allMatch(path -> path.startsWith("/v1/"))
+                .noneMatch(path -> path.contains(":"));
+        assertThat(paths.indexOf("/v1/chat/completions")).isLessThan(paths.indexOf("/admin/status"));
+        assertThat(chatAs(TOKEN, "gpt-test").statusCode()).isEqualTo(200);
     }
 
     @Test

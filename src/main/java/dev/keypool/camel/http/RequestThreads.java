@@ -1,5 +1,8 @@
 package dev.keypool.camel.http;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,6 +27,12 @@ public final class RequestThreads implements ExecutorServiceFactory {
 
     /** Read once by Camel's {@code ThreadType} as well: virtual threads for Camel's own thread pools. */
     public static final String VIRTUAL_PROPERTY = "camel.threads.virtual.enabled";
+
+    /**
+     * {@code Thread::isVirtual} on Java 21+, null before. Looked up once: every request asks it (a client's hang-up is
+     * watched on the thread that runs its route), and a reflective lookup per call copied the method each time.
+     */
+    private static final MethodHandle IS_VIRTUAL = isVirtualHandle();
 
     @Override
     public ExecutorService createExecutor(ThreadFactory threadFactory, Integer concurrency, Integer maxConcurrency) {
@@ -61,13 +70,24 @@ public final class RequestThreads implements ExecutorServiceFactory {
 
     /** {@code thread.isVirtual()}, false before Java 21. */
     static boolean isVirtual(Thread thread) {
-        if (!virtualAvailable()) {
+        if (IS_VIRTUAL == null) {
             return false;
         }
         try {
-            return (Boolean) Thread.class.getMethod("isVirtual").invoke(thread);
+            return (boolean) IS_VIRTUAL.invokeExact(thread);
+        } catch (Throwable e) {
+            throw new IllegalStateException("Thread.isVirtual failed", e);
+        }
+    }
+
+    private static MethodHandle isVirtualHandle() {
+        if (!virtualAvailable()) {
+            return null;
+        }
+        try {
+            return MethodHandles.publicLookup().findVirtual(Thread.class, "isVirtual", MethodType.methodType(boolean.class));
         } catch (ReflectiveOperationException e) {
-            return false;
+            throw new IllegalStateException("Java " + Runtime.version().feature() + " without Thread.isVirtual", e);
         }
     }
 

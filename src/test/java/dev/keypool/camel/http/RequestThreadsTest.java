@@ -45,6 +45,8 @@ class RequestThreadsTest {
 
         assertThat((Boolean) Thread.class.getMethod("isVirtual").invoke(first)).isTrue();
         assertThat(first.getName()).startsWith("keypool-request-");
+        assertThat(RequestThreads.isVirtual(first)).isTrue();
+        assertThat(RequestThreads.isVirtual(Thread.currentThread())).isFalse();
     }
 
     @Test
