@@ -26,7 +26,6 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 import dev.keypool.camel.pipeline.RequestLog;
-import dev.keypool.config.DatabaseConfig;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.Database;
 import dev.keypool.store.RequestLogRow;
@@ -39,7 +38,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.processor.aggregate.GroupedBodyAggregationStrategy;
-import dev.keypool.testing.PostgresServer;
+import dev.keypool.testing.PostgresDatabase;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
 
@@ -127,9 +126,8 @@ class RequestLogCostBench {
 
     @Test
     void insert_against_copy_on_postgresql() throws Exception {
-        try (PostgresServer postgres = PostgresServer.start();
-             Database db = Database.open(new DatabaseConfig(Optional.of(postgres.url()), Duration.ofDays(30)).postgres(),
-                     null, 4, 5000)) {
+        try (PostgresDatabase postgres = PostgresDatabase.start()) {
+            Database db = postgres.database();
             List<RequestLogWriter> writers = List.of(new JdbcRequestLogWriter(db.dataSource()),
                     new PostgresRequestLogWriter(db.dataSource()));
             List<LinkedBlockingQueue<RequestLogRow>> queues = List.of(new LinkedBlockingQueue<>(20_000),
@@ -155,9 +153,9 @@ class RequestLogCostBench {
             for (int round = 0; round <= ROUNDS; round++) {
                 for (int k = 0; k < 2; k++) {
                     int w = (k + round) % 2;
-                    long serverStart = ticks(postgres.handle());
+                    long serverStart = ticks(postgres.server().handle());
                     double perRow = run(names[w], rows, queues.get(w)::offer, db.dataSource(), idlePerSecond);
-                    double serverPerRow = (ticks(postgres.handle()) - serverStart) * 1e6 / 100 / rows.size();
+                    double serverPerRow = (ticks(postgres.server().handle()) - serverStart) * 1e6 / 100 / rows.size();
                     if (round > 0) {
                         System.out.printf("round %d: %s JVM %.2f µs/row, PostgreSQL server %.2f µs/row%n", round,
                                 names[w], perRow, serverPerRow);
