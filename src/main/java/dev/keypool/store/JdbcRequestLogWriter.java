@@ -10,27 +10,18 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * The request log's rows by INSERT (SQLite's writer): one transaction per batch, the rows sent {@value #ROWS} to a
- * statement ({@code INSERT ... VALUES (...), (...), ...}), the last few in one statement of their own. Typed setters by
- * column position: no map per row, no parameter name looked up per row; the rows of a batch cost SQLite one commit, and
- * each statement's start (its cursors on the table and its two indexes, the step and reset through JNI) is paid once
- * for {@value #ROWS} rows rather than for each (docs/decisions.md, "The request log on SQLite: multi-row INSERTs").
+ * The request log's rows by INSERT (SQLite's writer): one transaction per call, one prepared statement sent in JDBC
+ * batches. Typed setters by column position: no map per row, no parameter name looked up per row, and the rows of a
+ * call cost SQLite one commit rather than one each. Rows several to a statement were measured no cheaper
+ * (docs/decisions.md, "The request log on SQLite: what a row costs").
  */
 public final class JdbcRequestLogWriter extends RequestLogWriter {
 
-    /** Rows one statement inserts: 736 parameters, far below SQLite's limit of 32,766. */
-    static final int ROWS = 32;
-    private static final int WIDTH = COLUMNS.size();
-    /** {@code INSERTS[n]} inserts n rows, 1 to {@link #ROWS}. */
-    private static final String[] INSERTS = new String[ROWS + 1];
+    static final String INSERT = "INSERT INTO request_log (" + String.join(", ", COLUMNS) + ") VALUES ("
+            + String.join(", ", Collections.nCopies(COLUMNS.size(), "?")) + ")";
 
-    static {
-        String values = "(" + String.join(", ", Collections.nCopies(WIDTH, "?")) + ")";
-        for (int n = 1; n <= ROWS; n++) {
-            INSERTS[n] = "INSERT INTO request_log (" + String.join(", ", COLUMNS) + ") VALUES "
-                    + String.join(", ", Collections.nCopies(n, values));
-        }
-    }
+    /** Rows sent to the database at once: a bounded JDBC batch, however many rows a call brings. */
+    private static final int BATCH = 500;
 
     public JdbcRequestLogWriter(DataSource dataSource) {
         super(dataSource);
@@ -39,13 +30,18 @@ public final class JdbcRequestLogWriter extends RequestLogWriter {
     @Override
     void write(Connection connection, List<RequestLogRow> rows) throws SQLException {
         connection.setAutoCommit(false);
-        try {
-            int whole = rows.size() - rows.size() % ROWS;
-            if (whole > 0) {
-                insert(connection, rows.subList(0, whole));
+        try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+            int pending = 0;
+            for (RequestLogRow row : rows) {
+                bind(insert, row);
+                insert.addBatch();
+                if (++pending == BATCH) {
+                    insert.executeBatch();
+                    pending = 0;
+                }
             }
-            if (whole < rows.size()) {
-                insert(connection, rows.subList(whole, rows.size()));
+            if (pending > 0) {
+                insert.executeBatch();
             }
             connection.commit();
         } catch (SQLException | RuntimeException e) {
@@ -56,44 +52,30 @@ public final class JdbcRequestLogWriter extends RequestLogWriter {
         }
     }
 
-    /** {@code rows}, {@link #ROWS} to a statement, or all in one when fewer. */
-    private static void insert(Connection connection, List<RequestLogRow> rows) throws SQLException {
-        int perStatement = Math.min(rows.size(), ROWS);
-        try (PreparedStatement insert = connection.prepareStatement(INSERTS[perStatement])) {
-            for (int start = 0; start < rows.size(); start += perStatement) {
-                for (int k = 0; k < perStatement; k++) {
-                    bind(insert, k * WIDTH, rows.get(start + k));
-                }
-                insert.executeUpdate();
-            }
-        }
-    }
-
-    /** The row's columns as the parameters after {@code offset}. */
-    private static void bind(PreparedStatement insert, int offset, RequestLogRow row) throws SQLException {
-        insert.setLong(offset + 1, row.ts());
-        insert.setString(offset + 2, row.requestId());
-        insert.setString(offset + 3, row.source());
-        insert.setString(offset + 4, row.tenant());
-        insert.setString(offset + 5, row.api());
-        insert.setString(offset + 6, row.model());
-        insert.setString(offset + 7, row.servedModel());
-        insert.setString(offset + 8, row.channel());
-        insert.setString(offset + 9, row.keyFingerprint());
-        insert.setString(offset + 10, row.pool());
-        insert.setInt(offset + 11, row.attempts());
-        setInteger(insert, offset + 12, row.fallbackLevel());
-        insert.setInt(offset + 13, row.status());
-        insert.setString(offset + 14, row.errorCode());
-        insert.setLong(offset + 15, row.promptTokens());
-        insert.setLong(offset + 16, row.completionTokens());
-        insert.setLong(offset + 17, row.cachedTokens());
-        insert.setLong(offset + 18, row.cacheWriteTokens());
-        insert.setDouble(offset + 19, row.costUsd());
-        insert.setLong(offset + 20, row.latencyMs());
-        setLong(insert, offset + 21, row.ttfbMs());
-        insert.setString(offset + 22, row.requestBody());
-        insert.setString(offset + 23, row.answerBody());
+    private static void bind(PreparedStatement insert, RequestLogRow row) throws SQLException {
+        insert.setLong(1, row.ts());
+        insert.setString(2, row.requestId());
+        insert.setString(3, row.source());
+        insert.setString(4, row.tenant());
+        insert.setString(5, row.api());
+        insert.setString(6, row.model());
+        insert.setString(7, row.servedModel());
+        insert.setString(8, row.channel());
+        insert.setString(9, row.keyFingerprint());
+        insert.setString(10, row.pool());
+        insert.setInt(11, row.attempts());
+        setInteger(insert, 12, row.fallbackLevel());
+        insert.setInt(13, row.status());
+        insert.setString(14, row.errorCode());
+        insert.setLong(15, row.promptTokens());
+        insert.setLong(16, row.completionTokens());
+        insert.setLong(17, row.cachedTokens());
+        insert.setLong(18, row.cacheWriteTokens());
+        insert.setDouble(19, row.costUsd());
+        insert.setLong(20, row.latencyMs());
+        setLong(insert, 21, row.ttfbMs());
+        insert.setString(22, row.requestBody());
+        insert.setString(23, row.answerBody());
     }
 
     private static void setInteger(PreparedStatement insert, int index, Integer value) throws SQLException {

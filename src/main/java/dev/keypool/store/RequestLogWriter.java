@@ -25,7 +25,7 @@ public abstract class RequestLogWriter {
         this.dataSource = dataSource;
     }
 
-    /** PostgreSQL's COPY, else multi-row INSERTs. */
+    /** PostgreSQL's COPY, else batched INSERTs. */
     public static RequestLogWriter of(Database database) {
         return database.kind().equals(Database.POSTGRESQL)
                 ? new PostgresRequestLogWriter(database.dataSource())

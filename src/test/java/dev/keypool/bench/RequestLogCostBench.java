@@ -39,9 +39,9 @@ import org.junit.jupiter.api.Test;
  * its own queue on the gateway's beat ({@code keypool.request-log.batch-ms}, 100 ms), so that a batch holds as many
  * rows as the gateway's do:
  * <ul>
- *   <li>{@link #batched_against_multi_row_on_sqlite}: SQLite in a temporary directory, the former writer (one row per
- *   INSERT, sent in JDBC batches, one transaction per beat) against {@link JdbcRequestLogWriter}'s multi-row
- *   INSERTs;</li>
+ *   <li>{@link #batched_against_multi_row_on_sqlite}: SQLite in a temporary directory, {@link JdbcRequestLogWriter}
+ *   (one row per INSERT, sent in JDBC batches, one transaction per beat) against 32 rows to an INSERT, one
+ *   transaction per beat (docs/decisions.md, "The request log on SQLite: what a row costs");</li>
  *   <li>{@link #insert_against_copy_on_postgresql}: a real PostgreSQL started by the test, the batched INSERTs
  *   ({@code reWriteBatchedInserts}) against the COPY of {@link PostgresRequestLogWriter}, the server's CPU (its
  *   processes, from /proc) reported beside the JVM's.</li>
@@ -58,9 +58,9 @@ class RequestLogCostBench {
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 6);
     /** The gateway's beat, keypool.request-log.batch-ms. */
     private static final long BEAT_MS = 100;
-    /** The former SQLite writer's statement: one row. */
-    private static final String ONE_ROW = "INSERT INTO request_log (" + String.join(", ", RequestLogWriter.COLUMNS)
-            + ") VALUES (" + String.join(", ", Collections.nCopies(RequestLogWriter.COLUMNS.size(), "?")) + ")";
+    /** Rows to a statement in the multi-row variant. */
+    private static final int MULTI_ROWS = 32;
+    private static final int WIDTH = RequestLogWriter.COLUMNS.size();
 
     private final com.sun.management.OperatingSystemMXBean os =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -73,11 +73,11 @@ class RequestLogCostBench {
     @Test
     void batched_against_multi_row_on_sqlite() throws Exception {
         Path dir = Files.createTempDirectory("keypool-log-bench-");
-        try (Database oldDb = Database.open(Optional.empty(), dir.resolve("old"), 4, 5000);
-             Database newDb = Database.open(Optional.empty(), dir.resolve("new"), 4, 5000)) {
+        try (Database batchedDb = Database.open(Optional.empty(), dir.resolve("batched"), 4, 5000);
+             Database multiRowDb = Database.open(Optional.empty(), dir.resolve("multi-row"), 4, 5000)) {
             compare(List.of("batched", "multi-row"),
-                    List.of(rows -> batched(oldDb.dataSource(), rows), new JdbcRequestLogWriter(newDb.dataSource())::insert),
-                    List.of(oldDb.dataSource(), newDb.dataSource()), null);
+                    List.of(new JdbcRequestLogWriter(batchedDb.dataSource())::insert, rows -> multiRow(multiRowDb.dataSource(), rows)),
+                    List.of(batchedDb.dataSource(), multiRowDb.dataSource()), null);
         }
     }
 
@@ -85,7 +85,7 @@ class RequestLogCostBench {
     void insert_against_copy_on_postgresql() throws Exception {
         try (PostgresDatabase postgres = PostgresDatabase.start()) {
             Database db = postgres.database();
-            // the SQLite writer's multi-row INSERTs, on PostgreSQL
+            // the SQLite writer's batched INSERTs, on PostgreSQL as pgjdbc rewrites them (reWriteBatchedInserts)
             compare(List.of("insert", "copy"),
                     List.of(new JdbcRequestLogWriter(db.dataSource())::insert,
                             new PostgresRequestLogWriter(db.dataSource())::insert),
@@ -145,22 +145,20 @@ class RequestLogCostBench {
         }
     }
 
-    /** The former SQLite writer: one prepared one-row INSERT, the rows in JDBC batches of 500, one transaction. */
-    private static void batched(DataSource dataSource, List<RequestLogRow> rows) throws Exception {
+    /**
+     * The SQLite writer measured against the current one: 32 rows to a statement ({@code INSERT ... VALUES (...), (...),
+     * ...}), the rows left over in one statement of their own, one transaction.
+     */
+    private static void multiRow(DataSource dataSource, List<RequestLogRow> rows) throws Exception {
         try (Connection connection = dataSource.getConnection()) {
             connection.setAutoCommit(false);
-            try (PreparedStatement insert = connection.prepareStatement(ONE_ROW)) {
-                int pending = 0;
-                for (RequestLogRow row : rows) {
-                    bindOne(insert, row);
-                    insert.addBatch();
-                    if (++pending == 500) {
-                        insert.executeBatch();
-                        pending = 0;
-                    }
+            try {
+                int whole = rows.size() - rows.size() % MULTI_ROWS;
+                if (whole > 0) {
+                    multiRowStatements(connection, rows.subList(0, whole));
                 }
-                if (pending > 0) {
-                    insert.executeBatch();
+                if (whole < rows.size()) {
+                    multiRowStatements(connection, rows.subList(whole, rows.size()));
                 }
                 connection.commit();
             } catch (Exception e) {
@@ -172,31 +170,46 @@ class RequestLogCostBench {
         }
     }
 
-    /** The former writer's binding: typed setters by position, as the current one's. */
-    private static void bindOne(PreparedStatement insert, RequestLogRow row) throws SQLException {
-        insert.setLong(1, row.ts());
-        insert.setString(2, row.requestId());
-        insert.setString(3, row.source());
-        insert.setString(4, row.tenant());
-        insert.setString(5, row.api());
-        insert.setString(6, row.model());
-        insert.setString(7, row.servedModel());
-        insert.setString(8, row.channel());
-        insert.setString(9, row.keyFingerprint());
-        insert.setString(10, row.pool());
-        insert.setInt(11, row.attempts());
-        insert.setObject(12, row.fallbackLevel(), Types.INTEGER);
-        insert.setInt(13, row.status());
-        insert.setString(14, row.errorCode());
-        insert.setLong(15, row.promptTokens());
-        insert.setLong(16, row.completionTokens());
-        insert.setLong(17, row.cachedTokens());
-        insert.setLong(18, row.cacheWriteTokens());
-        insert.setDouble(19, row.costUsd());
-        insert.setLong(20, row.latencyMs());
-        insert.setObject(21, row.ttfbMs(), Types.BIGINT);
-        insert.setString(22, row.requestBody());
-        insert.setString(23, row.answerBody());
+    private static void multiRowStatements(Connection connection, List<RequestLogRow> rows) throws SQLException {
+        int perStatement = Math.min(rows.size(), MULTI_ROWS);
+        String values = "(" + String.join(", ", Collections.nCopies(WIDTH, "?")) + ")";
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO request_log ("
+                + String.join(", ", RequestLogWriter.COLUMNS) + ") VALUES "
+                + String.join(", ", Collections.nCopies(perStatement, values)))) {
+            for (int start = 0; start < rows.size(); start += perStatement) {
+                for (int k = 0; k < perStatement; k++) {
+                    bind(insert, k * WIDTH, rows.get(start + k));
+                }
+                insert.executeUpdate();
+            }
+        }
+    }
+
+    /** The row's columns as the parameters after {@code offset}: typed setters by position, as the current writer's. */
+    private static void bind(PreparedStatement insert, int offset, RequestLogRow row) throws SQLException {
+        insert.setLong(offset + 1, row.ts());
+        insert.setString(offset + 2, row.requestId());
+        insert.setString(offset + 3, row.source());
+        insert.setString(offset + 4, row.tenant());
+        insert.setString(offset + 5, row.api());
+        insert.setString(offset + 6, row.model());
+        insert.setString(offset + 7, row.servedModel());
+        insert.setString(offset + 8, row.channel());
+        insert.setString(offset + 9, row.keyFingerprint());
+        insert.setString(offset + 10, row.pool());
+        insert.setInt(offset + 11, row.attempts());
+        insert.setObject(offset + 12, row.fallbackLevel(), Types.INTEGER);
+        insert.setInt(offset + 13, row.status());
+        insert.setString(offset + 14, row.errorCode());
+        insert.setLong(offset + 15, row.promptTokens());
+        insert.setLong(offset + 16, row.completionTokens());
+        insert.setLong(offset + 17, row.cachedTokens());
+        insert.setLong(offset + 18, row.cacheWriteTokens());
+        insert.setDouble(offset + 19, row.costUsd());
+        insert.setLong(offset + 20, row.latencyMs());
+        insert.setObject(offset + 21, row.ttfbMs(), Types.BIGINT);
+        insert.setString(offset + 22, row.requestBody());
+        insert.setString(offset + 23, row.answerBody());
     }
 
     /** CPU ticks (1/100 s) of a process and its descendants, their reaped children's included, from /proc. */
