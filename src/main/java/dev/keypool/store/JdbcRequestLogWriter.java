@@ -12,9 +12,10 @@ import javax.sql.DataSource;
 /**
  * The request log's rows by INSERT (SQLite's writer): one transaction per call, one prepared statement sent in JDBC
  * batches. Typed setters by column position: no map per row, no parameter name looked up per row, and the rows of a
- * call cost SQLite one commit rather than one each.
+ * call cost SQLite one commit rather than one each. Rows several to a statement were measured no cheaper
+ * (docs/decisions.md, "The request log on SQLite: what a row costs").
  */
-public final class JdbcRequestLogWriter implements RequestLogWriter {
+public final class JdbcRequestLogWriter extends RequestLogWriter {
 
     static final String INSERT = "INSERT INTO request_log (" + String.join(", ", COLUMNS) + ") VALUES ("
             + String.join(", ", Collections.nCopies(COLUMNS.size(), "?")) + ")";
@@ -22,39 +23,32 @@ public final class JdbcRequestLogWriter implements RequestLogWriter {
     /** Rows sent to the database at once: a bounded JDBC batch, however many rows a call brings. */
     private static final int BATCH = 500;
 
-    private final DataSource dataSource;
-
     public JdbcRequestLogWriter(DataSource dataSource) {
-        this.dataSource = dataSource;
+        super(dataSource);
     }
 
     @Override
-    public void insert(List<RequestLogRow> rows) throws SQLException {
-        if (rows.isEmpty()) {
-            return;
-        }
-        try (Connection connection = dataSource.getConnection()) {
-            connection.setAutoCommit(false);
-            try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
-                int pending = 0;
-                for (RequestLogRow row : rows) {
-                    bind(insert, row);
-                    insert.addBatch();
-                    if (++pending == BATCH) {
-                        insert.executeBatch();
-                        pending = 0;
-                    }
-                }
-                if (pending > 0) {
+    void write(Connection connection, List<RequestLogRow> rows) throws SQLException {
+        connection.setAutoCommit(false);
+        try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+            int pending = 0;
+            for (RequestLogRow row : rows) {
+                bind(insert, row);
+                insert.addBatch();
+                if (++pending == BATCH) {
                     insert.executeBatch();
+                    pending = 0;
                 }
-                connection.commit();
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            } finally {
-                connection.setAutoCommit(true);
             }
+            if (pending > 0) {
+                insert.executeBatch();
+            }
+            connection.commit();
+        } catch (SQLException | RuntimeException e) {
+            connection.rollback();
+            throw e;
+        } finally {
+            connection.setAutoCommit(true);
         }
     }
 

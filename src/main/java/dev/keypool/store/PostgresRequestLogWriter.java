@@ -16,7 +16,7 @@ import org.postgresql.copy.CopyIn;
  * (with {@code reWriteBatchedInserts}) it spares the driver 23 bound parameters per row and the server their parsing
  * and a multi-row statement to plan (docs/decisions.md, "The request log on PostgreSQL: COPY").
  */
-public final class PostgresRequestLogWriter implements RequestLogWriter {
+public final class PostgresRequestLogWriter extends RequestLogWriter {
 
     static final String COPY = "COPY request_log (" + String.join(", ", COLUMNS) + ") FROM STDIN";
 
@@ -24,33 +24,26 @@ public final class PostgresRequestLogWriter implements RequestLogWriter {
     private static final int CHUNK = 64 * 1024;
     private static final String NULL = "\\N";
 
-    private final DataSource dataSource;
-
     public PostgresRequestLogWriter(DataSource dataSource) {
-        this.dataSource = dataSource;
+        super(dataSource);
     }
 
     @Override
-    public void insert(List<RequestLogRow> rows) throws SQLException {
-        if (rows.isEmpty()) {
-            return;
-        }
-        try (Connection connection = dataSource.getConnection()) {
-            CopyIn copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(COPY);
-            try {
-                StringBuilder text = new StringBuilder(CHUNK + 1024);
-                for (RequestLogRow row : rows) {
-                    line(text, row);
-                    if (text.length() >= CHUNK) {
-                        send(copy, text);
-                    }
+    void write(Connection connection, List<RequestLogRow> rows) throws SQLException {
+        CopyIn copy = connection.unwrap(PGConnection.class).getCopyAPI().copyIn(COPY);
+        try {
+            StringBuilder text = new StringBuilder(CHUNK + 1024);
+            for (RequestLogRow row : rows) {
+                line(text, row);
+                if (text.length() >= CHUNK) {
+                    send(copy, text);
                 }
-                send(copy, text);
-                copy.endCopy();
-            } finally {
-                if (copy.isActive()) {
-                    copy.cancelCopy();
-                }
+            }
+            send(copy, text);
+            copy.endCopy();
+        } finally {
+            if (copy.isActive()) {
+                copy.cancelCopy();
             }
         }
     }

@@ -1,24 +1,47 @@
 package dev.keypool.store;
 
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 
-/** Writes the request log's rows, a batch at a time, in the way the database takes them cheapest. */
-public interface RequestLogWriter {
+import javax.sql.DataSource;
+
+/**
+ * Writes the request log's rows, a batch at a time, in the way the database takes them cheapest. The frame is the
+ * same for every database (nothing to do for no rows, one pooled connection per batch, given back whatever happens);
+ * each database's writer is its dialect, {@link #write}.
+ */
+public abstract class RequestLogWriter {
 
     /** The request_log columns every writer fills, in the order of {@link RequestLogRow}'s components. */
-    List<String> COLUMNS = List.of("ts", "request_id", "source", "tenant", "api", "model", "served_model", "channel",
-            "key_fingerprint", "pool", "attempts", "fallback_level", "status", "error_code", "prompt_tokens",
-            "completion_tokens", "cached_tokens", "cache_write_tokens", "cost_usd", "latency_ms", "ttfb_ms",
-            "request_body", "answer_body");
+    public static final List<String> COLUMNS = List.of("ts", "request_id", "source", "tenant", "api", "model",
+            "served_model", "channel", "key_fingerprint", "pool", "attempts", "fallback_level", "status", "error_code",
+            "prompt_tokens", "completion_tokens", "cached_tokens", "cache_write_tokens", "cost_usd", "latency_ms",
+            "ttfb_ms", "request_body", "answer_body");
 
-    /** Writes every row, or none of them when the database refuses one (the exception says why). */
-    void insert(List<RequestLogRow> rows) throws SQLException;
+    private final DataSource dataSource;
+
+    protected RequestLogWriter(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
 
     /** PostgreSQL's COPY, else batched INSERTs. */
-    static RequestLogWriter of(Database database) {
+    public static RequestLogWriter of(Database database) {
         return database.kind().equals(Database.POSTGRESQL)
                 ? new PostgresRequestLogWriter(database.dataSource())
                 : new JdbcRequestLogWriter(database.dataSource());
     }
+
+    /** Writes every row, or none of them when the database refuses one (the exception says why). */
+    public final void insert(List<RequestLogRow> rows) throws SQLException {
+        if (rows.isEmpty()) {
+            return;
+        }
+        try (Connection connection = dataSource.getConnection()) {
+            write(connection, rows);
+        }
+    }
+
+    /** The dialect: every row of a batch (never empty) on {@code connection}, all of them or none. */
+    abstract void write(Connection connection, List<RequestLogRow> rows) throws SQLException;
 }

@@ -2,15 +2,16 @@ package dev.keypool.bench;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.lang.reflect.RecordComponent;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Clock;
-import java.time.Duration;
+import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,42 +22,30 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
-import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
-import dev.keypool.camel.pipeline.RequestLog;
-import dev.keypool.config.DatabaseConfig;
-import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.Database;
-import dev.keypool.store.RequestLogRow;
 import dev.keypool.store.JdbcRequestLogWriter;
 import dev.keypool.store.PostgresRequestLogWriter;
+import dev.keypool.store.RequestLogRow;
 import dev.keypool.store.RequestLogWriter;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import org.apache.camel.CamelContext;
-import org.apache.camel.Exchange;
-import org.apache.camel.builder.RouteBuilder;
-import org.apache.camel.impl.DefaultCamelContext;
-import org.apache.camel.processor.aggregate.GroupedBodyAggregationStrategy;
-import dev.keypool.testing.PostgresServer;
-import org.apache.camel.support.DefaultExchange;
+import dev.keypool.testing.PostgresDatabase;
 import org.junit.jupiter.api.Test;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 /**
- * Not part of the suite (its name matches none of Surefire's test patterns): the request log's own CPU per row, in one
- * JVM, SQLite in a temporary directory, rows arriving at 4,000 a second (400 every 100 ms, as at 256 connections):
+ * Not part of the suite (its name matches none of Surefire's test patterns): the request log's writer alone, its CPU
+ * per row, in one JVM, rows arriving at 4,000 a second (400 every 100 ms, as at 256 connections), each writer draining
+ * its own queue on the gateway's beat ({@code keypool.request-log.batch-ms}, 100 ms), so that a batch holds as many
+ * rows as the gateway's do:
  * <ul>
- *   <li>{@code exchanges}: the former writer, an exchange per row through a seda queue, an aggregator of 500 rows or
- *   1 s and a camel-sql batch of one parameter map per row (auto-commit);</li>
- *   <li>{@code rows}: the writer of routes/request-log.camel.yaml, rows drained whole on a 1 s timer and inserted by
- *   {@link RequestLogWriter} in one transaction.</li>
+ *   <li>{@link #batched_against_multi_row_on_sqlite}: SQLite in a temporary directory, {@link JdbcRequestLogWriter}
+ *   (one row per INSERT, sent in JDBC batches, one transaction per beat) against 32 rows to an INSERT, one
+ *   transaction per beat (docs/decisions.md, "The request log on SQLite: what a row costs");</li>
+ *   <li>{@link #insert_against_copy_on_postgresql}: a real PostgreSQL started by the test, the batched INSERTs
+ *   ({@code reWriteBatchedInserts}) against the COPY of {@link PostgresRequestLogWriter}, the server's CPU (its
+ *   processes, from /proc) reported beside the JVM's.</li>
  * </ul>
- * And on PostgreSQL ({@link #insert_against_copy_on_postgresql}, a real server started by the test): the batched INSERTs
- * of {@link JdbcRequestLogWriter} ({@code reWriteBatchedInserts}) against the COPY of {@link PostgresRequestLogWriter},
- * each draining its own queue every second, the server's CPU (its processes, from /proc) reported beside the JVM's.
  * The same rows are offered to both, alternated round by round; the process's CPU time (all threads: callers, writer,
  * GC, JIT) from the first offer until every row is in the table, less the idle process's, divided by the rows. CPU
  * time hardly moves with other load on the machine, where wall time and requests/s do.
@@ -66,106 +55,161 @@ class RequestLogCostBench {
 
     private static final int PER_TICK = 400;
     private static final int TICKS = 100;
-    private static final int ROUNDS = 6;
-    /** The former writer's statement: camel-sql's named parameters, one per column of the current writer. */
-    private static final String OLD_INSERT = "sql:INSERT INTO request_log (" + String.join(", ", RequestLogWriter.COLUMNS)
-            + ") VALUES (" + RequestLogWriter.COLUMNS.stream().map(c -> ":#" + c).collect(Collectors.joining(", "))
-            + ")?dataSource=#oldDataSource&batch=true";
-    private static final RecordComponent[] ROW_COMPONENTS = RequestLogRow.class.getRecordComponents();
+    private static final int ROUNDS = Integer.getInteger("bench.rounds", 6);
+    /** The gateway's beat, keypool.request-log.batch-ms. */
+    private static final long BEAT_MS = 100;
+    /** Rows to a statement in the multi-row variant. */
+    private static final int MULTI_ROWS = 32;
+    private static final int WIDTH = RequestLogWriter.COLUMNS.size();
 
     private final com.sun.management.OperatingSystemMXBean os =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
+    /** A writer under test: a batch of rows into its database. */
+    private interface Insert {
+        void insert(List<RequestLogRow> rows) throws Exception;
+    }
+
     @Test
-    void exchanges_against_rows() throws Exception {
-        assertThat(RequestLogWriter.COLUMNS).as("a column for each of the row's components").hasSize(ROW_COMPONENTS.length);
+    void batched_against_multi_row_on_sqlite() throws Exception {
         Path dir = Files.createTempDirectory("keypool-log-bench-");
-        try (Database oldDb = Database.open(Optional.empty(), dir.resolve("old"), 4, 5000);
-             Database newDb = Database.open(Optional.empty(), dir.resolve("new"), 4, 5000)) {
-            CamelContext context = new DefaultCamelContext();
-            LinkedBlockingQueue<Exchange> oldQueue = new LinkedBlockingQueue<>(20_000);
-            LinkedBlockingQueue<RequestLogRow> newQueue = new LinkedBlockingQueue<>(20_000);
-            RequestLog requestLog = new RequestLog(true, newQueue, Clock.systemUTC(),
-                    new GatewayMetrics(new SimpleMeterRegistry()), Duration.ofDays(30), false, 0);
-            context.getRegistry().bind("oldQueue", oldQueue);
-            context.getRegistry().bind("oldDataSource", oldDb.dataSource());
-            context.getRegistry().bind("requestLog", requestLog);
-            context.getRegistry().bind("requestLogWriter", new JdbcRequestLogWriter(newDb.dataSource()));
-            context.addRoutes(new RouteBuilder() {
-                @Override
-                public void configure() {
-                    from("seda:old-log?queue=#oldQueue&pollTimeout=100").routeId("exchanges")
-                            .aggregate(constant("rows"), new GroupedBodyAggregationStrategy())
-                            .completionSize(500).completionTimeout(1000).completionTimeoutCheckerInterval(1000)
-                            .process(e -> e.getMessage().setBody(parameters(e.getMessage().getBody(List.class))))
-                            .to(OLD_INSERT);
-                    from("timer:new-log?period=1000&delay=1000").routeId("rows")
-                            .setBody(method("requestLog", "drain"))
-                            .filter(simple("${body.isEmpty()} == false"))
-                            .bean("requestLogWriter", "insert");
-                }
-            });
-            context.start();
-            List<RequestLogRow> rows = rows(PER_TICK * TICKS);
-            double idlePerSecond = idleCpuNanosPerSecond();
-            System.out.printf("idle process: %.0f µs of CPU a second%n", idlePerSecond / 1000);
-            for (int round = 0; round <= ROUNDS; round++) {
-                // round 0 warms the JIT up for both and is not counted; the order alternates from round to round
-                boolean exchangesFirst = round % 2 == 1;
-                double first = run(exchangesFirst, rows, oldQueue, newQueue, context, oldDb.dataSource(),
-                        newDb.dataSource(), idlePerSecond);
-                double second = run(!exchangesFirst, rows, oldQueue, newQueue, context, oldDb.dataSource(),
-                        newDb.dataSource(), idlePerSecond);
-                if (round > 0) {
-                    System.out.printf("round %d: exchanges %.2f µs/row, rows %.2f µs/row%n", round,
-                            exchangesFirst ? first : second, exchangesFirst ? second : first);
-                }
-            }
-            context.stop();
+        try (Database batchedDb = Database.open(Optional.empty(), dir.resolve("batched"), 4, 5000);
+             Database multiRowDb = Database.open(Optional.empty(), dir.resolve("multi-row"), 4, 5000)) {
+            compare(List.of("batched", "multi-row"),
+                    List.of(new JdbcRequestLogWriter(batchedDb.dataSource())::insert, rows -> multiRow(multiRowDb.dataSource(), rows)),
+                    List.of(batchedDb.dataSource(), multiRowDb.dataSource()), null);
         }
     }
 
     @Test
     void insert_against_copy_on_postgresql() throws Exception {
-        try (PostgresServer postgres = PostgresServer.start();
-             Database db = Database.open(new DatabaseConfig(Optional.of(postgres.url()), Duration.ofDays(30)).postgres(),
-                     null, 4, 5000)) {
-            List<RequestLogWriter> writers = List.of(new JdbcRequestLogWriter(db.dataSource()),
-                    new PostgresRequestLogWriter(db.dataSource()));
-            List<LinkedBlockingQueue<RequestLogRow>> queues = List.of(new LinkedBlockingQueue<>(20_000),
-                    new LinkedBlockingQueue<>(20_000));
-            ScheduledExecutorService beat = Executors.newSingleThreadScheduledExecutor();
-            for (int w = 0; w < writers.size(); w++) {
-                RequestLogWriter writer = writers.get(w);
-                LinkedBlockingQueue<RequestLogRow> queue = queues.get(w);
-                beat.scheduleAtFixedRate(() -> {
-                    List<RequestLogRow> batch = new ArrayList<>();
-                    queue.drainTo(batch);
-                    try {
+        try (PostgresDatabase postgres = PostgresDatabase.start()) {
+            Database db = postgres.database();
+            // the SQLite writer's batched INSERTs, on PostgreSQL as pgjdbc rewrites them (reWriteBatchedInserts)
+            compare(List.of("insert", "copy"),
+                    List.of(new JdbcRequestLogWriter(db.dataSource())::insert,
+                            new PostgresRequestLogWriter(db.dataSource())::insert),
+                    List.of(db.dataSource(), db.dataSource()), postgres.server().handle());
+        }
+    }
+
+    /**
+     * Each writer draining its own queue every {@link #BEAT_MS}; every row offered to each in turn, the order
+     * alternating from round to round (round 0 warms the JIT up and is not counted).
+     */
+    private void compare(List<String> names, List<Insert> writers, List<DataSource> databases, ProcessHandle server)
+            throws Exception {
+        List<LinkedBlockingQueue<RequestLogRow>> queues = List.of(new LinkedBlockingQueue<>(20_000),
+                new LinkedBlockingQueue<>(20_000));
+        ScheduledExecutorService beat = Executors.newSingleThreadScheduledExecutor();
+        for (int w = 0; w < writers.size(); w++) {
+            Insert writer = writers.get(w);
+            LinkedBlockingQueue<RequestLogRow> queue = queues.get(w);
+            beat.scheduleAtFixedRate(() -> {
+                List<RequestLogRow> batch = new ArrayList<>();
+                queue.drainTo(batch);
+                try {
+                    if (!batch.isEmpty()) {
                         writer.insert(batch);
-                    } catch (Exception e) {
-                        e.printStackTrace();
                     }
-                }, 1000, 1000, TimeUnit.MILLISECONDS);
-            }
+                } catch (Exception e) {
+                    e.printStackTrace();
+                }
+            }, BEAT_MS, BEAT_MS, TimeUnit.MILLISECONDS);
+        }
+        try {
             List<RequestLogRow> rows = rows(PER_TICK * TICKS);
             double idlePerSecond = idleCpuNanosPerSecond();
             System.out.printf("idle process: %.0f µs of CPU a second%n", idlePerSecond / 1000);
-            String[] names = {"insert", "copy"};
+            Map<String, List<Double>> perRow = new HashMap<>();
             for (int round = 0; round <= ROUNDS; round++) {
                 for (int k = 0; k < 2; k++) {
                     int w = (k + round) % 2;
-                    long serverStart = ticks(postgres.handle());
-                    double perRow = run(names[w], rows, queues.get(w)::offer, db.dataSource(), idlePerSecond);
-                    double serverPerRow = (ticks(postgres.handle()) - serverStart) * 1e6 / 100 / rows.size();
+                    long serverStart = server == null ? 0 : ticks(server);
+                    double cpu = run(names.get(w), rows, queues.get(w)::offer, databases.get(w), idlePerSecond);
+                    double serverPerRow = server == null ? 0 : (ticks(server) - serverStart) * 1e6 / 100 / rows.size();
                     if (round > 0) {
-                        System.out.printf("round %d: %s JVM %.2f µs/row, PostgreSQL server %.2f µs/row%n", round,
-                                names[w], perRow, serverPerRow);
+                        perRow.computeIfAbsent(names.get(w), n -> new ArrayList<>()).add(cpu);
+                        System.out.printf("round %d: %s JVM %.2f µs/row%s%n", round, names.get(w), cpu,
+                                server == null ? "" : String.format(", PostgreSQL server %.2f µs/row", serverPerRow));
                     }
                 }
             }
+            for (String name : names) {
+                List<Double> v = perRow.get(name).stream().sorted().toList();
+                System.out.printf("%s: median %.2f µs/row (%.2f-%.2f)%n", name,
+                        (v.get((v.size() - 1) / 2) + v.get(v.size() / 2)) / 2, v.get(0), v.get(v.size() - 1));
+            }
+        } finally {
             beat.shutdownNow();
         }
+    }
+
+    /**
+     * The SQLite writer measured against the current one: 32 rows to a statement ({@code INSERT ... VALUES (...), (...),
+     * ...}), the rows left over in one statement of their own, one transaction.
+     */
+    private static void multiRow(DataSource dataSource, List<RequestLogRow> rows) throws Exception {
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            try {
+                int whole = rows.size() - rows.size() % MULTI_ROWS;
+                if (whole > 0) {
+                    multiRowStatements(connection, rows.subList(0, whole));
+                }
+                if (whole < rows.size()) {
+                    multiRowStatements(connection, rows.subList(whole, rows.size()));
+                }
+                connection.commit();
+            } catch (Exception e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
+            }
+        }
+    }
+
+    private static void multiRowStatements(Connection connection, List<RequestLogRow> rows) throws SQLException {
+        int perStatement = Math.min(rows.size(), MULTI_ROWS);
+        String values = "(" + String.join(", ", Collections.nCopies(WIDTH, "?")) + ")";
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO request_log ("
+                + String.join(", ", RequestLogWriter.COLUMNS) + ") VALUES "
+                + String.join(", ", Collections.nCopies(perStatement, values)))) {
+            for (int start = 0; start < rows.size(); start += perStatement) {
+                for (int k = 0; k < perStatement; k++) {
+                    bind(insert, k * WIDTH, rows.get(start + k));
+                }
+                insert.executeUpdate();
+            }
+        }
+    }
+
+    /** The row's columns as the parameters after {@code offset}: typed setters by position, as the current writer's. */
+    private static void bind(PreparedStatement insert, int offset, RequestLogRow row) throws SQLException {
+        insert.setLong(offset + 1, row.ts());
+        insert.setString(offset + 2, row.requestId());
+        insert.setString(offset + 3, row.source());
+        insert.setString(offset + 4, row.tenant());
+        insert.setString(offset + 5, row.api());
+        insert.setString(offset + 6, row.model());
+        insert.setString(offset + 7, row.servedModel());
+        insert.setString(offset + 8, row.channel());
+        insert.setString(offset + 9, row.keyFingerprint());
+        insert.setString(offset + 10, row.pool());
+        insert.setInt(offset + 11, row.attempts());
+        insert.setObject(offset + 12, row.fallbackLevel(), Types.INTEGER);
+        insert.setInt(offset + 13, row.status());
+        insert.setString(offset + 14, row.errorCode());
+        insert.setLong(offset + 15, row.promptTokens());
+        insert.setLong(offset + 16, row.completionTokens());
+        insert.setLong(offset + 17, row.cachedTokens());
+        insert.setLong(offset + 18, row.cacheWriteTokens());
+        insert.setDouble(offset + 19, row.costUsd());
+        insert.setLong(offset + 20, row.latencyMs());
+        insert.setObject(offset + 21, row.ttfbMs(), Types.BIGINT);
+        insert.setString(offset + 22, row.requestBody());
+        insert.setString(offset + 23, row.answerBody());
     }
 
     /** CPU ticks (1/100 s) of a process and its descendants, their reaped children's included, from /proc. */
@@ -213,18 +257,6 @@ class RequestLogCostBench {
         return perRow;
     }
 
-    /** One pass of every row through one of the SQLite writers: its CPU per row in µs. */
-    private double run(boolean exchanges, List<RequestLogRow> rows, LinkedBlockingQueue<Exchange> oldQueue,
-                       LinkedBlockingQueue<RequestLogRow> newQueue, CamelContext context, DataSource oldDb,
-                       DataSource newDb, double idlePerSecond) throws Exception {
-        Consumer<RequestLogRow> offer = exchanges ? row -> {
-            Exchange exchange = new DefaultExchange(context);
-            exchange.getMessage().setBody(row);
-            oldQueue.offer(exchange);
-        } : newQueue::offer;
-        return run(exchanges ? "exchanges" : "rows", rows, offer, exchanges ? oldDb : newDb, idlePerSecond);
-    }
-
     private double idleCpuNanosPerSecond() throws InterruptedException {
         long start = System.nanoTime();
         long cpuStart = os.getProcessCpuTime();
@@ -242,22 +274,6 @@ class RequestLogCostBench {
                     200, null, 11, 7, 0, 0, 0.0000123, 51, null, null, null));
         }
         return rows;
-    }
-
-    /**
-     * The former writer's parameters: one map per row, by column name, each column's value read from the row's component
-     * at its position (the current writer binds by the same positions); the time as the row holds it, epoch milliseconds.
-     */
-    private static List<Map<String, Object>> parameters(List<?> rows) throws ReflectiveOperationException {
-        List<Map<String, Object>> parameters = new ArrayList<>(rows.size());
-        for (Object row : rows) {
-            Map<String, Object> p = new HashMap<>(32);
-            for (int i = 0; i < ROW_COMPONENTS.length; i++) {
-                p.put(RequestLogWriter.COLUMNS.get(i), ROW_COMPONENTS[i].getAccessor().invoke(row));
-            }
-            parameters.add(p);
-        }
-        return parameters;
     }
 
     private static long count(DataSource db) throws Exception {

@@ -1,14 +1,10 @@
 package dev.keypool.store;
 
-import java.time.Duration;
-import java.util.Optional;
-
 import dev.keypool.batch.BatchStore;
 import dev.keypool.batch.BatchStoreContract;
 import dev.keypool.batch.TaskStore;
 import dev.keypool.batch.TaskStoreContract;
-import dev.keypool.config.DatabaseConfig;
-import dev.keypool.testing.PostgresServer;
+import dev.keypool.testing.PostgresDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
@@ -23,18 +19,17 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresBatchStoresTest {
 
-    private PostgresServer postgres;
+    private PostgresDatabase postgres;
     private Database database;
 
     @BeforeAll
     void start() {
-        postgres = PostgresServer.start();
-        database = Database.open(new DatabaseConfig(Optional.of(postgres.url()), Duration.ofDays(30)).postgres(), null, 4, 5000);
+        postgres = PostgresDatabase.start();
+        database = postgres.database();
     }
 
     @AfterAll
     void stop() {
-        database.close();
         postgres.close();
     }
 

@@ -3,12 +3,9 @@ package dev.keypool.store;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 
-import dev.keypool.config.DatabaseConfig;
-import dev.keypool.testing.PostgresServer;
+import dev.keypool.testing.PostgresDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -22,18 +19,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class PostgresRequestLogWriterTest extends RequestLogWriterContract {
 
-    private PostgresServer postgres;
+    private PostgresDatabase postgres;
     private Database database;
 
     @BeforeAll
     void start() {
-        postgres = PostgresServer.start();
-        database = Database.open(new DatabaseConfig(Optional.of(postgres.url()), Duration.ofDays(30)).postgres(), null, 4, 5000);
+        postgres = PostgresDatabase.start();
+        database = postgres.database();
     }
 
     @AfterAll
     void stop() {
-        database.close();
         postgres.close();
     }
 

@@ -202,6 +202,11 @@ public final class RequestLog {
         return rows;
     }
 
+    /** The writer route's filter: whether a drained batch holds rows. */
+    public boolean hasRows(List<RequestLogRow> batch) {
+        return !batch.isEmpty();
+    }
+
     /**
      * A stopping gateway's last batch, once the routes have stopped (the requests answered, the writer idle): the rows
      * still queued, written as the route writes them.
