@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A connection that has not sent a complete request head within keypool.request-header-timeout-ms of opening or of its
  * previous answer is closed; a request whose head is in is not limited by it, however long its provider or its stream
- * takes. The tests share one gateway: none of them leaves anything another one reads.
+ * takes. The tests share one gateway: none of them leaves anything another one reads. Each request goes on a
+ * connection of its own: the gateway closes a pooled client's idle connection after the timeout, and a request the
+ * client sent on it as it closed would fail with the connection, not with anything the gateway did to the request.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RequestHeadTimeoutTest extends GatewayTestSupport {
@@ -71,7 +74,7 @@ class RequestHeadTimeoutTest extends GatewayTestSupport {
 
             CompletableFuture<Integer> other = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return chat("gpt-test").statusCode();
+                    return onNewConnection(chatRequest()).statusCode();
                 } catch (Exception e) {
                     throw new CompletionException(e);
                 }
@@ -99,7 +102,7 @@ class RequestHeadTimeoutTest extends GatewayTestSupport {
     void should_answer_a_request_that_waits_longer_on_its_provider_than_the_timeout() throws Exception {
         upstream.slow("sk-alpha-1", 2 * TIMEOUT_MS);
 
-        assertThat(chat("gpt-test").statusCode()).isEqualTo(200);
+        assertThat(onNewConnection(chatRequest()).statusCode()).isEqualTo(200);
     }
 
     @Test
@@ -111,10 +114,23 @@ class RequestHeadTimeoutTest extends GatewayTestSupport {
                         "{\"model\":\"gpt-test\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
                 .build();
 
-        HttpResponse<String> streamed = http.send(request, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> streamed = onNewConnection(request);
 
         assertThat(streamed.statusCode()).isEqualTo(200);
         assertThat(streamed.body()).contains("data: [DONE]");
+    }
+
+    private HttpRequest chatRequest() {
+        return HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString(chatBody("gpt-test"))).build();
+    }
+
+    /** Sent by a client of its own, so on a new connection (see the class comment). */
+    private static HttpResponse<String> onNewConnection(HttpRequest request) throws IOException, InterruptedException {
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).build();
+        return client.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     /** What the server sends until it closes the connection; fails when it has not within the socket's timeout. */
