@@ -4,7 +4,7 @@
 #           fake's own (gateway ÷ direct)
 #   cpu64   64 connections, provider 0 ms: the gateway's CPU per request (the request path's own cost, nothing waits)
 #   lat1    1 connection, provider 0 ms and 50 ms: the gateway's p50 and p99 less the direct call's, measured in the
-#           same round just before the builds, and its CPU per request
+#           same round just before the builds, and its CPU per request (lat1-0, lat1-50: one of the two)
 #
 #   BUILDS="before=/tmp/kp-0a28743 after=/work/main" bench/builds.sh
 #   BUILDS="bare=bare main=/work/main branch=." bench/builds.sh    # BareProxy beside them: this machine's floor
@@ -57,7 +57,7 @@ CELLS=${CELLS:-cpu256 cpu64 lat1}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/builds-$(date +%Y%m%d-%H%M%S)}
 
 [ -n "$BUILDS" ] || die "BUILDS is empty: name=DIR[:CONFIG] (or name=bare) for each build to compare"
-for c in $CELLS; do case "$c" in cpu256|cpu64|lat1) ;; *) die "unknown cell '$c' in CELLS (cpu256, cpu64, lat1)" ;; esac; done
+for c in $CELLS; do case "$c" in cpu256|cpu64|lat1|lat1-0|lat1-50) ;; *) die "unknown cell '$c' in CELLS (cpu256, cpu64, lat1, lat1-0, lat1-50)" ;; esac; done
 for tool in wrk node curl "$JAVA"; do command -v "$tool" > /dev/null || die "$tool not found"; done
 read -r -a specs <<< "$BUILDS"
 names=(); declare -A DIR CONFIG PORT PID
@@ -193,6 +193,8 @@ for round in $(seq 1 "$ROUNDS"); do
       cpu256) run_cell "$round" cpu256 "$CPU_CONNS" "$LATENCY_MS" 1 ;;
       cpu64) run_cell "$round" cpu64 64 0 0 ;;
       lat1) run_cell "$round" lat1-0 1 0 1; run_cell "$round" lat1-50 1 50 1 ;;
+      lat1-0) run_cell "$round" lat1-0 1 0 1 ;;
+      lat1-50) run_cell "$round" lat1-50 1 50 1 ;;
     esac
   done
 done

@@ -4,6 +4,7 @@ import java.net.http.HttpResponse;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.camel.model.ModelCamelContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -83,6 +84,15 @@ class GatewayErrorsTest extends GatewayTestSupport {
 
         upstream.healthy("sk-alpha-1");
         assertServesAfterwards();
+    }
+
+    @Test
+    void should_leave_the_errors_of_the_inner_hops_to_the_routes_that_call_them() {
+        // the 503 above is thrown at the fallback walk's end and answered by gateway-core's gateway-errors
+        for (String hop : new String[] {"chat-core", "fallback-walk", "channel-alpha", "upstream-attempt"}) {
+            assertThat(((ModelCamelContext) context).getRouteDefinition(hop).getRouteConfigurationId())
+                    .as(hop).isEqualTo("caller-errors");
+        }
     }
 
     private void assertServesAfterwards() throws Exception {

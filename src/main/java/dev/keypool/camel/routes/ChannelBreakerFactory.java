@@ -8,6 +8,7 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.NamedNode;
 import org.apache.camel.Processor;
 import org.apache.camel.Route;
+import org.apache.camel.model.BeanDefinition;
 import org.apache.camel.model.CircuitBreakerDefinition;
 import org.apache.camel.processor.DefaultProcessorFactory;
 import org.apache.camel.reifier.ProcessorReifier;
@@ -16,9 +17,10 @@ import org.apache.camel.support.PluginHelper;
 
 /**
  * Makes the {@code circuitBreaker} steps whose {@code configuration} names a {@link ChannelBreaker} in the registry
- * (as the channel routes' {@code breaker-<channel>} does) into a {@link ChannelCircuitBreaker}; every other step as
- * Camel does. The model/runtime split of camel-resilience4j's {@code ResilienceReifier} and processor, for the
- * breaker KeyPool decides with.
+ * (as the channel routes' {@code breaker-<channel>} does) into a {@link ChannelCircuitBreaker}, and the {@code bean}
+ * steps that call a method of the exchange alone into an {@link ExchangeMethodStep}; every other step as Camel does.
+ * The model/runtime split of camel-resilience4j's {@code ResilienceReifier} and processor, for the breaker KeyPool
+ * decides with.
  */
 public final class ChannelBreakerFactory extends DefaultProcessorFactory {
 
@@ -38,6 +40,12 @@ public final class ChannelBreakerFactory extends DefaultProcessorFactory {
             ChannelBreaker breaker = route.getCamelContext().getRegistry().lookupByNameAndType(name, ChannelBreaker.class);
             if (breaker != null) {
                 return new Reifier(route, step, breaker).createProcessor();
+            }
+        }
+        if (definition instanceof BeanDefinition step) {
+            ExchangeMethodStep direct = ExchangeMethodStep.of(route.getCamelContext(), step);
+            if (direct != null) {
+                return direct;
             }
         }
         if (!ownFactory.computeIfAbsent(definition.getClass(), type -> hasOwnFactory(route.getCamelContext(), type))) {

@@ -68,6 +68,7 @@ class ChannelCircuitBreakerTest {
             routes.from("direct:channel").routeId("channel")
                     .circuitBreaker().configuration("breaker-test")
                         .setProperty("insideBreaker", constant("set"))
+                        .setProperty("changedInside", constant("after"))
                         .process("provider")
                     .onFallback()
                         .setBody(simple("fallback after ${exchangeProperty.CamelExceptionCaught}"))
@@ -92,6 +93,8 @@ class ChannelCircuitBreakerTest {
     @Test
     void should_give_the_caller_its_thread_back_while_the_call_is_in_flight_and_complete_when_it_answers() throws Exception {
         Exchange exchange = new DefaultExchange(context);
+        exchange.setProperty("changedInside", "before");
+        exchange.setProperty("untouched", "kept");
         CompletableFuture<Boolean> done = new CompletableFuture<>();
 
         // with camel-resilience4j's processor this call returns only once the provider has answered
@@ -104,6 +107,8 @@ class ChannelCircuitBreakerTest {
         assertThat(done.get(10, TimeUnit.SECONDS)).as("doneSync").isFalse();
         assertThat(exchange.getMessage().getBody(String.class)).isEqualTo("the provider's answer");
         assertThat(exchange.getProperty("insideBreaker")).as("results of a success are kept").isEqualTo("set");
+        assertThat(exchange.getProperty("changedInside")).as("and what it changed").isEqualTo("after");
+        assertThat(exchange.getProperty("untouched")).isEqualTo("kept");
         assertThat(exchange.getProperty(ExchangePropertyKey.CIRCUIT_BREAKER_RESPONSE_SUCCESSFUL_EXECUTION, Boolean.class)).isTrue();
         assertThat(breaker.figures().callsInWindow()).as("outcomes are the route's to report").isZero();
         assertThat(exchange.getException()).isNull();
