@@ -1,5 +1,6 @@
 package dev.keypool.camel;
 
+import dev.keypool.camel.http.NettyBuffers;
 import dev.keypool.metrics.GatewayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -32,8 +33,10 @@ final class MetricsBeans {
         if (Wiring.flag(context, "camel.metrics.enabled")) {
             context.addRoutePolicyFactory(routeTimers(context));
         }
-        GatewayMetrics metrics = new GatewayMetrics(metricsRegistry(context.getRegistry()),
+        MeterRegistry meters = metricsRegistry(context.getRegistry());
+        GatewayMetrics metrics = new GatewayMetrics(meters,
                 Boolean.parseBoolean(Wiring.setting(context, "keypool.metrics.tenant-labels")));
+        NettyBuffers.bindMetrics(meters);
         context.getRegistry().bind("gatewayMetrics", metrics);
         return metrics;
     }
