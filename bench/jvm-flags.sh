@@ -13,12 +13,3 @@ shipped_java_opts() {
   # shellcheck disable=SC2086  # one line, single spaces
   echo $opts
 }
-
-#   shipped_env [DIR]            the environment the image gives the JVM's process (glibc's MALLOC_ARENA_MAX), from
-#                                DIR's Dockerfile (default: this checkout's) as NAME=VALUE words for env(1); nothing
-#                                when that Dockerfile sets none (an older build)
-shipped_env() {
-  local dockerfile=${1:-$BENCH_DIR/..}/Dockerfile
-  [ -f "$dockerfile" ] || return 0
-  sed -n 's/^ENV \(MALLOC_ARENA_MAX=[0-9]*\)$/\1/p' "$dockerfile" | tr '\n' ' '
-}

@@ -94,23 +94,22 @@ aot_flags() {
 }
 
 # launch_gateway DIR LOG CONFIG [JVM_FLAG...]: starts target/keypool.jar of DIR (with KEYPOOL_EXTRA_CLASSPATH: -cp and
-# its Main-Class) on GW_PORT, pinned to GW_CPUS, with its AOT cache (aot_flags), the environment of DIR's Dockerfile
-# (shipped_env), the JVM flags of java_flags and these; GW_PID
+# its Main-Class) on GW_PORT, pinned to GW_CPUS, with its AOT cache (aot_flags), the JVM flags of java_flags and these;
+# GW_PID
 launch_gateway() {
   local dir=$1 log=$2 config=$3
   shift 3
   local main=(-jar target/keypool.jar)
   [ -n "${KEYPOOL_EXTRA_CLASSPATH:-}" ] && main=(-cp "target/keypool.jar:$KEYPOOL_EXTRA_CLASSPATH" dev.keypool.camel.KeyPoolApplication)
-  # shellcheck disable=SC2046,SC2086  # shipped_env, RUNTIME_OPTS, KEYPOOL_JAVA_OPTS and aot_flags are lists of words
-  (cd "$dir" && exec env $(shipped_env "$dir") $(pin "${GW_CPUS:-}") "$JAVA" $(aot_flags "$dir") $RUNTIME_OPTS $KEYPOOL_JAVA_OPTS -Dkeypool.config="$config" "$@" \
+  # shellcheck disable=SC2086  # RUNTIME_OPTS, KEYPOOL_JAVA_OPTS and aot_flags are lists of flags
+  (cd "$dir" && exec $(pin "${GW_CPUS:-}") "$JAVA" $(aot_flags "$dir") $RUNTIME_OPTS $KEYPOOL_JAVA_OPTS -Dkeypool.config="$config" "$@" \
     -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" "${main[@]}") > "$log" 2>&1 &
   GW_PID=$!
   PIDS+=("$GW_PID")
 }
 
 # launch_bare LOG [JVM_FLAG...]: bench/BareProxy.java (Vert.x alone, the least a gateway does) on GW_PORT in front of
-# the primary fake, pinned to GW_CPUS, with the gateway's environment (shipped_env) and JVM flags (java_flags), these,
-# and the gateway's own Vert.x and Netty
+# the primary fake, pinned to GW_CPUS, with the JVM flags of java_flags, these, and the gateway's own Vert.x and Netty
 # (ROOT's target/lib, run as a source file); GW_PID
 launch_bare() {
   local log=$1 native=""
@@ -118,8 +117,8 @@ launch_bare() {
   [ -d "$ROOT/target/lib" ] || die "no $ROOT/target/lib for bench/BareProxy.java: package $ROOT first"
   # Netty's native epoll without a warning on Java 24+, as the gateway's manifest allows it (Enable-Native-Access)
   [ -n "$RUNTIME_OPTS" ] && native="--enable-native-access=ALL-UNNAMED"
-  # shellcheck disable=SC2046,SC2086  # shipped_env, RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of words
-  env $(shipped_env "$ROOT") $(pin "${GW_CPUS:-}") "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS "$@" -cp "$ROOT/target/lib/*" "$BENCH_DIR/BareProxy.java" \
+  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
+  $(pin "${GW_CPUS:-}") "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS "$@" -cp "$ROOT/target/lib/*" "$BENCH_DIR/BareProxy.java" \
     "$GW_PORT" "$PRIMARY_PORT" > "$log" 2>&1 &
   GW_PID=$!
   PIDS+=("$GW_PID")

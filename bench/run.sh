@@ -542,8 +542,8 @@ start_bare() {
   # Netty's native epoll without a warning on Java 24+, as the gateway's manifest allows it (Enable-Native-Access)
   local native=""
   if [ -n "$RUNTIME_OPTS" ]; then native="--enable-native-access=ALL-UNNAMED"; fi
-  # shellcheck disable=SC2046,SC2086  # shipped_env, RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of words
-  env $(shipped_env "$ROOT") "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS -cp "$ROOT/target/lib/*" "$BENCH_DIR/BareProxy.java" "$BARE_PORT" "$BARE_FAKE_PORT" \
+  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
+  "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS -cp "$ROOT/target/lib/*" "$BENCH_DIR/BareProxy.java" "$BARE_PORT" "$BARE_FAKE_PORT" \
     > "$OUT/bare-proxy.log" 2>&1 &
   BARE_PID=$!
   PIDS+=("$BARE_PID")
