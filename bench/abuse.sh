@@ -26,12 +26,12 @@ die() { echo "abuse: $*" >&2; exit 1; }
 [ -f target/keypool.jar ] || mvn -B -ntp -q package -DskipTests || die "cannot build target/keypool.jar"
 
 JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
-SHIPPED_JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000"
+. "$BENCH_DIR/jvm-flags.sh"
 RUNTIME_OPTS=""
 [ "${JAVA_FEATURE%%.*}" -ge 24 ] 2>/dev/null && RUNTIME_OPTS="--sun-misc-unsafe-memory-access=allow"
 if [ -z "${KEYPOOL_JAVA_OPTS+set}" ]; then
-  KEYPOOL_JAVA_OPTS=$SHIPPED_JAVA_OPTS
-  [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null && KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -XX:+UseCompactObjectHeaders"
+  KEYPOOL_JAVA_OPTS=$(shipped_java_opts "$JAVA_FEATURE") || die "cannot read the shipped JVM flags"
+  KEYPOOL_JAVA_OPTS=${KEYPOOL_JAVA_OPTS//--sun-misc-unsafe-memory-access=allow/}
 fi
 
 # what the case files use

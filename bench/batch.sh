@@ -20,12 +20,11 @@ BATCH_CONCURRENCY=${BATCH_CONCURRENCY:-16}
 GW_PORT=${GW_PORT:-18080}
 PRIMARY_PORT=${PRIMARY_PORT:-9101}
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
-# the Dockerfile's flags (bench/run.sh's SHIPPED_JAVA_OPTS), compact headers and the Unsafe switch on Java 25+
+# the Dockerfile's flags, as far as this JVM knows them (bench/jvm-flags.sh)
 JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
+. "$BENCH_DIR/jvm-flags.sh"
 if [ -z "${KEYPOOL_JAVA_OPTS+set}" ]; then
-  KEYPOOL_JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000"
-  [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null \
-    && KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -XX:+UseCompactObjectHeaders --sun-misc-unsafe-memory-access=allow"
+  KEYPOOL_JAVA_OPTS=$(shipped_java_opts "$JAVA_FEATURE") || exit 1
 fi
 OUT=${BENCH_OUT:-$BENCH_DIR/results/batch-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/inbox" "$OUT/outbox"

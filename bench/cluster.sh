@@ -23,7 +23,8 @@
 # A_PORT=18482 B_PORT=18483 LB_PORT=18484 LB1_PORT=18485 LB2_PORT=18486 FAKE_PORT=9481 RATE_LIMITED_PORT=9482
 # REDIS_PORT=9483; JAVA_HOME as for the build.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+cd "$BENCH_DIR/.."
 
 DURATION=${DURATION:-10}; WARMUP=${WARMUP:-5}; JIT_WARMUP=${JIT_WARMUP:-40}; ROUNDS=${ROUNDS:-2}; CONNS=${CONNS:-256}
 LATENCY_MS=${LATENCY_MS:-50}; SAMPLES=${SAMPLES:-50}
@@ -95,10 +96,9 @@ YAML
 config "" > "$OUT/alone.yaml"
 config "redis: {url: redis://127.0.0.1:$REDIS_PORT, timeout: 200ms}" > "$OUT/cluster.yaml"
 
-JAVA_OPTS=$(sed -n 's/^ENV JAVA_OPTS="\(.*\)"$/\1/p' Dockerfile)
+. "$BENCH_DIR/jvm-flags.sh"
 FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
-if [ "${FEATURE%%.*}" -lt 25 ]; then JAVA_OPTS=${JAVA_OPTS//-XX:+UseCompactObjectHeaders/}; fi
-if [ "${FEATURE%%.*}" -lt 24 ]; then JAVA_OPTS=${JAVA_OPTS//--sun-misc-unsafe-memory-access=allow/}; fi
+JAVA_OPTS=$(shipped_java_opts "$FEATURE") || die "cannot read the shipped JVM flags"
 BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
 
 start_gateway() {   # start_gateway NAME CONFIG PORT [FLAGS...]

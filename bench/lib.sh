@@ -21,25 +21,24 @@ BACKUP=http://127.0.0.1:$BACKUP_PORT
 CHAT=/v1/chat/completions
 BODY='{"model":"gpt-4o-mini","messages":[{"role":"user","content":"ping"}],"max_tokens":1}'
 JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
-# the heap, GC and native-heap trim the Dockerfile and README ship (plus compact object headers on Java 25+, in
-# java_flags); KEYPOOL_JAVA_OPTS= (empty) for the JVM's defaults
-SHIPPED_JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000"
+# shipped_java_opts: the Dockerfile's JVM flags, the one list of them
+. "$BENCH_DIR/jvm-flags.sh"
 
 die() { echo "$BENCH_NAME: $*" >&2; exit 1; }
 say() { echo "$*" | tee -a "$OUT/summary.txt"; }
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 pin() { if [ -n "$1" ]; then echo "taskset -c $1"; fi; }
 
-# java_flags: RUNTIME_OPTS (the Dockerfile's flag for Java 24+: Netty keeps sun.misc.Unsafe without a startup warning),
-# JAVA_FEATURE, and KEYPOOL_JAVA_OPTS when unset: the shipped flags, with the Dockerfile's 8-byte object headers on
-# Java 25+ (a product flag from Java 25; bench/README.md, inflight10k)
+# java_flags: RUNTIME_OPTS (the Dockerfile's flag for Java 24+: Netty keeps sun.misc.Unsafe without a startup warning,
+# also when KEYPOOL_JAVA_OPTS is set), JAVA_FEATURE, and KEYPOOL_JAVA_OPTS when unset: the Dockerfile's other flags, as
+# far as this JVM knows them; KEYPOOL_JAVA_OPTS= (empty) for the JVM's defaults
 java_flags() {
   JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
   RUNTIME_OPTS=""
   [ "${JAVA_FEATURE%%.*}" -ge 24 ] 2>/dev/null && RUNTIME_OPTS="--sun-misc-unsafe-memory-access=allow"
   if [ -z "${KEYPOOL_JAVA_OPTS+set}" ]; then
-    KEYPOOL_JAVA_OPTS=$SHIPPED_JAVA_OPTS
-    [ "${JAVA_FEATURE%%.*}" -ge 25 ] 2>/dev/null && KEYPOOL_JAVA_OPTS="$KEYPOOL_JAVA_OPTS -XX:+UseCompactObjectHeaders"
+    KEYPOOL_JAVA_OPTS=$(shipped_java_opts "$JAVA_FEATURE") || die "cannot read the shipped JVM flags"
+    KEYPOOL_JAVA_OPTS=${KEYPOOL_JAVA_OPTS//--sun-misc-unsafe-memory-access=allow/}
   fi
   return 0
 }

@@ -434,6 +434,7 @@ streams_part() {
   fake_ctl "$PRIMARY" "stream?events=$events&interval=$interval"
   fake_ctl "$PRIMARY" reset
   local rss_before peak_t peak_r; rss_before=$(vm "$GW_PID" VmRSS)
+  [ -z "${MEMORY_PROBE:-}" ] || memory_probe idle-warmed
   PROBE_PID=""; memory_probe_later streams-hold 3000
   with_peaks "$OUT/streams-hold.peaks" node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$hold" --rss-pid "$GW_PID" \
     --rss-at-ms 3000 > "$OUT/streams-hold.txt"
@@ -451,18 +452,25 @@ streams_part() {
 
 # ---------------------------------------------------------------- where the memory is (MEMORY_PROBE=1)
 JCMD=${JAVA_HOME:+$JAVA_HOME/bin/}jcmd
-# memory_probe TAG: the gateway's RSS by NMT category, its heap and the top of a class histogram, to
-# $OUT/memory-TAG.txt, and one line of it in the summary
+# memory_probe TAG: the gateway's RSS, its heap (after the live histogram's full GC with MEMORY_PROBE=live), NMT by
+# category, the code cache and glibc's arenas, and the top of a class histogram, to $OUT/memory-TAG.txt (the whole
+# histogram in histogram-TAG.txt, glibc's malloc_info in malloc-TAG.xml), and one line of it in the summary
 memory_probe() {
   local file="$OUT/memory-$1.txt"
+  # the heap first: each jcmd takes a second or more in a burst, and the requests in flight are gone after a few
   { grep -E '^(VmRSS|RssAnon|RssFile|Threads):' "/proc/$GW_PID/status"
-    "$JCMD" "$GW_PID" VM.native_memory summary scale=MB
+    "$JCMD" "$GW_PID" GC.class_histogram $([ "$MEMORY_PROBE" = live ] || echo -all) > "$OUT/histogram-$1.txt" 2>&1
     "$JCMD" "$GW_PID" GC.heap_info
-    "$JCMD" "$GW_PID" GC.class_histogram $([ "$MEMORY_PROBE" = live ] || echo -all) | head -45
-    [ "$MEMORY_PROBE" != live ] || "$JCMD" "$GW_PID" GC.heap_info; } > "$file" 2>&1
+    "$JCMD" "$GW_PID" VM.native_memory summary scale=MB
+    "$JCMD" "$GW_PID" Compiler.codecache
+    # glibc's own view (malloc_info): its arenas and what it holds from the OS beside what NMT sees in use
+    "$JCMD" "$GW_PID" System.native_heap_info > "$OUT/malloc-$1.xml" 2>&1
+    awk '/<heap nr=/ {n++} /<system type="current"/ {c=$0} END {sub(/.*size="/, "", c); sub(/".*/, "", c)
+      printf "glibc malloc: %d arenas, %.0f MB taken from the OS\n", n, c/1e6}' "$OUT/malloc-$1.xml"
+    head -45 "$OUT/histogram-$1.txt"; } > "$file" 2>&1
   say "   memory at $1 ($file): RSS $(mib "$(awk '$1=="VmRSS:" {print $2}' "$file")") MiB; NMT committed MB: $(awk '
     /^-/ && /committed=/ { name=$0; sub(/^- */, "", name); sub(/ *\(.*/, "", name); c=$0; sub(/.*committed=/, "", c); sub(/MB.*/, "", c)
-      if (c+0 >= 1) printf "%s %s, ", name, c }' "$file" | sed 's/, $//')"
+      if (c+0 >= 1) printf "%s %s, ", name, c }' "$file" | sed 's/, $//'); $(grep -m1 '^glibc malloc' "$file")"
 }
 # memory_probe_later TAG MS: memory_probe TAG after MS milliseconds, in the background (when MEMORY_PROBE is set)
 memory_probe_later() {
@@ -581,6 +589,8 @@ inflight10k_part() {
     fake_ctl "http://127.0.0.1:$BARE_FAKE_PORT" "latency?ms=$BIG_LATENCY_MS"
   fi
   fake_ctl "$PRIMARY" "latency?ms=$BIG_LATENCY_MS"
+  # the warmed gateway with nothing in flight: what a burst's probe adds to it is the requests' own
+  [ -z "${MEMORY_PROBE:-}" ] || memory_probe idle-warmed
   local i
   for i in $(seq 1 "$BIG_WARM_BURSTS"); do
     if [ -n "$BARE_PID" ]; then

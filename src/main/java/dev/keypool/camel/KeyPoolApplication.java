@@ -2,6 +2,7 @@ package dev.keypool.camel;
 
 import java.util.List;
 
+import dev.keypool.camel.http.NettyBuffers;
 import dev.keypool.camel.http.RequestThreads;
 import dev.keypool.camel.routes.ChannelRoutes;
 import dev.keypool.camel.routes.PackagedRoutes;
@@ -29,6 +30,8 @@ public final class KeyPoolApplication {
         if (RequestThreads.virtualAvailable()) {
             System.getProperties().putIfAbsent(RequestThreads.VIRTUAL_PROPERTY, "true");
         }
+        // Netty's direct memory in 1 MiB chunks, read once when Netty's allocator loads
+        NettyBuffers.poolInSmallChunks();
         Main main = newMain();
         // operators edit application.properties next to routes/ and keypool.yaml, not inside the jar
         main.setPropertyPlaceholderLocations("file:application.properties;optional=true");

@@ -1,5 +1,6 @@
 package dev.keypool.camel;
 
+import dev.keypool.camel.http.NettyBuffers;
 import dev.keypool.metrics.GatewayMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -26,6 +27,7 @@ final class MetricsBeans {
         }
         GatewayMetrics metrics = new GatewayMetrics(meters,
                 Boolean.parseBoolean(Wiring.setting(context, "keypool.metrics.tenant-labels")));
+        NettyBuffers.bindMetrics(meters);
         context.getRegistry().bind("gatewayMetrics", metrics);
         return metrics;
     }

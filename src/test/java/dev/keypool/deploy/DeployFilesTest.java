@@ -68,6 +68,16 @@ class DeployFilesTest {
     }
 
     @Test
+    void should_show_in_the_readme_the_command_the_image_runs() throws IOException {
+        String readme = Files.readString(Path.of("README.md"));
+        Matcher command = Pattern.compile("(?m)^java ((?:[^\\n]*\\\\\\n)*[^\\n]*?) -jar target/keypool\\.jar$")
+                .matcher(readme);
+        assertThat(command.find()).as("README.md: the java command of the image").isTrue();
+        assertThat(List.of(command.group(1).replace("\\\n", " ").trim().split("\\s+")))
+                .containsExactly(dockerfileJavaOptions().split(" "));
+    }
+
+    @Test
     void should_make_the_image_aot_cache_in_its_runtime_stage_with_the_flags_it_runs_with() throws IOException {
         String dockerfile = Files.readString(Path.of("Dockerfile"));
         int runtimeStage = dockerfile.lastIndexOf("\nFROM ");

@@ -43,6 +43,16 @@ class ObserveEndpointsTest extends GatewayTestSupport {
     }
 
     @Test
+    void should_expose_the_direct_memory_netty_holds_for_the_sockets() throws Exception {
+        chat("any");
+
+        String metrics = get("/observe/metrics").body();
+
+        assertThat(metrics).containsPattern("(?m)^netty_allocator_memory_used\\{[^}]*memory_type=\"direct\"[^}]*} [1-9]")
+                .contains("netty_allocator_pooled_chunk_size{");
+    }
+
+    @Test
     void should_not_time_the_internal_hops_of_every_request() throws Exception {
         chat("any");
 
