@@ -24,8 +24,10 @@ import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.FreePorts;
 import dev.keypool.testing.LogCapture;
 import dev.keypool.testing.MutableClock;
+import dev.keypool.testing.PromptShutdown;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.Registry;
+import org.apache.camel.spi.ShutdownStrategy;
 import org.apache.camel.support.DefaultRegistry;
 import org.apache.camel.test.main.junit5.CamelMainTestSupport;
 import org.junit.jupiter.api.AfterEach;
@@ -77,6 +79,8 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
     protected Registry createCamelRegistry() throws Exception {
         Registry registry = new DefaultRegistry();
         registry.bind("clock", java.time.Clock.class, clock);
+        // Camel Main takes its stop strategy from the registry: one that does not pause a second for a timer route's run
+        registry.bind("shutdownStrategy", ShutdownStrategy.class, new PromptShutdown());
         return registry;
     }
 
