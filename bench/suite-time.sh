@@ -20,6 +20,8 @@ booter="$PWD/target/surefire/surefirebooter"
 start=$EPOCHREALTIME
 ( while sleep 0.5; do
     for pid in $(pgrep -f "$booter"); do
+      # not the shell Surefire starts each one from
+      read -r comm <"/proc/$pid/comm" 2>/dev/null && [ "$comm" = java ] || continue
       read -r -a stat <"/proc/$pid/stat" 2>/dev/null || continue
       echo "$pid $EPOCHREALTIME $((stat[13] + stat[14]))"
     done
