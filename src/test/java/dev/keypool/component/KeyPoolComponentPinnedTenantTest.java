@@ -8,32 +8,38 @@ import dev.keypool.testing.HostContexts;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * An endpoint with tenant= pins its requests to that tenant: a KeyPoolTenant header (which may come from whatever
- * wrote the message) chooses another tenant only where the endpoint sets allowTenantHeader=true.
+ * wrote the message) chooses another tenant only where the endpoint sets allowTenantHeader=true. The tests share one
+ * host: no tenant has a limit, and the provider counts each test's calls from zero.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KeyPoolComponentPinnedTenantTest {
 
     private final FakeUpstream upstream = new FakeUpstream();
     private CamelContext host;
 
-    @AfterEach
+    @BeforeEach
+    void forgetPreviousTest() {
+        upstream.restore();
+    }
+
+    @AfterAll
     void stop() {
-        if (host != null) {
-            host.stop();
-        }
+        host.stop();
         upstream.close();
     }
 
     @Test
     void should_keep_the_endpoints_tenant_whatever_the_header_says() throws Exception {
-        start();
-
         Exchange pinned = ask("direct:pinned", "team-a");
 
         assertThat(pinned.getException()).isNull();
@@ -44,8 +50,6 @@ class KeyPoolComponentPinnedTenantTest {
 
     @Test
     void should_take_the_header_where_the_endpoint_allows_it() throws Exception {
-        start();
-
         Exchange chosen = ask("direct:open", "team-a");
         Exchange fallback = ask("direct:open", null);
 
@@ -64,7 +68,8 @@ class KeyPoolComponentPinnedTenantTest {
         });
     }
 
-    private void start() throws Exception {
+    @BeforeAll
+    void start() throws Exception {
         Path config = Files.createTempFile("keypool-host-", ".yaml");
         config.toFile().deleteOnExit();
         Files.writeString(config, """

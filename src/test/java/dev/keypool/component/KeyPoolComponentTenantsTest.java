@@ -10,32 +10,38 @@ import dev.keypool.testing.HostContexts;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.builder.RouteBuilder;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tenants through the keypool component: the host names the tenant (KeyPoolTenant), and the pipeline applies that
  * tenant's keys and limits as it does to a token over HTTP; a host that names none, or an unknown one, is refused.
+ * The tests share one host: only the first spends team-a's requests, and the provider counts each test's calls from zero.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KeyPoolComponentTenantsTest {
 
     private final FakeUpstream upstream = new FakeUpstream();
     private CamelContext host;
 
-    @AfterEach
+    @BeforeEach
+    void forgetPreviousTest() {
+        upstream.restore();
+    }
+
+    @AfterAll
     void stop() {
-        if (host != null) {
-            host.stop();
-        }
+        host.stop();
         upstream.close();
     }
 
     @Test
     void should_apply_the_named_tenants_own_keys_and_limits() throws Exception {
-        start();
-
         Exchange first = ask("team-a");
         Exchange second = ask("team-a");
         Exchange refused = ask("team-a");
@@ -55,8 +61,6 @@ class KeyPoolComponentTenantsTest {
 
     @Test
     void should_refuse_a_host_request_that_names_no_known_tenant() throws Exception {
-        start();
-
         Exchange none = ask(null);
         Exchange unknown = ask("team-z");
 
@@ -79,7 +83,8 @@ class KeyPoolComponentTenantsTest {
         });
     }
 
-    private void start() throws Exception {
+    @BeforeAll
+    void start() throws Exception {
         Path config = Files.createTempFile("keypool-host-", ".yaml");
         config.toFile().deleteOnExit();
         Files.writeString(config, """

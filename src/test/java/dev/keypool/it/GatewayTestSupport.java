@@ -24,8 +24,11 @@ import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.FreePorts;
 import dev.keypool.testing.LogCapture;
 import dev.keypool.testing.MutableClock;
+import dev.keypool.testing.PromptShutdown;
+import dev.keypool.testing.StateDirs;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.Registry;
+import org.apache.camel.spi.ShutdownStrategy;
 import org.apache.camel.support.DefaultRegistry;
 import org.apache.camel.test.main.junit5.CamelMainTestSupport;
 import org.junit.jupiter.api.AfterEach;
@@ -77,6 +80,8 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
     protected Registry createCamelRegistry() throws Exception {
         Registry registry = new DefaultRegistry();
         registry.bind("clock", java.time.Clock.class, clock);
+        // Camel Main takes its stop strategy from the registry: one that does not pause a second for a timer route's run
+        registry.bind("shutdownStrategy", ShutdownStrategy.class, new PromptShutdown());
         return registry;
     }
 
@@ -108,8 +113,8 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
             // a batch held back for capacity looks again 10 times a second: a test that checks that nothing is sent
             // meanwhile sees several rounds in a fraction of a second
             p.put("batch.round-delay-ms", "100");
-            // each test its own quota state: none left over from another test or run
-            p.put("state.dir", Files.createTempDirectory("keypool-state-").toString());
+            // each test its own quota state: none left over from another test or run; its store migrated already
+            p.put("state.dir", StateDirs.fresh().toString());
             // and its own batch inbox, not the repository's batch/inbox
             Path batch = Files.createTempDirectory("keypool-batch-");
             p.put("batch.inbox", batch.resolve("inbox").toString());

@@ -5,14 +5,18 @@ import java.time.Duration;
 import java.time.Instant;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A provider that enforces 60 requests per minute on each of four keys, exactly, on the same clock as the
- * gateway: 600 requests over two simulated minutes are all answered at once (maxWait 0), the provider never has
- * to refuse one, and the gateway lets through exactly what the keys allow together.
+ * A provider that enforces 12 requests per minute on each of four keys, exactly, on the same clock as the
+ * gateway: a request a second for two simulated minutes, twice what the keys allow together, all answered at once
+ * (maxWait 0); the provider never has to refuse one, and the gateway lets through exactly what the keys allow. The
+ * tests share one gateway, each on a channel of its own: the second to run sets the clock back to 10:00 on a channel
+ * nothing has used yet.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class QuotaThroughputTest extends GatewayTestSupport {
 
     @Override
@@ -24,13 +28,13 @@ class QuotaThroughputTest extends GatewayTestSupport {
                     models: [gpt-test]
                     keys:
                       - key: sk-q-1
-                        rpm: 60
+                        rpm: 12
                       - key: sk-q-2
-                        rpm: 60
+                        rpm: 12
                       - key: sk-q-3
-                        rpm: 60
+                        rpm: 12
                       - key: sk-q-4
-                        rpm: 60
+                        rpm: 12
                   - name: tokens
                     baseUrl: UPSTREAM
                     models: [gpt-tokens]
@@ -46,7 +50,7 @@ class QuotaThroughputTest extends GatewayTestSupport {
     void should_use_the_keys_up_to_their_combined_limit_without_a_single_provider_429() throws Exception {
         upstream.keepRequests(false);
         for (int k = 1; k <= 4; k++) {
-            upstream.limitRpm("sk-q-" + k, 60, clock);
+            upstream.limitRpm("sk-q-" + k, 12, clock);
         }
         Instant start = Instant.parse("2026-11-30T10:00:00.500Z");
         int accepted = 0;
@@ -55,28 +59,27 @@ class QuotaThroughputTest extends GatewayTestSupport {
 
         for (int second = 0; second < 120; second++) {
             clock.set(start.plusSeconds(second));
-            for (int i = 0; i < 5; i++) {
-                HttpResponse<String> r = chat("gpt-test");
-                if (r.statusCode() == 200) {
-                    accepted++;
-                } else {
-                    assertThat(r.statusCode()).as(r.body()).isEqualTo(429);
-                    assertThat(r.body()).contains("\"code\":\"quota_exhausted\"");
-                    int retryAfter = Integer.parseInt(r.headers().firstValue("Retry-After").orElseThrow());
-                    assertThat(retryAfter).isBetween(1, 61);
-                    if (firstRetryAfter == null) {
-                        firstRetryAfter = second + ":" + retryAfter;
-                    }
-                    refused++;
+            HttpResponse<String> r = chat("gpt-test");
+            if (r.statusCode() == 200) {
+                accepted++;
+            } else {
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(429);
+                assertThat(r.body()).contains("\"code\":\"quota_exhausted\"");
+                int retryAfter = Integer.parseInt(r.headers().firstValue("Retry-After").orElseThrow());
+                assertThat(retryAfter).isBetween(1, 61);
+                if (firstRetryAfter == null) {
+                    firstRetryAfter = second + ":" + retryAfter;
                 }
+                refused++;
             }
         }
 
         assertThat(upstream.refusedByLimit()).isZero();
-        assertThat(accepted).isEqualTo(480);
-        assertThat(refused).isEqualTo(120);
-        assertThat(upstream.totalHits()).isEqualTo(480);
-        // the 241st request comes at 10:00:48.5; the first calls leave the window at 10:01:01: 12.5 s, said as 13
+        // 48 in each minute: seconds 0 to 47, then, as each of those calls leaves the window, 61 to 108
+        assertThat(accepted).isEqualTo(96);
+        assertThat(refused).isEqualTo(24);
+        assertThat(upstream.totalHits()).isEqualTo(96);
+        // the 49th request comes at 10:00:48.5; the first call leaves the window at 10:01:01: 12.5 s, said as 13
         assertThat(firstRetryAfter).isEqualTo("48:13");
     }
 

@@ -68,13 +68,16 @@ public final class GatewayInstance implements AutoCloseable {
             int port = freePort();
             Main main = KeyPoolApplication.newMain();
             main.bind("clock", clock);
+            // a stop that does not pause a second for a timer route's run (as GatewayTestSupport)
+            main.bind("shutdownStrategy", new PromptShutdown());
             beans.forEach(main::bind);
             main.setPropertyPlaceholderLocations("file:application.properties");
             main.addOverrideProperty("camel.main.name", "keypool-" + name);
             main.addOverrideProperty("keypool.config", config.toString());
             main.addOverrideProperty("camel.server.port", String.valueOf(port));
             main.addOverrideProperty("camel.management.port", String.valueOf(port));
-            main.addOverrideProperty("state.dir", home.resolve("state").toString());
+            // its store migrated already, unless an instance ran on this home before (StateDirs)
+            main.addOverrideProperty("state.dir", StateDirs.withMigratedStore(home.resolve("state")).toString());
             // none of Camel's listings of every route and setting (as GatewayTestSupport): KeyPool's own lines stay
             main.addOverrideProperty("camel.main.startup-summary-level", "Off");
             main.addOverrideProperty("camel.main.auto-configuration-log-summary", "false");

@@ -9,7 +9,8 @@ import org.apache.camel.impl.DefaultCamelContext;
  * without MBeans, as {@link GatewayInstance} and {@code GatewayTestSupport} boot the gateway (with camel-management on
  * the class path a plain context registers one for every route, processor and service, about half of a boot's CPU,
  * GatewayBootBench), without Camel's listing of every route started and stopped, which no test reads, and with the
- * short queue polls of {@code GatewayTestSupport} (a stop waits for each idle queue consumer's poll in turn).
+ * short queue polls of {@code GatewayTestSupport} (a stop waits for each idle queue consumer's poll in turn), and a
+ * stop that does not pause a second for a timer route's run ({@link PromptShutdown}).
  */
 public final class HostContexts {
 
@@ -21,6 +22,7 @@ public final class HostContexts {
         context.disableJMX();
         context.setStartupSummaryLevel(StartupSummaryLevel.Off);
         context.getPropertiesComponent().addInitialProperty("keypool.queue-poll-ms", "10");
+        context.setShutdownStrategy(new PromptShutdown());
         return context;
     }
 }

@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** The JVM's own full collections reach the heap pressure, with whatever collector the test JVM runs (G1 by default). */
+/**
+ * The JVM's own full collections reach the heap pressure, with whatever collector the test JVM runs (the serial one, as
+ * pom.xml sets it).
+ */
 class HeapWatchTest {
 
     @Test
