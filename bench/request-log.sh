@@ -32,7 +32,7 @@
 # Knobs: ROUNDS=5 JIT_WARMUP=20 WARMUP=2 DURATION=8 COST_CELLS="c1 c256" (the cost part's cells)
 #        CPU_ROUNDS=20 CPU_JIT_WARMUP=120 CPU_WARMUP=1 CPU_DURATION=3 CPU_CONNS=256 PROFILE AP_LIB PROFILE_INTERVAL=10ms
 #        SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
-#        PARTS="cost cpu sustain" CONFIGS="off sqlite pg" (each off, sqlite, pg, or NAME=one of them run with the JVM
+#        PARTS="cost cpu sustain" (or PARTS=pool POOL="DIR...") CONFIGS="off sqlite pg" (each off, sqlite, pg, or NAME=one of them run with the JVM
 #        flags FLAGS_NAME: CONFIGS="off sqlite pg sqlite1s=sqlite" FLAGS_sqlite1s=-Dkeypool.request-log.batch-ms=1000)
 #        GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102 PG_PORT (the first free from 15432), WRK_CPUS, PG_CPUS (pin
 #        wrk, the PostgreSQL server)

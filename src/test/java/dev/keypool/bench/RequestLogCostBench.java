@@ -42,6 +42,8 @@ import org.junit.jupiter.api.Test;
  *   <li>{@link #batched_against_multi_row_on_sqlite}: SQLite in a temporary directory, {@link JdbcRequestLogWriter}
  *   (one row per INSERT, sent in JDBC batches, one transaction per beat) against 32 rows to an INSERT, one
  *   transaction per beat (docs/decisions.md, "The request log on SQLite: what a row costs");</li>
+ *   <li>{@link #writer_thread_variants_on_sqlite}: the SQLite writer's own thread, CPU and allocation per row, for the
+ *   schema as it is and variants of it (indexes, page size, a checkpoint setting, the rows as one JSON array);</li>
  *   <li>{@link #insert_against_copy_on_postgresql}: a real PostgreSQL started by the test, the batched INSERTs
  *   ({@code reWriteBatchedInserts}) against the COPY of {@link PostgresRequestLogWriter}, the server's CPU (its
  *   processes, from /proc) reported beside the JVM's.</li>
