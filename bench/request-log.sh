@@ -11,12 +11,14 @@
 #      CPU_JIT_WARMUP s of traffic each in four alternated slices, one settling round not counted; then CPU_ROUNDS short
 #      rounds, each measuring every configuration in a rotating order at CPU_CONNS connections, provider 50 ms
 #      (CPU_WARMUP s, then CPU_DURATION s measured): the gateway's CPU (utime + stime from /proc/<pid>/stat) divided by
-#      the requests wrk saw answered, the part of it its GC threads took (/proc/<pid>/task/*/stat, "GC Thread#n"), and
-#      apart the PostgreSQL server's (its postmaster and backends). Prints every cell, the medians, and each
+#      the requests wrk saw answered, the parts of it (/proc/<pid>/task/*/schedstat) its GC threads ("GC Thread#n"),
+#      its JIT compilers and the request log's writer thread took, and apart the PostgreSQL server's (its postmaster
+#      and backends). Prints every cell, the medians, and each
 #      configuration's cost against off paired round by round: the median of the pairs and its distribution-free
 #      confidence interval, met only when all of it is within 3 %; the GC's share of it apart. Each gateway's GC log is
 #      $OUT/gc-cpu-NAME.log. With PROFILE (cpu, alloc, wall) and AP_LIB (libasyncProfiler.so), each gateway runs under
 #      async-profiler (collapsed stacks).
+#   1c. pooled (PARTS=pool alone, POOL="DIR DIR..."): the CPU part's cells of earlier runs, analysed as one.
 #   2. sustained (PARTS=sustain): a fresh gateway per log configuration (SQLite, PostgreSQL), SUSTAIN_RATE requests/s
 #      for SUSTAIN_S s open loop (bench/quota.js paces by the clock: request i is due at i / rate whatever the others
 #      do), provider SUSTAIN_LATENCY_MS; then the rows the database gained against the requests answered, and
@@ -30,7 +32,7 @@
 # Knobs: ROUNDS=5 JIT_WARMUP=20 WARMUP=2 DURATION=8 COST_CELLS="c1 c256" (the cost part's cells)
 #        CPU_ROUNDS=20 CPU_JIT_WARMUP=120 CPU_WARMUP=1 CPU_DURATION=3 CPU_CONNS=256 PROFILE AP_LIB PROFILE_INTERVAL=10ms
 #        SUSTAIN_RATE=1000 SUSTAIN_S=60 SUSTAIN_LATENCY_MS=50
-#        PARTS="cost cpu sustain" CONFIGS="off sqlite pg" (each off, sqlite, pg, or NAME=one of them run with the JVM
+#        PARTS="cost cpu sustain" (or PARTS=pool POOL="DIR...") CONFIGS="off sqlite pg" (each off, sqlite, pg, or NAME=one of them run with the JVM
 #        flags FLAGS_NAME: CONFIGS="off sqlite pg sqlite1s=sqlite" FLAGS_sqlite1s=-Dkeypool.request-log.batch-ms=1000)
 #        GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102 PG_PORT (the first free from 15432), WRK_CPUS, PG_CPUS (pin
 #        wrk, the PostgreSQL server)
@@ -68,6 +70,101 @@ CONFIGS="${NAMES[*]}"
 PG_PORT=${PG_PORT:-}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/request-log-$(date +%Y%m%d-%H%M%S)}
 
+# cpu_analysis RESULTS: the CPU part's figures from its cells ("round:config:gw:gc:pg:rps:jit:writer", µs per request
+# but rps; a round's cells paired by the round's number), printed and added to the summary
+cpu_analysis() {
+  node -e '
+    const rows = process.argv[1].trim().split(/\s+/).map((x, i) => { const [r, c, gw, gc, pg, rps, jit, wr] = x.split(":"); return { i, r: +r, c, gw: +gw, gc: +gc, pg: +pg, rps: +rps, jit: +jit, wr: +wr }; });
+    const sorted = a => [...a].sort((x, y) => x - y);
+    const med = a => { const s = sorted(a), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+    // the median'"'"'s distribution-free confidence interval: order statistics k and n+1-k, k the largest with
+    // P(Binomial(n, 1/2) < k) <= 2.5 % (none below 6 rounds: then the whole range, at its own level)
+    const ci = a => {
+      const s = sorted(a), n = s.length;
+      let k = 0, below = 0, pmf = 1 / 2 ** n;
+      for (let j = 0; j < n; j++) { if (below + pmf > 0.025) break; below += pmf; k = j + 1; pmf = pmf * (n - j) / (j + 1); }
+      if (k === 0) { k = 1; below = 1 / 2 ** n; }
+      return { lo: s[k - 1], hi: s[n - k], level: 100 * (1 - 2 * below) };
+    };
+    const by = c => rows.filter(x => x.c === c);
+    const names = { off: "log off", sqlite: "log on, SQLite", pg: "log on, PostgreSQL" };
+    const fmt = v => `median ${med(v).toFixed(1)} µs (${Math.min(...v).toFixed(1)}-${Math.max(...v).toFixed(1)})`;
+    const pct = p => (p >= 0 ? "+" : "") + p.toFixed(1);
+    const range = i => `${i.level.toFixed(0)} % interval ${pct(i.lo)} to ${pct(i.hi)} %`;
+    for (const c of [...new Set(rows.map(x => x.c))]) {
+      // the JIT and the writer over the whole part, its CPU summed over its requests: a cell holds few of their ticks
+      const part = f => by(c).reduce((a, x) => a + f(x) * x.rps, 0) / by(c).reduce((a, x) => a + x.rps, 0);
+      console.log(`${names[c] || c}: gateway CPU per request ${fmt(by(c).map(x => x.gw))}, of it GC ${fmt(by(c).map(x => x.gc))}, ` +
+        `JIT compilers ${fmt(by(c).map(x => x.jit))}, the log'"'"'s writer thread ${fmt(by(c).map(x => x.wr))} (all rounds: JIT ${part(x => x.jit).toFixed(2)} µs, writer ${part(x => x.wr).toFixed(2)} µs)` +
+        (by(c).some(x => x.pg > 0) ? `; PostgreSQL server ${fmt(by(c).map(x => x.pg))}; the two ${fmt(by(c).map(x => x.gw + x.pg))}` : "") +
+        `; requests/s median ${med(by(c).map(x => x.rps)).toFixed(0)} (${Math.min(...by(c).map(x => x.rps))}-${Math.max(...by(c).map(x => x.rps))})`);
+    }
+    if (by("off").length) {
+      for (const c of [...new Set(rows.map(x => x.c))].filter(c => c !== "off")) {
+        // paired within each round: the cells of one round run back to back, so the drift of the machine and of each
+        // gateway cancels in the pair
+        const pair = f => by(c).map(x => { const o = rows.find(y => y.r === x.r && y.c === "off"); return 100 * (f(x, o) / o.gw - 1); });
+        const verdict = (i, lowerIsCost) => {
+          const worst = lowerIsCost ? -i.lo : i.hi, best = lowerIsCost ? -i.hi : i.lo;
+          return worst <= 3 ? "met" : best > 3 ? "MISSED" : "not shown";
+        };
+        // the GC threads'"'"', the JIT compilers'"'"', the writer thread'"'"'s parts and the rest, each as a share of the log-off
+        // gateway'"'"'s whole CPU per request: they add up
+        const other = x => x.gw - x.gc - x.jit - x.wr;
+        const cpu = pair(x => x.gw), gc = pair((x, o) => o.gw + x.gc - o.gc), jit = pair((x, o) => o.gw + x.jit - o.jit);
+        const rest = pair((x, o) => o.gw + other(x) - other(o));
+        // the JIT compilers'"'"' work is the warm-up still running out, not a cost of each request: the CPU less it, paired
+        const steady = by(c).map(x => { const o = rows.find(y => y.r === x.r && y.c === "off"); return 100 * ((x.gw - x.jit) / (o.gw - o.jit) - 1); });
+        const writer = pair((x, o) => o.gw + x.wr - o.wr), ci4 = ci(steady);
+        const rpsPairs = by(c).map(x => 100 * (x.rps / rows.find(y => y.r === x.r && y.c === "off").rps - 1));
+        const ci1 = ci(cpu), ci2 = ci(rpsPairs);
+        let line = `${names[c] || c} against off, paired round by round: gateway CPU per request median ${pct(med(cpu))} % ` +
+          `(${range(ci1)}; rounds ${cpu.map(pct).join(" / ")}; target <= 3 %: ${verdict(ci1, false)}); ` +
+          `of it GC median ${pct(med(gc))} % (${range(ci(gc))}), the writer thread ${pct(med(writer))} % (${range(ci(writer))}), ` +
+          `the JIT compilers ${pct(med(jit))} % (${range(ci(jit))}), the rest ${pct(med(rest))} % (${range(ci(rest))}); less the JIT compilers median ${pct(med(steady))} % ` +
+          `(${range(ci4)}; rounds ${steady.map(pct).join(" / ")}; target <= 3 %: ${verdict(ci4, false)})`;
+        if (by(c).some(x => x.pg > 0)) {
+          const both = pair((x, o) => x.gw + x.pg);
+          line += `; with the PostgreSQL server median ${pct(med(both))} % (${range(ci(both))})`;
+        }
+        line += `; requests/s median ${pct(med(rpsPairs))} % (${range(ci2)}; target >= -3 %: ${verdict(ci2, true)})`;
+        console.log(line);
+        // each cell against the mean of the log-off cells just before and just after it in time: a drift of the
+        // machine or of the JIT that is linear over the three cells cancels whatever the rotation put between them
+        const offs = by("off");
+        const around = by(c).map(x => {
+          const before = offs.filter(o => o.i < x.i).pop(), after = offs.find(o => o.i > x.i);
+          return 100 * (x.gw / (before && after ? (before.gw + after.gw) / 2 : (before || after).gw) - 1);
+        });
+        const ci3 = ci(around);
+        console.log(`${names[c] || c} against the log-off cells either side of it in time: gateway CPU per request median ${pct(med(around))} % ` +
+          `(${range(ci3)}; target <= 3 %: ${verdict(ci3, false)})`);
+      }
+    }' "$1" | tee -a "$OUT/summary.txt"
+}
+
+mkdir -p "$OUT"
+: > "$OUT/summary.txt"
+# ---------------------------------------------------------------- 1c. the CPU part of several runs, pooled
+# POOL="DIR..." (PARTS=pool, alone): the cells of earlier runs' CPU parts (their summary.txt), analysed as one: each run's
+# rounds paired within it (its gateways, its JVMs), the pairs of all runs together. Starts nothing.
+if [ "$PARTS" = pool ]; then
+  results=""
+  run=0
+  for dir in ${POOL:?PARTS=pool needs POOL=\"DIR DIR...\"}; do
+    run=$((run + 1))
+    [ -f "$dir/summary.txt" ] || die "no $dir/summary.txt"
+    say "pooled: $dir"
+    # | round | config | gw RPS | requests | gw µs | GC µs | JIT µs | log µs | PG µs | box | errors |
+    results="$results $(awk -F'|' -v run="$run" '$2 ~ /^ *[0-9]+ *$/ && $6 ~ /µs/ && NF >= 12 {
+      for (i = 2; i <= 12; i++) { gsub(/ |µs|%/, "", $i) }
+      printf "%d:%s:%s:%s:%s:%s:%s:%s ", run * 1000 + $2, $3, $6, $7, $10, $4, $8, $9 }' "$dir/summary.txt")"
+  done
+  say "== CPU per request, the runs above pooled: rounds paired within each run =="
+  cpu_analysis "$results"
+  exit 0
+fi
+
 for tool in wrk node curl psql sqlite3 "$JAVA"; do command -v "$tool" > /dev/null || die "$tool not found"; done
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -x "$PG_BIN/postgres" ] || die "no PostgreSQL server under /usr/lib/postgresql/*/bin (apt-get install -y postgresql)"
@@ -75,8 +172,6 @@ PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 # PostgreSQL: the first free port from 15432 unless PG_PORT says
 if [ -z "$PG_PORT" ]; then PG_PORT=15432; while port_busy "$PG_PORT"; do PG_PORT=$((PG_PORT + 1)); done; fi
 for p in "$GW_PORT" "$PRIMARY_PORT" "$BACKUP_PORT" "$PG_PORT"; do port_busy "$p" && die "port $p on 127.0.0.1 is in use"; done
-mkdir -p "$OUT"
-: > "$OUT/summary.txt"
 # the gateways run from a copy (the jar, its lib/, routes/, application.properties): a checkout edited or rebuilt
 # during the run does not change what is measured
 APP="$OUT/app"
@@ -244,26 +339,45 @@ if [[ " $PARTS " == *" cost "* ]]; then
 fi
 
 # ---------------------------------------------------------------- 1b. CPU per request, alternated
-# gc_ticks PID: the CPU ticks (user + system) of the JVM PID's GC worker threads ("GC Thread#n": ParallelGC's, G1's)
-gc_ticks() { cat /proc/"$1"/task/*/stat 2>/dev/null | awk '/\(GC Thread/ { sub(/.*\) /, ""); t += $12 + $13 } END { print t + 0 }'; }
-# cpu_cell URL SECS TAG PID: prints "rps requests gw_ticks gc_ticks pg_ticks errors box%" for wrk at CPU_CONNS connections
+# thread_ns PID [WRITER_TID]: "gc jit writer", the CPU nanoseconds (/proc/PID/task/*/schedstat, exact where /proc's
+# stat counts 10 ms ticks) of the JVM's GC worker threads ("GC Thread#n": ParallelGC's, G1's), of its JIT compiler
+# threads ("C1/C2 CompilerThre"), and of the thread WRITER_TID (the request log's writer, writer_tid)
+thread_ns() {
+  { grep -H '' /proc/"$1"/task/*/stat /proc/"$1"/task/*/schedstat 2>/dev/null || true; } | awk -v wr="${2:-0}" '{
+    path = substr($0, 1, index($0, ":") - 1); text = substr($0, index($0, ":") + 1); split(path, p, "/")
+    if (p[6] == "stat") { sub(/^[0-9]+ \(/, "", text); sub(/\) [A-Za-z] .*/, "", text); name[p[5]] = text }
+    else { split(text, f, " "); ns[p[5]] = f[1] }
+  } END {
+    for (t in ns) { if (name[t] ~ /^GC Thread/) gc += ns[t]; else if (name[t] ~ /CompilerThre/) jit += ns[t]; if (t == wr) w += ns[t] }
+    printf "%.0f %.0f %.0f\n", gc, jit, w }'
+}
+# writer_tid PID: the native id of the gateway's request-log writer, the thread of the timer route request-log-writer
+# (its name in /proc is cut to "Camel (camel-1)", like every Camel thread's: the JVM's thread dump names it); 0 if none
+writer_tid() {
+  local nid
+  nid=$("${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$1" Thread.print 2>/dev/null \
+    | awk '/timer:\/\/request-log-writer/ { if (match($0, /nid=(0x)?[0-9a-fA-F]+/)) { print substr($0, RSTART + 4, RLENGTH - 4); exit } }')
+  printf '%d\n' "${nid:-0}"
+}
+# cpu_cell URL SECS TAG PID [WRITER_TID]: prints "rps requests gw_ticks gc_ns pg_ticks errors box% jit_ns writer_ns" for
+# wrk at CPU_CONNS connections
 cpu_cell() {
-  local url=$1 secs=$2 tag=$3 pid=$4 t0 t1 g0 g1 c0 c1 p0=0 p1=0 line
-  t0=$(cpu_total); g0=$(tree_ticks "$pid"); c0=$(gc_ticks "$pid"); [ -n "${PG_PID:-}" ] && p0=$(tree_ticks "$PG_PID")
+  local url=$1 secs=$2 tag=$3 pid=$4 wr=${5:-0} t0 t1 g0 g1 c0 c1 p0=0 p1=0 line
+  t0=$(cpu_total); g0=$(tree_ticks "$pid"); c0=$(thread_ns "$pid" "$wr"); [ -n "${PG_PID:-}" ] && p0=$(tree_ticks "$PG_PID")
   $(pin "${WRK_CPUS:-}") wrk -t2 -c"$CPU_CONNS" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
-  t1=$(cpu_total); g1=$(tree_ticks "$pid"); c1=$(gc_ticks "$pid"); [ -n "${PG_PID:-}" ] && p1=$(tree_ticks "$PG_PID")
+  t1=$(cpu_total); g1=$(tree_ticks "$pid"); c1=$(thread_ns "$pid" "$wr"); [ -n "${PG_PID:-}" ] && p1=$(tree_ticks "$PG_PID")
   line=$(grep '^BENCH ' "$OUT/wrk-$tag.txt" || true)
-  [ -n "$line" ] || { echo "0 0 0 0 0 fail 0"; return; }
-  awk -v l="$line" -v a="$t0" -v b="$t1" -v g="$((g1 - g0))" -v c="$((c1 - c0))" -v p="$((p1 - p0))" 'BEGIN {
+  [ -n "$line" ] || { echo "0 0 0 0 0 fail 0 0 0"; return; }
+  awk -v l="$line" -v a="$t0" -v b="$t1" -v g="$((g1 - g0))" -v c0="$c0" -v c1="$c1" -v p="$((p1 - p0))" 'BEGIN {
     n=split(l, f, " "); for (i=2;i<=n;i++) { split(f[i], kv, "="); v[kv[1]]=kv[2] }
-    split(a,x," "); split(b,y," "); d=y[2]-x[2]
-    printf "%.0f %d %d %d %d %d %.0f\n", v["rps"], v["requests"], g, c, p, v["non2xx"]+v["connect"]+v["read"]+v["write"]+v["timeout"],
-      (d>0 ? 100*(y[1]-x[1])/d : 0) }'
+    split(a,x," "); split(b,y," "); d=y[2]-x[2]; split(c0,u," "); split(c1,w," ")
+    printf "%.0f %d %d %.0f %d %d %.0f %.0f %.0f\n", v["rps"], v["requests"], g, w[1]-u[1], p, v["non2xx"]+v["connect"]+v["read"]+v["write"]+v["timeout"],
+      (d>0 ? 100*(y[1]-x[1])/d : 0), w[2]-u[2], w[3]-u[3] }'
 }
 if [[ " $PARTS " == *" cpu "* ]]; then
   read -r -a configs <<< "$CONFIGS"
   say "== CPU per request: one gateway per configuration, all started at once (ports from $((GW_PORT + 10))), ${CPU_JIT_WARMUP}s JIT warm-up each at 64 connections, then one settling round not counted; then $CPU_ROUNDS rounds, each measuring every configuration in a rotating order: $CPU_CONNS connections, provider 50 ms, ${CPU_WARMUP}s + ${CPU_DURATION}s measured; CPU from /proc/<pid>/stat (the gateway's, of it its GC threads'; PostgreSQL's server processes apart) divided by the requests wrk saw answered =="
-  declare -A CPU_PID CPU_PORT
+  declare -A CPU_PID CPU_PORT CPU_WRITER
   # PROFILE=cpu|alloc|wall with AP_LIB=libasyncProfiler.so: async-profiler in every gateway from its start, every
   # PROFILE_INTERVAL (10 ms: a sample costs the gateway next to nothing, the same for each), its collapsed stacks in
   # $OUT/profile-CONFIG-EVENT.collapsed when the gateway stops (flame graphs from them)
@@ -290,8 +404,11 @@ if [[ " $PARTS " == *" cpu "* ]]; then
   fake_ctl "latency?ms=50"
   for cfg in "${configs[@]}"; do
     cpu_cell "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" $(( CPU_WARMUP + CPU_DURATION )) "cpu-$cfg-settle" "${CPU_PID[$cfg]}" > /dev/null
+    # the writer's thread exists from the route's first beat; found once, outside the measured cells
+    CPU_WRITER[$cfg]=$(writer_tid "${CPU_PID[$cfg]}")
+    [ "${CPU_WRITER[$cfg]}" != 0 ] || say "$cfg: the request log's writer thread was not found (jcmd): its column stays 0"
   done
-  printf -v hdr '| %5s | %-8s | %7s | %8s | %14s | %11s | %14s | %4s | %6s |' round config "gw RPS" requests "gw µs/request" "of it GC" "PG µs/request" box errors
+  printf -v hdr '| %5s | %-8s | %7s | %8s | %14s | %11s | %11s | %11s | %14s | %4s | %6s |' round config "gw RPS" requests "gw µs/request" "of it GC" "of it JIT" "of it log" "PG µs/request" box errors
   say "$hdr"
   say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
   results=""
@@ -301,14 +418,16 @@ if [[ " $PARTS " == *" cpu "* ]]; then
       cfg=${configs[$(( (k + round - 1) % n ))]}
       url="http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT"
       cpu_cell "$url" "$CPU_WARMUP" "cpu-r$round-$cfg-warmup" "${CPU_PID[$cfg]}" > /dev/null
-      read -r rps reqs g c p errors box <<< "$(cpu_cell "$url" "$CPU_DURATION" "cpu-r$round-$cfg" "${CPU_PID[$cfg]}")"
+      read -r rps reqs g c p errors box j w <<< "$(cpu_cell "$url" "$CPU_DURATION" "cpu-r$round-$cfg" "${CPU_PID[$cfg]}" "${CPU_WRITER[$cfg]}")"
       kill -0 "${CPU_PID[$cfg]}" 2>/dev/null || die "the gateway died ($OUT/gateway-cpu-$cfg.log)"
       [ "${BASE[$cfg]}" = pg ] || p=0
       gus=$(awk -v t="$g" -v n="$reqs" -v hz="$HZ" 'BEGIN {printf "%.1f", (n>0 ? 1e6*t/hz/n : 0)}')
-      cus=$(awk -v t="$c" -v n="$reqs" -v hz="$HZ" 'BEGIN {printf "%.1f", (n>0 ? 1e6*t/hz/n : 0)}')
+      cus=$(awk -v t="$c" -v n="$reqs" 'BEGIN {printf "%.2f", (n>0 ? t/1e3/n : 0)}')
+      jus=$(awk -v t="$j" -v n="$reqs" 'BEGIN {printf "%.2f", (n>0 ? t/1e3/n : 0)}')
+      wus=$(awk -v t="$w" -v n="$reqs" 'BEGIN {printf "%.2f", (n>0 ? t/1e3/n : 0)}')
       pus=$(awk -v t="$p" -v n="$reqs" -v hz="$HZ" 'BEGIN {printf "%.1f", (n>0 ? 1e6*t/hz/n : 0)}')
-      results="$results $round:$cfg:$gus:$cus:$pus:$rps"
-      printf -v row '| %5s | %-8s | %7s | %8s | %11s µs | %8s µs | %11s µs | %3s%% | %6s |' "$round" "$cfg" "$rps" "$reqs" "$gus" "$cus" "$pus" "$box" "$errors"
+      results="$results $round:$cfg:$gus:$cus:$pus:$rps:$jus:$wus"
+      printf -v row '| %5s | %-8s | %7s | %8s | %11s µs | %8s µs | %8s µs | %8s µs | %11s µs | %3s%% | %6s |' "$round" "$cfg" "$rps" "$reqs" "$gus" "$cus" "$jus" "$wus" "$pus" "$box" "$errors"
       say "$row"
     done
   done
@@ -321,63 +440,7 @@ if [[ " $PARTS " == *" cpu "* ]]; then
     say "$cfg: $(grep -c 'Pause Young' "$OUT/gc-cpu-$cfg.log") young collections, $(grep -c 'Pause Full' "$OUT/gc-cpu-$cfg.log") full, over the whole part ($OUT/gc-cpu-$cfg.log)"
   done
   KEYPOOL_JAVA_OPTS=$saved_opts
-  node -e '
-    const rows = process.argv[1].trim().split(" ").map((x, i) => { const [r, c, gw, gc, pg, rps] = x.split(":"); return { i, r: +r, c, gw: +gw, gc: +gc, pg: +pg, rps: +rps }; });
-    const sorted = a => [...a].sort((x, y) => x - y);
-    const med = a => { const s = sorted(a), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
-    // the median'"'"'s distribution-free confidence interval: order statistics k and n+1-k, k the largest with
-    // P(Binomial(n, 1/2) < k) <= 2.5 % (none below 6 rounds: then the whole range, at its own level)
-    const ci = a => {
-      const s = sorted(a), n = s.length;
-      let k = 0, below = 0, pmf = 1 / 2 ** n;
-      for (let j = 0; j < n; j++) { if (below + pmf > 0.025) break; below += pmf; k = j + 1; pmf = pmf * (n - j) / (j + 1); }
-      if (k === 0) { k = 1; below = 1 / 2 ** n; }
-      return { lo: s[k - 1], hi: s[n - k], level: 100 * (1 - 2 * below) };
-    };
-    const by = c => rows.filter(x => x.c === c);
-    const names = { off: "log off", sqlite: "log on, SQLite", pg: "log on, PostgreSQL" };
-    const fmt = v => `median ${med(v).toFixed(1)} µs (${Math.min(...v).toFixed(1)}-${Math.max(...v).toFixed(1)})`;
-    const pct = p => (p >= 0 ? "+" : "") + p.toFixed(1);
-    const range = i => `${i.level.toFixed(0)} % interval ${pct(i.lo)} to ${pct(i.hi)} %`;
-    for (const c of [...new Set(rows.map(x => x.c))]) {
-      console.log(`${names[c] || c}: gateway CPU per request ${fmt(by(c).map(x => x.gw))}, of it GC ${fmt(by(c).map(x => x.gc))}` +
-        (by(c).some(x => x.pg > 0) ? `; PostgreSQL server ${fmt(by(c).map(x => x.pg))}; the two ${fmt(by(c).map(x => x.gw + x.pg))}` : "") +
-        `; requests/s median ${med(by(c).map(x => x.rps)).toFixed(0)} (${Math.min(...by(c).map(x => x.rps))}-${Math.max(...by(c).map(x => x.rps))})`);
-    }
-    if (by("off").length) {
-      for (const c of [...new Set(rows.map(x => x.c))].filter(c => c !== "off")) {
-        // paired within each round: the cells of one round run back to back, so the drift of the machine and of each
-        // gateway cancels in the pair
-        const pair = f => by(c).map(x => { const o = rows.find(y => y.r === x.r && y.c === "off"); return 100 * (f(x, o) / o.gw - 1); });
-        const verdict = (i, lowerIsCost) => {
-          const worst = lowerIsCost ? -i.lo : i.hi, best = lowerIsCost ? -i.hi : i.lo;
-          return worst <= 3 ? "met" : best > 3 ? "MISSED" : "not shown";
-        };
-        // the GC part and the rest, each as a share of the log-off gateway'"'"'s whole CPU per request: they add up
-        const cpu = pair(x => x.gw), gc = pair((x, o) => o.gw + x.gc - o.gc), rest = pair((x, o) => o.gw + (x.gw - x.gc) - (o.gw - o.gc));
-        const rpsPairs = by(c).map(x => 100 * (x.rps / rows.find(y => y.r === x.r && y.c === "off").rps - 1));
-        const ci1 = ci(cpu), ci2 = ci(rpsPairs);
-        let line = `${names[c] || c} against off, paired round by round: gateway CPU per request median ${pct(med(cpu))} % ` +
-          `(${range(ci1)}; rounds ${cpu.map(pct).join(" / ")}; target <= 3 %: ${verdict(ci1, false)}); ` +
-          `of it GC median ${pct(med(gc))} % (${range(ci(gc))}), the rest ${pct(med(rest))} % (${range(ci(rest))})`;
-        if (by(c).some(x => x.pg > 0)) {
-          const both = pair((x, o) => x.gw + x.pg);
-          line += `; with the PostgreSQL server median ${pct(med(both))} % (${range(ci(both))})`;
-        }
-        line += `; requests/s median ${pct(med(rpsPairs))} % (${range(ci2)}; target >= -3 %: ${verdict(ci2, true)})`;
-        console.log(line);
-        // each cell against the mean of the log-off cells just before and just after it in time: a drift of the
-        // machine or of the JIT that is linear over the three cells cancels whatever the rotation put between them
-        const offs = by("off");
-        const around = by(c).map(x => {
-          const before = offs.filter(o => o.i < x.i).pop(), after = offs.find(o => o.i > x.i);
-          return 100 * (x.gw / (before && after ? (before.gw + after.gw) / 2 : (before || after).gw) - 1);
-        });
-        const ci3 = ci(around);
-        console.log(`${names[c] || c} against the log-off cells either side of it in time: gateway CPU per request median ${pct(med(around))} % ` +
-          `(${range(ci3)}; target <= 3 %: ${verdict(ci3, false)})`);
-      }
-    }' "$results" | tee -a "$OUT/summary.txt"
+  cpu_analysis "$results"
   say ""
 fi
 

@@ -42,6 +42,8 @@ import org.junit.jupiter.api.Test;
  *   <li>{@link #batched_against_multi_row_on_sqlite}: SQLite in a temporary directory, {@link JdbcRequestLogWriter}
  *   (one row per INSERT, sent in JDBC batches, one transaction per beat) against 32 rows to an INSERT, one
  *   transaction per beat (docs/decisions.md, "The request log on SQLite: what a row costs");</li>
+ *   <li>{@link #writer_thread_variants_on_sqlite}: the SQLite writer's own thread, CPU and allocation per row, for the
+ *   schema as it is and variants of it (indexes, page size, a checkpoint setting, the rows as one JSON array);</li>
  *   <li>{@link #insert_against_copy_on_postgresql}: a real PostgreSQL started by the test, the batched INSERTs
  *   ({@code reWriteBatchedInserts}) against the COPY of {@link PostgresRequestLogWriter}, the server's CPU (its
  *   processes, from /proc) reported beside the JVM's.</li>
@@ -78,6 +80,163 @@ class RequestLogCostBench {
             compare(List.of("batched", "multi-row"),
                     List.of(new JdbcRequestLogWriter(batchedDb.dataSource())::insert, rows -> multiRow(multiRowDb.dataSource(), rows)),
                     List.of(batchedDb.dataSource(), multiRowDb.dataSource()), null);
+        }
+    }
+
+    /**
+     * The SQLite writer's own thread, its CPU and allocation per row, for variants of the schema and of the statement:
+     * every variant on its own database, the same batches of {@link #PER_TICK} rows, the variants taking turns batch by
+     * batch (the order rotating), each batch timed on the inserting thread alone ({@code ThreadMXBean}), so that
+     * neither GC nor the rest of the process nor the machine's other load enters the figure. Round 0 warms up.
+     */
+    @Test
+    void writer_thread_variants_on_sqlite() throws Exception {
+        Path dir = Files.createTempDirectory("keypool-log-bench-");
+        java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        com.sun.management.ThreadMXBean allocations = (com.sun.management.ThreadMXBean) threads;
+        Map<String, Database> databases = new java.util.LinkedHashMap<>();
+        Map<String, Insert> writers = new java.util.LinkedHashMap<>();
+        List<String> variants = List.of(System.getProperty("bench.variants",
+                "current,former,tenant-ts,page4k,no-index,json,ckpt10k").split(","));
+        try {
+            List<AutoCloseable> pools = new ArrayList<>();
+            for (String variant : variants) {
+                if (variant.equals("former") || variant.equals("page4k")) {
+                    // SQLite's default pages, as a file made before Database made them 16 KiB: set before WAL
+                    Files.createDirectories(dir.resolve(variant));
+                    try (Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:"
+                            + dir.resolve(variant).resolve(Database.SQLITE_FILE)); Statement s = c.createStatement()) {
+                        s.execute("PRAGMA page_size = 4096");
+                        s.execute("PRAGMA journal_mode = WAL");
+                    }
+                }
+                Database db = Database.open(Optional.empty(), dir.resolve(variant), 4, 5000);
+                databases.put(variant, db);
+                try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
+                    switch (variant) {
+                        // the index on (tenant, ts) that SQLite's schema had until V6
+                        case "former", "tenant-ts" -> s.execute("CREATE INDEX request_log_tenant_ts ON request_log (tenant, ts)");
+                        case "no-index" -> s.execute("DROP INDEX request_log_ts");
+                        default -> { }
+                    }
+                }
+                DataSource source = db.dataSource();
+                if (variant.equals("ckpt10k")) {
+                    com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
+                    config.setJdbcUrl(((com.zaxxer.hikari.HikariDataSource) db.dataSource()).getJdbcUrl());
+                    config.setConnectionInitSql("PRAGMA wal_autocheckpoint = 10000");
+                    config.setMaximumPoolSize(4);
+                    com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config);
+                    pools.add(pool);
+                    source = pool;
+                }
+                DataSource writeTo = source;
+                writers.put(variant, variant.startsWith("json")
+                        ? rows -> json(writeTo, rows)
+                        : new JdbcRequestLogWriter(writeTo)::insert);
+            }
+            List<RequestLogRow> rows = rows(PER_TICK * TICKS);
+            Map<String, List<Double>> cpuPerRound = new HashMap<>();
+            Map<String, List<Double>> bytesPerRound = new HashMap<>();
+            for (int round = 0; round <= ROUNDS; round++) {
+                Map<String, long[]> sums = new HashMap<>();
+                for (int tick = 0; tick < TICKS; tick++) {
+                    List<RequestLogRow> batch = rows.subList(tick * PER_TICK, (tick + 1) * PER_TICK);
+                    for (int k = 0; k < variants.size(); k++) {
+                        String variant = variants.get((k + tick + round) % variants.size());
+                        long cpu = threads.getCurrentThreadCpuTime();
+                        long bytes = allocations.getCurrentThreadAllocatedBytes();
+                        writers.get(variant).insert(batch);
+                        long[] sum = sums.computeIfAbsent(variant, v -> new long[2]);
+                        sum[0] += threads.getCurrentThreadCpuTime() - cpu;
+                        sum[1] += allocations.getCurrentThreadAllocatedBytes() - bytes;
+                    }
+                }
+                if (round == 0) {
+                    continue;
+                }
+                StringBuilder line = new StringBuilder("round " + round + ":");
+                for (String variant : variants) {
+                    long[] sum = sums.get(variant);
+                    double us = sum[0] / 1000.0 / rows.size();
+                    double b = (double) sum[1] / rows.size();
+                    cpuPerRound.computeIfAbsent(variant, v -> new ArrayList<>()).add(us);
+                    bytesPerRound.computeIfAbsent(variant, v -> new ArrayList<>()).add(b);
+                    line.append(String.format(" %s %.2f µs %.0f B;", variant, us, b));
+                }
+                System.out.println(line);
+            }
+            String base = variants.get(0);
+            for (String variant : variants) {
+                List<Double> v = cpuPerRound.get(variant).stream().sorted().toList();
+                List<Double> paired = new ArrayList<>();
+                for (int i = 0; i < v.size(); i++) {
+                    paired.add(cpuPerRound.get(variant).get(i) - cpuPerRound.get(base).get(i));
+                }
+                List<Double> p = paired.stream().sorted().toList();
+                System.out.printf("%s: writer thread median %.2f µs/row (%.2f-%.2f), paired with %s %+.2f µs (%+.2f to %+.2f);"
+                                + " allocated %.0f B/row%n", variant, median(v), v.get(0), v.get(v.size() - 1), base,
+                        median(p), p.get(0), p.get(p.size() - 1), median(bytesPerRound.get(variant).stream().sorted().toList()));
+            }
+            for (AutoCloseable pool : pools) {
+                pool.close();
+            }
+        } finally {
+            for (Database db : databases.values()) {
+                db.close();
+            }
+        }
+    }
+
+    private static double median(List<Double> sorted) {
+        return (sorted.get((sorted.size() - 1) / 2) + sorted.get(sorted.size() / 2)) / 2;
+    }
+
+    /** A batch as one JSON array bound to one statement: one JNI call for the batch, SQLite reads the values. */
+    private static void json(DataSource dataSource, List<RequestLogRow> rows) throws SQLException {
+        StringBuilder sql = new StringBuilder("INSERT INTO request_log (" + String.join(", ", RequestLogWriter.COLUMNS)
+                + ") SELECT ");
+        for (int i = 0; i < WIDTH; i++) {
+            sql.append(i == 0 ? "" : ", ").append("value ->> ").append(i);
+        }
+        sql.append(" FROM json_each(?)");
+        StringBuilder text = new StringBuilder(rows.size() * 256);
+        text.append('[');
+        for (RequestLogRow row : rows) {
+            if (text.length() > 1) {
+                text.append(',');
+            }
+            text.append('[').append(row.ts());
+            for (Object value : new Object[] {row.requestId(), row.source(), row.tenant(), row.api(), row.model(),
+                    row.servedModel(), row.channel(), row.keyFingerprint(), row.pool(), row.attempts(),
+                    row.fallbackLevel(), row.status(), row.errorCode(), row.promptTokens(), row.completionTokens(),
+                    row.cachedTokens(), row.cacheWriteTokens(), row.costUsd(), row.latencyMs(), row.ttfbMs(),
+                    row.requestBody(), row.answerBody()}) {
+                text.append(',');
+                if (value instanceof String string) {
+                    text.append('"');
+                    for (int i = 0; i < string.length(); i++) {
+                        char ch = string.charAt(i);
+                        if (ch == '"' || ch == '\\') {
+                            text.append('\\').append(ch);
+                        } else if (ch < 0x20) {
+                            text.append(String.format("\\u%04x", (int) ch));
+                        } else {
+                            text.append(ch);
+                        }
+                    }
+                    text.append('"');
+                } else {
+                    text.append(value);
+                }
+            }
+            text.append(']');
+        }
+        text.append(']');
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement insert = connection.prepareStatement(sql.toString())) {
+            insert.setString(1, text.toString());
+            insert.executeUpdate();
         }
     }
 

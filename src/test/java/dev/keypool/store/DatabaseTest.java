@@ -60,6 +60,23 @@ class DatabaseTest {
                 r.next();
                 assertThat(r.getString(1)).isEqualToIgnoringCase("wal");
             }
+            // pages of 16 KiB, set before WAL fixed them: fewer pages per row written
+            assertThat(count(again, "PRAGMA page_size")).isEqualTo(16_384);
+        }
+    }
+
+    @Test
+    void should_keep_the_page_size_of_a_file_made_before() throws Exception {
+        Files.createDirectories(stateDir);
+        try (Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + stateDir.resolve(Database.SQLITE_FILE));
+             Statement s = c.createStatement()) {
+            // SQLite's default page size, as a file made by a build before this one has it
+            s.execute("PRAGMA page_size = 4096");
+            s.execute("PRAGMA journal_mode = WAL");
+        }
+        try (Database database = Database.open(Optional.empty(), stateDir, 4, 5000)) {
+            assertThat(count(database, "PRAGMA page_size")).isEqualTo(4_096);
+            assertThat(count(database, "SELECT count(*) FROM request_log")).isZero();
         }
     }
 
