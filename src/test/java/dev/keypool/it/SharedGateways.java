@@ -77,7 +77,12 @@ final class SharedGateways implements AutoCloseable {
     }
 
     GatewayInstance start(String name, String yaml) {
-        GatewayInstance instance = GatewayInstance.start(dir, name, yaml, clock);
+        return start(name, yaml, Map.of());
+    }
+
+    /** An instance with these settings of application.properties overridden. */
+    GatewayInstance start(String name, String yaml, Map<String, String> settings) {
+        GatewayInstance instance = GatewayInstance.start(dir, name, yaml, clock, settings);
         instances.add(instance);
         return instance;
     }
