@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -40,12 +39,7 @@ class NettyChunkSizeTest {
 
     @AfterEach
     void stop() throws InterruptedException {
-        if (gateway != null) {
-            gateway.destroy();
-            if (!gateway.waitFor(10, TimeUnit.SECONDS)) {
-                gateway.destroyForcibly();
-            }
-        }
+        GatewayProcess.stop(gateway);
         upstream.close();
     }
 

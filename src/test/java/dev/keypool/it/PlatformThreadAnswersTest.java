@@ -45,12 +45,7 @@ class PlatformThreadAnswersTest {
     @AfterEach
     void stop() throws InterruptedException {
         upstream.releaseAnswers();
-        if (gateway != null) {
-            gateway.destroy();
-            if (!gateway.waitFor(10, TimeUnit.SECONDS)) {
-                gateway.destroyForcibly();
-            }
-        }
+        GatewayProcess.stop(gateway);
         upstream.close();
     }
 

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.testing.FakeUpstream;
@@ -79,12 +78,7 @@ class PlatformThreadBurstTest {
 
     @AfterAll
     void stop() throws InterruptedException {
-        if (gateway != null) {
-            gateway.destroy();
-            if (!gateway.waitFor(10, TimeUnit.SECONDS)) {
-                gateway.destroyForcibly();
-            }
-        }
+        GatewayProcess.stop(gateway);
         upstream.close();
     }
 

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import dev.keypool.camel.KeyPoolApplication;
@@ -92,6 +93,20 @@ public final class GatewayProcess {
             }
         }
         throw new IllegalStateException("no JAVA_VERSION in " + javaHome.resolve("release"));
+    }
+
+    /**
+     * Stops a gateway started here as its operator would (SIGTERM: its routes drain, its state is written), and kills
+     * it when it has not ended within 10 s; nothing when it was never started.
+     */
+    public static void stop(Process gateway) throws InterruptedException {
+        if (gateway == null) {
+            return;
+        }
+        gateway.destroy();
+        if (!gateway.waitFor(10, TimeUnit.SECONDS)) {
+            gateway.destroyForcibly();
+        }
     }
 
     /**
