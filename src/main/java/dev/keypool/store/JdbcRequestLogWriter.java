@@ -33,7 +33,7 @@ public final class JdbcRequestLogWriter extends RequestLogWriter {
         try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
             int pending = 0;
             for (RequestLogRow row : rows) {
-                bind(insert, row);
+                bind(insert, 0, row);
                 insert.addBatch();
                 if (++pending == BATCH) {
                     insert.executeBatch();
@@ -52,30 +52,35 @@ public final class JdbcRequestLogWriter extends RequestLogWriter {
         }
     }
 
-    private static void bind(PreparedStatement insert, RequestLogRow row) throws SQLException {
-        insert.setLong(1, row.ts());
-        insert.setString(2, row.requestId());
-        insert.setString(3, row.source());
-        insert.setString(4, row.tenant());
-        insert.setString(5, row.api());
-        insert.setString(6, row.model());
-        insert.setString(7, row.servedModel());
-        insert.setString(8, row.channel());
-        insert.setString(9, row.keyFingerprint());
-        insert.setString(10, row.pool());
-        insert.setInt(11, row.attempts());
-        setInteger(insert, 12, row.fallbackLevel());
-        insert.setInt(13, row.status());
-        insert.setString(14, row.errorCode());
-        insert.setLong(15, row.promptTokens());
-        insert.setLong(16, row.completionTokens());
-        insert.setLong(17, row.cachedTokens());
-        insert.setLong(18, row.cacheWriteTokens());
-        insert.setDouble(19, row.costUsd());
-        insert.setLong(20, row.latencyMs());
-        setLong(insert, 21, row.ttfbMs());
-        insert.setString(22, row.requestBody());
-        insert.setString(23, row.answerBody());
+    /**
+     * The row's columns, in {@link RequestLogWriter#COLUMNS}' order, as the statement's parameters after
+     * {@code offset} (0 for a statement of one row; a statement of several rows binds each after the columns of those
+     * before it).
+     */
+    public static void bind(PreparedStatement insert, int offset, RequestLogRow row) throws SQLException {
+        insert.setLong(offset + 1, row.ts());
+        insert.setString(offset + 2, row.requestId());
+        insert.setString(offset + 3, row.source());
+        insert.setString(offset + 4, row.tenant());
+        insert.setString(offset + 5, row.api());
+        insert.setString(offset + 6, row.model());
+        insert.setString(offset + 7, row.servedModel());
+        insert.setString(offset + 8, row.channel());
+        insert.setString(offset + 9, row.keyFingerprint());
+        insert.setString(offset + 10, row.pool());
+        insert.setInt(offset + 11, row.attempts());
+        setInteger(insert, offset + 12, row.fallbackLevel());
+        insert.setInt(offset + 13, row.status());
+        insert.setString(offset + 14, row.errorCode());
+        insert.setLong(offset + 15, row.promptTokens());
+        insert.setLong(offset + 16, row.completionTokens());
+        insert.setLong(offset + 17, row.cachedTokens());
+        insert.setLong(offset + 18, row.cacheWriteTokens());
+        insert.setDouble(offset + 19, row.costUsd());
+        insert.setLong(offset + 20, row.latencyMs());
+        setLong(insert, offset + 21, row.ttfbMs());
+        insert.setString(offset + 22, row.requestBody());
+        insert.setString(offset + 23, row.answerBody());
     }
 
     private static void setInteger(PreparedStatement insert, int index, Integer value) throws SQLException {

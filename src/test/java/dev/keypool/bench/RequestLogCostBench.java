@@ -9,7 +9,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -337,38 +336,11 @@ class RequestLogCostBench {
                 + String.join(", ", Collections.nCopies(perStatement, values)))) {
             for (int start = 0; start < rows.size(); start += perStatement) {
                 for (int k = 0; k < perStatement; k++) {
-                    bind(insert, k * WIDTH, rows.get(start + k));
+                    JdbcRequestLogWriter.bind(insert, k * WIDTH, rows.get(start + k));
                 }
                 insert.executeUpdate();
             }
         }
-    }
-
-    /** The row's columns as the parameters after {@code offset}: typed setters by position, as the current writer's. */
-    private static void bind(PreparedStatement insert, int offset, RequestLogRow row) throws SQLException {
-        insert.setLong(offset + 1, row.ts());
-        insert.setString(offset + 2, row.requestId());
-        insert.setString(offset + 3, row.source());
-        insert.setString(offset + 4, row.tenant());
-        insert.setString(offset + 5, row.api());
-        insert.setString(offset + 6, row.model());
-        insert.setString(offset + 7, row.servedModel());
-        insert.setString(offset + 8, row.channel());
-        insert.setString(offset + 9, row.keyFingerprint());
-        insert.setString(offset + 10, row.pool());
-        insert.setInt(offset + 11, row.attempts());
-        insert.setObject(offset + 12, row.fallbackLevel(), Types.INTEGER);
-        insert.setInt(offset + 13, row.status());
-        insert.setString(offset + 14, row.errorCode());
-        insert.setLong(offset + 15, row.promptTokens());
-        insert.setLong(offset + 16, row.completionTokens());
-        insert.setLong(offset + 17, row.cachedTokens());
-        insert.setLong(offset + 18, row.cacheWriteTokens());
-        insert.setDouble(offset + 19, row.costUsd());
-        insert.setLong(offset + 20, row.latencyMs());
-        insert.setObject(offset + 21, row.ttfbMs(), Types.BIGINT);
-        insert.setString(offset + 22, row.requestBody());
-        insert.setString(offset + 23, row.answerBody());
     }
 
     /** CPU ticks (1/100 s) of a process and its descendants, their reaped children's included, from /proc. */
