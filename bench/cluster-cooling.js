@@ -12,10 +12,7 @@
 
 const http = require('http');
 
-function arg(name, def) {
-  const i = process.argv.indexOf('--' + name);
-  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : def;
-}
+const { arg } = require('./args');
 const A = arg('a'), B = arg('b'), TOKEN = arg('token'), MODEL = arg('model'), CHANNEL = arg('channel'), KEY = arg('key');
 const SAMPLES = parseInt(arg('samples', '50'), 10);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });

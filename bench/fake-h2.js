@@ -14,11 +14,7 @@
 const http2 = require('http2');
 const fs = require('fs');
 
-const args = process.argv.slice(2);
-const arg = (name, fallback) => {
-  const i = args.indexOf('--' + name);
-  return i >= 0 ? args[i + 1] : fallback;
-};
+const { arg } = require('./args');
 const port = Number(arg('port', 9101));
 let latencyMs = Number(arg('latency-ms', 0));
 const streams = Number(arg('streams', 100));

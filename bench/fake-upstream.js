@@ -37,12 +37,7 @@
 
 const http = require('http');
 
-function arg(name, def) {
-  const i = process.argv.indexOf('--' + name);
-  if (i >= 0 && i + 1 < process.argv.length) return process.argv[i + 1];
-  const eq = process.argv.find(a => a.startsWith('--' + name + '='));
-  return eq ? eq.slice(name.length + 3) : def;
-}
+const { arg } = require('./args');
 
 const port = parseInt(arg('port', '9101'), 10);
 const host = arg('host', '127.0.0.1');

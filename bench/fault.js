@@ -22,10 +22,7 @@
 const http = require('http');
 const fs = require('fs');
 
-function arg(name, def) {
-  const i = process.argv.indexOf('--' + name);
-  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : def;
-}
+const { arg } = require('./args');
 
 const gateway = new URL(arg('gateway', 'http://127.0.0.1:18080'));
 const primary = new URL(arg('primary', 'http://127.0.0.1:9101'));

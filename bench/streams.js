@@ -17,10 +17,7 @@
 const http = require('http');
 const fs = require('fs');
 
-function arg(name, def) {
-  const i = process.argv.indexOf('--' + name);
-  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : def;
-}
+const { arg } = require('./args');
 
 const url = new URL(arg('url', 'http://127.0.0.1:18080/v1/chat/completions'));
 const streams = parseInt(arg('streams', '64'), 10);

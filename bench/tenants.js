@@ -25,15 +25,7 @@
 const http = require('http');
 const fs = require('fs');
 
-function arg(name, def) {
-  const i = process.argv.indexOf('--' + name);
-  return i >= 0 && i + 1 < process.argv.length ? process.argv[i + 1] : def;
-}
-function args(name) {
-  const out = [];
-  process.argv.forEach((a, i) => { if (a === '--' + name && i + 1 < process.argv.length) out.push(process.argv[i + 1]); });
-  return out;
-}
+const { arg, args } = require('./args');
 function pct(sorted, p) {
   if (!sorted.length) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p / 100))];

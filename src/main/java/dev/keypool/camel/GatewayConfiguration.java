@@ -19,7 +19,6 @@ import dev.keypool.config.GatewayConfig;
 import dev.keypool.config.TenantConfig;
 import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.redis.RedisLink;
-import dev.keypool.store.Database;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
@@ -70,8 +69,6 @@ public class GatewayConfiguration implements CamelConfiguration {
         ConfigLoader loader = new ConfigLoader(ConfigLoader.variables(settings, System::getenv))
                 .adjusting(http ? DemoOverTls.onListener(context) : UnaryOperator.identity());
         GatewayConfig config = loader.load(file);
-        // SQLite's native library loads beside Vert.x, the channels and the tenants, before the database needs it
-        Database.loadSqliteEarly(config.database().postgres());
         Clock clock = context.getRegistry().findSingleByType(Clock.class);
         if (clock == null) {
             clock = Clock.systemUTC();

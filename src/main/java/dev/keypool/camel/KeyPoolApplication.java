@@ -40,9 +40,10 @@ public final class KeyPoolApplication {
 
     /**
      * A Camel Main of the gateway: {@link GatewayConfiguration} and {@link #ROUTE_BUILDERS}, the YAML routes of
-     * {@code camel.main.routes-include-pattern}. Before it loads the YAML routes, Camel Main parses every file once
-     * more to look for modelines (Camel JBang's comments that name dependencies) and beans; KeyPool has no modelines, and
-     * its YAML beans are bound when their file is loaded, so that first parse is left out.
+     * {@code camel.main.routes-include-pattern}, stopped by {@link PromptShutdown}. Before it loads the YAML routes,
+     * Camel Main parses every file once more to look for modelines (Camel JBang's comments that name dependencies) and
+     * beans; KeyPool has no modelines, and its YAML beans are bound when their file is loaded, so that first parse is
+     * left out.
      */
     public static Main newMain() {
         Main main = new Main() {
@@ -51,6 +52,8 @@ public final class KeyPoolApplication {
                 // no modelines: the routes are parsed once, when loaded
             }
         };
+        // Camel Main takes its stop strategy from the registry: one that stops as soon as nothing is in flight
+        main.bind("shutdownStrategy", new PromptShutdown());
         main.configure().addConfiguration(GatewayConfiguration.class);
         main.configure().addRoutesBuilder(ROUTE_BUILDERS.toArray(Class<?>[]::new));
         return main;

@@ -30,7 +30,9 @@ final class ServerBeans {
 
     /**
      * One Vert.x for the HTTP server (platform-http) and the provider calls (vertx-http): both take the registry's, so
-     * the calls share the server's epoll event loops; closed when the context stops.
+     * the calls share the server's epoll event loops; closed once the context has stopped: platform-http closes its
+     * server when the context stops its services, and a Vert.x closed before that (a service stopped earlier) had
+     * its event loops gone when the server's close handed its outcome to one, a stack trace at every stop.
      *
      * @return the requests the server's workers can be working on at once ({@link RequestThreads}): a bound of the
      *         in-flight limit
@@ -40,7 +42,7 @@ final class ServerBeans {
         int spare = Wiring.intSetting(context, "keypool.spare-worker-threads");
         Vertx vertx = Vertx.vertx(vertxOptions(workers + spare));
         context.getRegistry().bind("vertx", vertx);
-        Wiring.closeOnStop(context, () -> vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS));
+        Wiring.closeAfterStop(context, () -> vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS));
         return RequestThreads.requestsHeld(workers);
     }
 

@@ -5,6 +5,7 @@ import java.util.function.Function;
 
 import org.apache.camel.CamelContext;
 import org.apache.camel.StartupListener;
+import org.apache.camel.support.LifecycleStrategySupport;
 import org.apache.camel.support.service.ServiceSupport;
 import org.apache.camel.util.function.ThrowingRunnable;
 
@@ -53,9 +54,27 @@ final class Wiring {
         }
     }
 
-    /** Something to close when the context stops (the Vert.x of the HTTP server and the calls, the Redis connections). */
+    /** Something to close when the context stops (the Redis connections). */
     static void closeOnStop(CamelContext context, ThrowingRunnable<Exception> close) {
         addService(context, new OnStop(close));
+    }
+
+    /**
+     * Something to close once the context has stopped every route, component and service: what they use until their
+     * own stop (the Vert.x of the HTTP server and the provider calls). A service of the context would be stopped among
+     * the others, before some that still need it.
+     */
+    static void closeAfterStop(CamelContext context, ThrowingRunnable<Exception> close) {
+        context.addLifecycleStrategy(new LifecycleStrategySupport() {
+            @Override
+            public void onContextStopped(CamelContext stopped) {
+                try {
+                    close.run();
+                } catch (Exception e) {
+                    throw new IllegalStateException("cannot close after the stop of " + stopped.getName(), e);
+                }
+            }
+        });
     }
 
     static void addStartupListener(CamelContext context, StartupListener listener) {

@@ -8,7 +8,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 
 import javax.sql.DataSource;
 
@@ -16,7 +15,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.keypool.config.DatabaseConfig;
 import org.flywaydb.core.Flyway;
-import org.sqlite.SQLiteJDBCLoader;
 
 /**
  * The control plane's store: SQLite in {@code state.dir} (a file an operator can open with {@code sqlite3}), or the
@@ -42,35 +40,6 @@ public final class Database implements AutoCloseable {
         this.dataSource = dataSource;
         this.kind = kind;
         this.migrated = migrated;
-    }
-
-    /**
-     * Starts loading SQLite's native library on a thread of its own when the store is SQLite, so that the pool's first
-     * connection finds it loaded. sqlite-jdbc writes the library from its jar into a new file in the temporary
-     * directory at every start and compares the two byte by byte, cold code that kept a start's main thread waiting
-     * for its first connection (bench/README.md, "Cold start"); begun while the rest of the gateway binds, it runs
-     * beside that work on the second core.
-     *
-     * @return done once the library is loaded, or failed (the pool's first connection tries again and says why); done
-     *         at once for PostgreSQL
-     */
-    public static CompletableFuture<Void> loadSqliteEarly(Optional<DatabaseConfig.Postgres> postgres) {
-        CompletableFuture<Void> loaded = new CompletableFuture<>();
-        if (postgres.isPresent()) {
-            loaded.complete(null);
-            return loaded;
-        }
-        Thread loader = new Thread(() -> {
-            try {
-                SQLiteJDBCLoader.initialize();
-                loaded.complete(null);
-            } catch (Exception | LinkageError e) {
-                loaded.completeExceptionally(e);
-            }
-        }, "keypool-sqlite-load");
-        loader.setDaemon(true);
-        loader.start();
-        return loaded;
     }
 
     /**

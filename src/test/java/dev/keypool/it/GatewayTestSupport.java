@@ -18,13 +18,13 @@ import java.util.Properties;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.camel.KeyPoolApplication;
+import dev.keypool.camel.PromptShutdown;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.FreePorts;
 import dev.keypool.testing.LogCapture;
 import dev.keypool.testing.MutableClock;
-import dev.keypool.testing.PromptShutdown;
 import dev.keypool.testing.StateDirs;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.Registry;
@@ -80,7 +80,7 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
     protected Registry createCamelRegistry() throws Exception {
         Registry registry = new DefaultRegistry();
         registry.bind("clock", java.time.Clock.class, clock);
-        // Camel Main takes its stop strategy from the registry: one that does not pause a second for a timer route's run
+        // Camel Main takes its stop strategy from the registry: the shipped gateway's (KeyPoolApplication.newMain)
         registry.bind("shutdownStrategy", ShutdownStrategy.class, new PromptShutdown());
         return registry;
     }

@@ -60,6 +60,14 @@ class Http2ChannelsTest extends GatewayTestSupport {
                     models: [h2-model]
                     keys:
                       - key: sk-h2
+                  - name: h2-refusing
+                    baseUrl: %1$s
+                    caFile: %2$s
+                    models: [h2-refusing-model]
+                    strategy: round-robin
+                    keys:
+                      - key: sk-h2-refused
+                      - key: sk-h2-served
                   - name: h1
                     baseUrl: %1$s
                     caFile: %2$s
@@ -153,6 +161,22 @@ class Http2ChannelsTest extends GatewayTestSupport {
     }
 
     @Test
+    void should_retry_a_call_whose_stream_the_provider_refuses_on_another_key_over_the_same_connection() throws Exception {
+        post("/v1/chat/completions", chatBody("h2-model", false));
+        int connections = tls.connectionsOpened();
+        tls.refuseStreams("sk-h2-refused");
+
+        // round robin: one of the two requests tries the refused key first
+        for (int i = 0; i < 2; i++) {
+            HttpResponse<String> answer = post("/v1/chat/completions", chatBody("h2-refusing-model", false));
+            assertThat(answer.statusCode()).isEqualTo(200);
+            assertThat(answer.headers().firstValue("X-KeyPool-Key")).contains(Fingerprint.of("sk-h2-served"));
+        }
+        assertThat(tls.streamsRefused()).isEqualTo(1);
+        assertThat(tls.connectionsOpened()).as("the refusal ended its stream, not the connection").isEqualTo(connections);
+    }
+
+    @Test
     void should_probe_the_keys_the_way_their_channel_calls() throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create(url("/admin/probe"))).timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Bearer admin-secret").POST(HttpRequest.BodyPublishers.noBody()).build();
@@ -161,8 +185,9 @@ class Http2ChannelsTest extends GatewayTestSupport {
 
         assertThat(response.statusCode()).isEqualTo(200);
         JsonNode probes = JSON.readTree(response.body()).path("probes");
-        assertThat(probes).hasSize(2).allSatisfy(probe -> assertThat(probe.path("outcome").asText()).isEqualTo("ok"));
-        assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isEqualTo(1);
+        // a key each of h2 and h1, two of h2-refusing (over h2)
+        assertThat(probes).hasSize(4).allSatisfy(probe -> assertThat(probe.path("outcome").asText()).isEqualTo("ok"));
+        assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isEqualTo(3);
         assertThat(tls.requestsOver(HttpVersion.HTTP_1_1)).isEqualTo(1);
     }
 }

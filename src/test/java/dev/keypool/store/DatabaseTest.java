@@ -6,14 +6,9 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-
-import dev.keypool.config.DatabaseConfig;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.sqlite.SQLiteJDBCLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,20 +17,6 @@ class DatabaseTest {
 
     @TempDir
     Path stateDir;
-
-    @Test
-    void should_load_sqlites_native_library_on_a_thread_of_its_own_for_a_sqlite_store_only() throws Exception {
-        Thread caller = Thread.currentThread();
-        CompletableFuture<String> loadedOn = Database.loadSqliteEarly(Optional.empty())
-                .thenApply(ignored -> Thread.currentThread().getName());
-        // read on the loader's thread, or on the caller's when the loader was done before thenApply
-        assertThat(loadedOn.get(60, TimeUnit.SECONDS)).isIn("keypool-sqlite-load", caller.getName());
-        assertThat(SQLiteJDBCLoader.isNativeMode()).isTrue();
-
-        CompletableFuture<Void> postgres = Database.loadSqliteEarly(
-                Optional.of(new DatabaseConfig.Postgres("jdbc:postgresql://127.0.0.1:1/keypool", "keypool", "secret")));
-        assertThat(postgres).isDone();
-    }
 
     @Test
     void should_create_the_schema_in_state_dir_and_keep_it_across_starts() throws Exception {

@@ -47,6 +47,8 @@ public final class FakeUpstream implements AutoCloseable {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** HTTP/2's error code of a stream refused before it was processed. */
+    private static final long REFUSED_STREAM = 0x7;
     private static final Behaviour OK = new Behaviour(200, null, null, 0, false);
 
     private final Vertx vertx = Vertx.vertx();
@@ -54,6 +56,8 @@ public final class FakeUpstream implements AutoCloseable {
     private final Map<String, Behaviour> behaviours = new ConcurrentHashMap<>();
     private final Map<String, RpmLimit> rpmLimits = new ConcurrentHashMap<>();
     private final AtomicInteger refusedByLimit = new AtomicInteger();
+    private final java.util.Set<String> refusingStreams = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger streamsRefused = new AtomicInteger();
     private final Map<String, AtomicInteger> hits = new ConcurrentHashMap<>();
     private final List<Received> received = new CopyOnWriteArrayList<>();
     private final AtomicLong ids = new AtomicLong();
@@ -87,7 +91,10 @@ public final class FakeUpstream implements AutoCloseable {
                 .setKeyCertOptions(new PfxOptions().setPath(certificate.keyStore().toString())
                         .setPassword(certificate.password()))
                 // a burst's connections open at once, their handshakes slow in a loaded test JVM: the gateway bounds them
-                .setSslHandshakeTimeout(2).setSslHandshakeTimeoutUnit(TimeUnit.MINUTES);
+                .setSslHandshakeTimeout(2).setSslHandshakeTimeoutUnit(TimeUnit.MINUTES)
+                // a provider refusing streams (refuseStreams) sends as many resets as it is asked to: Vert.x's server
+                // closes a connection that sends or receives 200 in 30 s (Netty's rapid-reset guard)
+                .setHttp2RstFloodMaxRstFramePerWindow(Integer.MAX_VALUE);
         tls.getInitialSettings().setMaxConcurrentStreams(streamsPerConnection);
         return new FakeUpstream(tls, "https");
     }
@@ -156,6 +163,20 @@ public final class FakeUpstream implements AutoCloseable {
         return this;
     }
 
+    /**
+     * Over HTTP/2, calls with this key are reset with REFUSED_STREAM, as a provider does with a stream over its limit or
+     * while it sheds load (RFC 9113 §8.7: the call was not processed); the connection carries on.
+     */
+    public FakeUpstream refuseStreams(String key) {
+        refusingStreams.add(key);
+        return this;
+    }
+
+    /** Streams reset by {@link #refuseStreams}. */
+    public int streamsRefused() {
+        return streamsRefused.get();
+    }
+
     /** A stream answered with this key closes the connection after {@code events} content events. */
     public FakeUpstream cutStreamAfter(String key, int events) {
         behaviours.put(key, new Behaviour(200, null, null, 0, false, events));
@@ -181,6 +202,7 @@ public final class FakeUpstream implements AutoCloseable {
     public FakeUpstream healthy(String key) {
         behaviours.remove(key);
         abusive.remove(key);
+        refusingStreams.remove(key);
         return this;
     }
 
@@ -324,6 +346,8 @@ public final class FakeUpstream implements AutoCloseable {
     public synchronized void restore() {
         behaviours.clear();
         abusive.clear();
+        refusingStreams.clear();
+        streamsRefused.set(0);
         rpmLimits.clear();
         refusedByLimit.set(0);
         defaultDelayMs = 0;
@@ -431,6 +455,11 @@ public final class FakeUpstream implements AutoCloseable {
             if (keepRequests) {
                 received.add(new Received(key, request.path(), MultiMap.caseInsensitiveMultiMap().addAll(request.headers()),
                         buffer.toString(), buffer.getBytes(), request.query()));
+            }
+            if (refusingStreams.contains(key) && request.version() == HttpVersion.HTTP_2) {
+                streamsRefused.incrementAndGet();
+                request.response().reset(REFUSED_STREAM);
+                return;
             }
             if (azureApiVersion != null && refusedAsAzure(request)) {
                 return;

@@ -68,8 +68,6 @@ public final class GatewayInstance implements AutoCloseable {
             int port = freePort();
             Main main = KeyPoolApplication.newMain();
             main.bind("clock", clock);
-            // a stop that does not pause a second for a timer route's run (as GatewayTestSupport)
-            main.bind("shutdownStrategy", new PromptShutdown());
             beans.forEach(main::bind);
             main.setPropertyPlaceholderLocations("file:application.properties");
             main.addOverrideProperty("camel.main.name", "keypool-" + name);

@@ -1,5 +1,6 @@
 package dev.keypool.testing;
 
+import dev.keypool.camel.PromptShutdown;
 import org.apache.camel.CamelContext;
 import org.apache.camel.StartupSummaryLevel;
 import org.apache.camel.impl.DefaultCamelContext;
@@ -10,7 +11,7 @@ import org.apache.camel.impl.DefaultCamelContext;
  * the class path a plain context registers one for every route, processor and service, about half of a boot's CPU,
  * GatewayBootBench), without Camel's listing of every route started and stopped, which no test reads, and with the
  * short queue polls of {@code GatewayTestSupport} (a stop waits for each idle queue consumer's poll in turn), and a
- * stop that does not pause a second for a timer route's run ({@link PromptShutdown}).
+ * stop that does not pause a second for what is in flight ({@link PromptShutdown}, as the gateway's own).
  */
 public final class HostContexts {
 

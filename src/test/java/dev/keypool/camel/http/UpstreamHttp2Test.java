@@ -15,6 +15,7 @@ import dev.keypool.config.ProviderConfig.Http2;
 import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.TestCertificate;
 import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.StreamResetException;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ProducerTemplate;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.apache.camel.builder.Builder.constant;
+import static org.apache.camel.builder.Builder.simple;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -70,6 +72,12 @@ class UpstreamHttp2Test {
                     // the whole URL as the endpoint, as routes/upstream.camel.yaml has it
                     .toD().allowOptimisedComponents(false)
                     .uri("vertx-http:${header.url}?httpMethod=POST&http2=${header.http2}&caFile=${header.ca}");
+            // with the key of the exchange's header
+            routes.from("direct:keyed")
+                    .setHeader("Authorization", simple("Bearer ${header.key}"))
+                    .setHeader(Exchange.CONTENT_TYPE, constant("application/json"))
+                    .toD().allowOptimisedComponents(false)
+                    .uri("vertx-http:${header.url}?httpMethod=POST&http2=auto&caFile=${header.ca}");
             // with the channel's timeouts, as routes/upstream.camel.yaml sets them
             routes.from("direct:timed")
                     .setHeader("Authorization", constant("Bearer key-1"))
@@ -252,5 +260,37 @@ class UpstreamHttp2Test {
         assertThat(call(tls.baseUrl() + "/chat/completions", "auto", ca).getException()).isNull();
         assertThat(tls.connectionsOpened()).as("the reset ended one stream, not the connection").isEqualTo(opened);
         assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isEqualTo(3);
+    }
+
+    @Test
+    void should_keep_the_connection_and_its_other_calls_when_the_provider_refuses_hundreds_of_streams() throws Exception {
+        assertThat(call(tls.baseUrl() + "/chat/completions", "auto", ca).getException()).isNull();
+        int opened = tls.connectionsOpened();
+        tls.holdAnswers().refuseStreams("key-refused");
+        CompletableFuture<Exchange> held = keyed("key-held");
+        await().atMost(10, TimeUnit.SECONDS).until(() -> tls.heldAnswers() == 1);
+
+        // more refusals on the held call's connection than Netty's rapid-reset guard lets a server receive in 30 s (200)
+        for (int i = 0; i < 250; i++) {
+            Exchange refused = keyed("key-refused").get(10, TimeUnit.SECONDS);
+            assertThat(refused.getException()).as("refused call %d", i).isInstanceOf(StreamResetException.class);
+            assertThat(((StreamResetException) refused.getException()).getCode()).isEqualTo(0x7);
+        }
+        tls.releaseAnswers();
+
+        Exchange answered = held.get(10, TimeUnit.SECONDS);
+        assertThat(answered.getException()).as("the held call on the connection the refusals came over").isNull();
+        assertThat(answered.getMessage().getBody(String.class)).contains("chat.completion");
+        assertThat(tls.streamsRefused()).isEqualTo(250);
+        assertThat(tls.connectionsOpened()).as("the refusals ended their streams, not the connection").isEqualTo(opened);
+    }
+
+    private CompletableFuture<Exchange> keyed(String key) {
+        return template.asyncSend("direct:keyed", e -> {
+            e.getMessage().setHeader("key", key);
+            e.getMessage().setHeader("url", tls.baseUrl() + "/chat/completions");
+            e.getMessage().setHeader("ca", ca);
+            e.getMessage().setBody(CHAT);
+        });
     }
 }
