@@ -52,7 +52,7 @@ class RequestBodyEdgeTest extends GatewayTestSupport {
     /**
      * Vert.x Web tries a request's path against each route in turn: the API's own paths are tried before the admin,
      * fault and batch routes, which start first, so that an LLM call is matched without their paths compared and their
-     * path parameters' patterns run.
+     * path parameters' patterns run; chat completions first of all.
      */
     @Test
     void should_try_the_apis_own_paths_before_the_other_routes() throws Exception {
@@ -64,6 +64,7 @@ class RequestBodyEdgeTest extends GatewayTestSupport {
         assertThat(paths.subList(0, lastApi + 1)).as("the routes up to the API's last").allMatch(path -> path.startsWith("/v1/"))
                 .noneMatch(path -> path.contains(":"));
         assertThat(paths.indexOf("/v1/chat/completions")).isLessThan(paths.indexOf("/admin/status"));
+        assertThat(paths.get(0)).as("chat completions, tried before every other path").isEqualTo("/v1/chat/completions");
         assertThat(chatAs(TOKEN, "gpt-test").statusCode()).isEqualTo(200);
     }
 
