@@ -5,12 +5,16 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Properties;
 
+import dev.keypool.camel.http.RememberedHeaderFilter;
 import io.vertx.ext.web.Route;
+import org.apache.camel.component.platform.http.PlatformHttpComponent;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.apache.camel.component.vertx.http.VertxHttpComponent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -66,6 +70,22 @@ class RequestBodyEdgeTest extends GatewayTestSupport {
         assertThat(paths.indexOf("/v1/chat/completions")).isLessThan(paths.indexOf("/admin/status"));
         assertThat(paths.get(0)).as("chat completions, tried before every other path").isEqualTo("/v1/chat/completions");
         assertThat(chatAs(TOKEN, "gpt-test").statusCode()).isEqualTo(200);
+    }
+
+    /** The HTTP components filter headers as Camel's own filters do, their answer per header name remembered. */
+    @Test
+    void should_filter_headers_with_camels_filters_remembered_per_name() throws Exception {
+        assertThat(context.getComponent("platform-http", PlatformHttpComponent.class).getHeaderFilterStrategy())
+                .isInstanceOf(RememberedHeaderFilter.class);
+        assertThat(context.getComponent("vertx-http", VertxHttpComponent.class).getHeaderFilterStrategy())
+                .isInstanceOf(RememberedHeaderFilter.class);
+
+        HttpResponse<String> answer = chatAs(TOKEN, "gpt-test");
+
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.headers().map().keySet()).noneMatch(name -> name.regionMatches(true, 0, "Camel", 0, 5));
+        assertThat(upstream.received().get(upstream.received().size() - 1).headers().names())
+                .noneMatch(name -> name.regionMatches(true, 0, "Camel", 0, 5));
     }
 
     @Test
