@@ -39,10 +39,11 @@ final class ReusedEndpoints implements Expression {
 
     /**
      * Camel's {@code toD} processor again, its expression answering endpoints; or Camel's as it is when Camel may
-     * optimise its URI itself (a component's {@code SendDynamicAware}, which needs the URI).
+     * optimise its URI itself (a component's {@code SendDynamicAware}, which needs the URI), or when the step makes a
+     * new endpoint for every exchange ({@code cacheSize} below 0: a prototype endpoint, stopped after its send).
      */
     static SendDynamicProcessor around(SendDynamicProcessor camels) {
-        if (camels.getUri() != null && camels.isAllowOptimisedComponents()
+        if (camels.getCacheSize() < 0 || camels.getUri() != null && camels.isAllowOptimisedComponents()
                 && ExchangeHelper.resolveScheme(camels.getUri()) != null) {
             return camels;
         }

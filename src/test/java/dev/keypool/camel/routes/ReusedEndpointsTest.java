@@ -35,6 +35,7 @@ class ReusedEndpointsTest {
             routes.from("direct:walk").routeId("walk").toD("${header.next}").id("hop");
             routes.from("direct:call").routeId("call")
                     .toD("direct:${header.next}").id("optimisable");
+            routes.from("direct:prototype").routeId("prototype").toD("${header.next}", -1).id("prototypes");
             routes.from("direct:a").routeId("a").setBody(routes.constant("from a"));
             routes.from("direct:b").routeId("b").setBody(routes.constant("from b"));
         });
@@ -82,6 +83,14 @@ class ReusedEndpointsTest {
 
         assertThat(optimisable).isNotInstanceOf(ReusedEndpoints.class);
         assertThat(producer.requestBodyAndHeader("direct:call", "", "next", "b")).isEqualTo("from b");
+    }
+
+    @Test
+    void should_leave_to_camel_a_step_that_makes_an_endpoint_for_every_exchange() {
+        Expression prototypes = ((SendDynamicProcessor) context.getProcessor("prototypes")).getExpression();
+
+        assertThat(prototypes).isNotInstanceOf(ReusedEndpoints.class);
+        assertThat(producer.requestBodyAndHeader("direct:prototype", "", "next", "direct:b")).isEqualTo("from b");
     }
 
     private Exchange exchangeTo(String uri) {
