@@ -112,8 +112,8 @@ public final class ChannelCircuitBreaker extends AsyncProcessorSupport implement
      * provider call's headers, the key's among them, and its body), and Camel's record of the failure (where it
      * happened, and that its error handler handled it, which would stop the next channel's error handler from retrying).
      * Camel's breaker runs its body on a copy of the exchange instead, and copies the results back on success: a copy of
-     * every property and header per visit, and their put-back (3 % of the gateway's CPU samples and 4.7 % of the bytes
-     * a request allocated at 64 connections, async-profiler through bench/builds.sh). The properties a failed body set
+     * every property and header per visit, and their put-back (1.8–2.6 % of the gateway's CPU samples and 4.4–4.7 % of
+     * the bytes a request allocated at 64 connections, async-profiler through bench/builds.sh). The properties a failed body set
      * stay: the request's state is its {@code GatewayRequest}, and each visit sets what it reads.
      */
     private static final class Visit {

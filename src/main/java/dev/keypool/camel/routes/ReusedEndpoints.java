@@ -17,10 +17,10 @@ import org.apache.camel.support.service.BaseService;
  * each URI is resolved by Camel once and its endpoint reused. Given a URI, Camel's {@code toD} parses and normalises
  * it on every exchange (its options sorted, each part re-encoded) to find the endpoint it resolved the first time;
  * given the endpoint it sends to it at once. The request path has two such steps, the fallback walk's hop to the
- * channel route and the provider call, whose URIs take a few values per channel: their normalising was 1.8 % of the
- * gateway's CPU at 64 connections and 5 % of the bytes a request allocated (async-profiler's itimer and alloc events,
- * bench/builds.sh). What is sent, and where, is the same: the URI still comes from the route's own expression, with
- * its options in the route.
+ * channel route and the provider call, whose URIs take a few values per channel: their normalising was 1.0–1.8 % of
+ * the gateway's CPU samples at 64 connections and 5 % of the bytes a request allocated (async-profiler's itimer and
+ * alloc events, bench/builds.sh). What is sent, and where, is the same: the URI still comes from the route's own
+ * expression, with its options in the route.
  *
  * <p>At most {@link #MAX_URIS} URIs are remembered per step; beyond them a URI goes through Camel's lookup as before. An
  * endpoint Camel stopped meanwhile (its route removed, its registry full) is resolved again.
