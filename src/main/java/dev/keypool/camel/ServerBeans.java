@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.keypool.camel.http.GatewayHttpEngine;
 import dev.keypool.camel.http.Http2OverTls;
+import dev.keypool.camel.http.RememberedHeaderFilter;
 import dev.keypool.camel.http.RequestEdge;
 import dev.keypool.camel.http.RequestThreads;
 import dev.keypool.camel.http.UnmatchedRequests;
@@ -18,9 +19,11 @@ import io.vertx.core.VertxOptions;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Ordered;
 import org.apache.camel.StartupListener;
+import org.apache.camel.component.platform.http.PlatformHttpComponent;
 import org.apache.camel.component.platform.http.PlatformHttpConstants;
 import org.apache.camel.component.platform.http.spi.PlatformHttpEngine;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.apache.camel.http.base.HttpHeaderFilterStrategy;
 
 /** The HTTP server: its Vert.x and workers, and the handlers of its edge, when KeyPool answers HTTP itself. */
 final class ServerBeans {
@@ -52,6 +55,9 @@ final class ServerBeans {
         boolean reload = Wiring.flag(context, "camel.main.routes-reload-enabled");
         context.getRegistry().bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, PlatformHttpEngine.class,
                 new GatewayHttpEngine(reload));
+        // platform-http's own filter (each endpoint's default), its answer per header name remembered
+        context.getComponent("platform-http", PlatformHttpComponent.class)
+                .setHeaderFilterStrategy(new RememberedHeaderFilter(new HttpHeaderFilterStrategy()));
         installRouterHandlers(context, gatewayResponses, reload, RequestEdge.fromSettings(context, gatewayResponses));
         Wiring.optionalSetting(context, "keypool.metrics.token")
                 .ifPresent(token -> MetricsGuard.protect(context, token, gatewayResponses));

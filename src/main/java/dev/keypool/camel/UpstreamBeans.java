@@ -1,9 +1,11 @@
 package dev.keypool.camel;
 
+import dev.keypool.camel.http.RememberedHeaderFilter;
 import dev.keypool.camel.http.UpstreamHttpComponent;
 import dev.keypool.camel.routes.ChannelBreakerFactory;
 import io.vertx.ext.web.client.WebClientOptions;
 import org.apache.camel.CamelContext;
+import org.apache.camel.component.vertx.http.VertxHttpHeaderFilterStrategy;
 import org.apache.camel.spi.ProcessorFactory;
 
 /** The provider calls (vertx-http, plain and streamed) and the channel routes' breaker step. */
@@ -34,6 +36,8 @@ final class UpstreamBeans {
         UpstreamHttpComponent component = new UpstreamHttpComponent(
                 context.getExecutorServiceManager().newCachedThreadPool(context, "UpstreamAnswers"), successOnEventLoop,
                 maxAnswerBytes, http2Connections, http2StreamWaitMs);
+        // vertx-http's own filter (each endpoint's default), its answer per header name remembered
+        component.setHeaderFilterStrategy(new RememberedHeaderFilter(new VertxHttpHeaderFilterStrategy()));
         component.setWebClientOptions(new WebClientOptions()
                 .setMaxPoolSize(connections)
                 // what camel-http does too (application.properties): no transparent decompression, no user agent

@@ -22,7 +22,7 @@ import dev.keypool.translate.Translation;
 /**
  * The state of one client request on its way through the channel chain. It is stored on the exchange before
  * any circuitBreaker runs and mutated in place, so what happens inside a breaker is still known after it fails:
- * the breaker runs its body on a copy of the exchange and copies nothing back when the body fails.
+ * a failed visit of a channel leaves the message as it was before the visit.
  */
 public final class GatewayRequest {
 

@@ -19,7 +19,7 @@ class FallbackWalkTest extends GatewayTestSupport {
 
     /**
      * Each test's own chain a -> [b, c], named after the test: a serves the test's model, b one of its own (b and c fall
-     * back to a), c takes the test's model as c-model.
+     * back to a), c takes the test's model as c-model and has two keys.
      */
     @Override
     protected String keypoolYaml() {
@@ -47,6 +47,7 @@ class FallbackWalkTest extends GatewayTestSupport {
                         fallback: [%1$s-a]
                         keys:
                           - key: sk-c-1
+                          - key: sk-c-2
                     """.formatted(test));
         }
         return yaml.toString();
@@ -85,6 +86,25 @@ class FallbackWalkTest extends GatewayTestSupport {
         // c serves the request under its own model name
         assertThat(upstream.received().get(1).body()).contains("\"model\":\"c-model\"");
         assertThat(logs.messages(Level.INFO)).contains("Request fell back " + a() + " -> " + c() + " (level 2): open");
+    }
+
+    /**
+     * A channel visited after one that failed retries on its other keys as the first channel would: a failed visit
+     * leaves no record of its failure having been handled, which would stop the next channel's retries.
+     */
+    @Test
+    void should_retry_on_another_key_of_the_channel_after_a_channel_that_failed() throws Exception {
+        channel(b()).breaker().forceOpen("test");
+        upstream.answer("sk-a-1", 500).answer("sk-c-1", 429, "60", null);
+
+        HttpResponse<String> r = chatChainModel();
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue("X-KeyPool-Channel")).contains(c());
+        assertThat(r.headers().firstValue("X-KeyPool-Attempts")).contains("3");
+        assertThat(upstream.hits("sk-a-1")).isEqualTo(1);
+        assertThat(upstream.hits("sk-c-1")).isEqualTo(1);
+        assertThat(upstream.hits("sk-c-2")).isEqualTo(1);
     }
 
     @Test

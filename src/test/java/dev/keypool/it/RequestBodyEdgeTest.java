@@ -5,12 +5,16 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Properties;
 
+import dev.keypool.camel.http.RememberedHeaderFilter;
 import io.vertx.ext.web.Route;
+import org.apache.camel.component.platform.http.PlatformHttpComponent;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.apache.camel.component.vertx.http.VertxHttpComponent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -52,7 +56,7 @@ class RequestBodyEdgeTest extends GatewayTestSupport {
     /**
      * Vert.x Web tries a request's path against each route in turn: the API's own paths are tried before the admin,
      * fault and batch routes, which start first, so that an LLM call is matched without their paths compared and their
-     * path parameters' patterns run.
+     * path parameters' patterns run; chat completions first of all.
      */
     @Test
     void should_try_the_apis_own_paths_before_the_other_routes() throws Exception {
@@ -64,7 +68,24 @@ class RequestBodyEdgeTest extends GatewayTestSupport {
         assertThat(paths.subList(0, lastApi + 1)).as("the routes up to the API's last").allMatch(path -> path.startsWith("/v1/"))
                 .noneMatch(path -> path.contains(":"));
         assertThat(paths.indexOf("/v1/chat/completions")).isLessThan(paths.indexOf("/admin/status"));
+        assertThat(paths.get(0)).as("chat completions, tried before every other path").isEqualTo("/v1/chat/completions");
         assertThat(chatAs(TOKEN, "gpt-test").statusCode()).isEqualTo(200);
+    }
+
+    /** The HTTP components filter headers as Camel's own filters do, their answer per header name remembered. */
+    @Test
+    void should_filter_headers_with_camels_filters_remembered_per_name() throws Exception {
+        assertThat(context.getComponent("platform-http", PlatformHttpComponent.class).getHeaderFilterStrategy())
+                .isInstanceOf(RememberedHeaderFilter.class);
+        assertThat(context.getComponent("vertx-http", VertxHttpComponent.class).getHeaderFilterStrategy())
+                .isInstanceOf(RememberedHeaderFilter.class);
+
+        HttpResponse<String> answer = chatAs(TOKEN, "gpt-test");
+
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.headers().map().keySet()).noneMatch(name -> name.regionMatches(true, 0, "Camel", 0, 5));
+        assertThat(upstream.received().get(upstream.received().size() - 1).headers().names())
+                .noneMatch(name -> name.regionMatches(true, 0, "Camel", 0, 5));
     }
 
     @Test

@@ -19,7 +19,7 @@ public final class ChannelOutcomes {
 
     /**
      * First step inside the breaker, once it admitted the visit: where and how long upstream-attempt calls the
-     * provider of this channel (set on the breaker's copy of the exchange, which is all that needs them).
+     * provider of this channel (set at each visit: a failed visit leaves them, and the next visit's replace them).
      */
     public void enter(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);

@@ -130,6 +130,9 @@ public final class Exchanges {
         exchange.setProperty(HTTP2, provider.http2().configName());
         if (provider.caFile() != null) {
             exchange.setProperty(CA_FILE, provider.caFile().toString());
+        } else {
+            // a channel visited before this one may have had one (a failed visit leaves its properties)
+            exchange.removeProperty(CA_FILE);
         }
     }
 }

@@ -10,7 +10,9 @@ import org.apache.camel.Processor;
 import org.apache.camel.Route;
 import org.apache.camel.model.BeanDefinition;
 import org.apache.camel.model.CircuitBreakerDefinition;
+import org.apache.camel.model.ToDynamicDefinition;
 import org.apache.camel.processor.DefaultProcessorFactory;
+import org.apache.camel.processor.SendDynamicProcessor;
 import org.apache.camel.reifier.ProcessorReifier;
 import org.apache.camel.support.CamelContextHelper;
 import org.apache.camel.support.PluginHelper;
@@ -18,7 +20,9 @@ import org.apache.camel.support.PluginHelper;
 /**
  * Makes the {@code circuitBreaker} steps whose {@code configuration} names a {@link ChannelBreaker} in the registry
  * (as the channel routes' {@code breaker-<channel>} does) into a {@link ChannelCircuitBreaker}, and the {@code bean}
- * steps that call a method of the exchange alone into an {@link ExchangeMethodStep}; every other step as Camel does.
+ * steps that call a method of the exchange alone into an {@link ExchangeMethodStep}, and gives the {@code toD} steps
+ * whose URI Camel does not optimise itself an expression that answers endpoints ({@link ReusedEndpoints}); every other
+ * step as Camel does.
  * The model/runtime split of camel-resilience4j's {@code ResilienceReifier} and processor, for the breaker KeyPool
  * decides with.
  */
@@ -41,6 +45,10 @@ public final class ChannelBreakerFactory extends DefaultProcessorFactory {
             if (breaker != null) {
                 return new Reifier(route, step, breaker).createProcessor();
             }
+        }
+        if (definition instanceof ToDynamicDefinition step) {
+            Processor camels = ProcessorReifier.reifier(route, step).createProcessor();
+            return camels instanceof SendDynamicProcessor send ? ReusedEndpoints.around(send) : camels;
         }
         if (definition instanceof BeanDefinition step) {
             ExchangeMethodStep direct = ExchangeMethodStep.of(route.getCamelContext(), step);
