@@ -16,13 +16,13 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePattern;
 import org.apache.camel.Processor;
-import org.apache.camel.model.ModelCamelContext;
-import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.component.platform.http.PlatformHttpEndpoint;
 import org.apache.camel.component.platform.http.spi.PlatformHttpConsumer;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpConsumer;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpEngine;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.apache.camel.model.ModelCamelContext;
+import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.spi.HeaderFilterStrategy;
 
 /**
@@ -101,7 +101,7 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
 
         private final boolean reloadSafe;
         private final boolean routeOnEventLoop;
-        /** Whether this consumer's route is an entry of the LLM APIs; known once the route exists. */
+        /** Whether this consumer's route is an entry of the LLM APIs; known once the route has started. */
         private volatile Boolean entry;
 
         Consumer(PlatformHttpEndpoint endpoint, Processor processor, GatewayHttpEngine engine) {
@@ -184,7 +184,10 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
                 RouteDefinition definition = camel.getRoutes().stream().filter(route -> route.getEndpoint() == getEndpoint())
                         .findFirst().map(route -> ((ModelCamelContext) camel).getRouteDefinition(route.getRouteId()))
                         .orElse(null);
-                known = definition != null && definition.getTemplateParameters() != null
+                if (definition == null) {
+                    return false;   // not started yet: asked again
+                }
+                known = definition.getTemplateParameters() != null
                         && definition.getTemplateParameters().containsKey(ENTRY_API_PARAMETER);
                 entry = known;
             }
