@@ -148,7 +148,12 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
                 }
                 // no handler on its completion: the route's end writes the answer, on whichever thread it ends
                 if (onEventLoop(request)) {
-                    route(exchange, request, eventLoop);
+                    if (reloadSafe) {
+                        // after the lifecycle lock, which this may still hold: the loop's next task, no thread woken
+                        eventLoop.runOnContext(v -> route(exchange, request, eventLoop));
+                    } else {
+                        route(exchange, request, eventLoop);
+                    }
                     return;
                 }
                 request.vertx().executeBlocking(() -> {
