@@ -30,12 +30,17 @@
 # profiled (CPU by setitimer, which needs no perf_events, every 1 ms; PROFILE_EVENT=alloc for allocations, wall for
 # the time threads wait too; PROFILE_OPTS=threads for a frame per thread) into
 # $OUT/profile-r<round>-<build>-<cell>.collapsed (collapsed stacks, for a flame graph or a diff); the profiler costs
-# CPU too. The same checkout may come twice under two names, with FLAGS_<name> (JVM flags, e.g.
+# CPU too. With THREADS_CELLS (of lat1-0 lat1-50 cpu64 cpu256) each measured run of those cells is also split by thread:
+# from /proc/<pid>/task/*/schedstat and status before and after it, each thread's wake-ups (voluntary context
+# switches), CPU time and time runnable but waiting for a CPU, per request, its Java name from jcmd Thread.print
+# (digits as #: the threads of one pool in one row), into $OUT/threads-<tag>.txt, and per build and cell the rounds'
+# medians at the end: which threads a request wakes, and which run meanwhile (timers).
+# The same checkout may come twice under two names, with FLAGS_<name> (JVM flags, e.g.
 # -Dcamel.main.jmx-enabled=false: system properties override application.properties) for one of them.
 #
 # Knobs: BUILDS (name=DIR[:CONFIG] or name=bare ..., CONFIG default DIR/bench/keypool-bench.yaml), FLAGS_<name>, ROUNDS=3
 #        CELLS="cpu256 cpu64 lat1" JIT_WARMUP=20 WARMUP=2 DURATION=10 CPU_CONNS=256 LATENCY_MS=50, PROFILER,
-#        PROFILE_CELLS (of cpu256 cpu64 lat1-0 lat1-50), PROFILE_EVENT, PROFILE_OPTS, BENCH_OUT, and those bench/lib.sh
+#        PROFILE_CELLS (of cpu256 cpu64 lat1-0 lat1-50), PROFILE_EVENT, PROFILE_OPTS, THREADS_CELLS, BENCH_OUT, and those bench/lib.sh
 #        reads (JAVA_HOME, KEYPOOL_JAVA_OPTS, AOT_CACHE, GW_PORT, PRIMARY_PORT, BACKUP_PORT, GW_CPUS, FAKE_CPUS)
 set -euo pipefail
 {
@@ -53,6 +58,7 @@ PROFILER=${PROFILER:-}
 PROFILE_CELLS=${PROFILE_CELLS:-cpu64 cpu256}
 PROFILE_EVENT=${PROFILE_EVENT:-itimer}
 PROFILE_OPTS=${PROFILE_OPTS:-}
+THREADS_CELLS=${THREADS_CELLS:-}
 CELLS=${CELLS:-cpu256 cpu64 lat1}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/builds-$(date +%Y%m%d-%H%M%S)}
 
@@ -88,20 +94,49 @@ cpu_proc() { awk '{print $14+$15}' "/proc/$1/stat"; }
 # The command goes in double quotes: unquoted, jcmd's parser takes "start,event" for an option's name and drops the rest.
 # (jcmd answers 0 even when the agent refused: its answer is kept in $OUT/profiler.txt)
 profile() { "${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$1" JVMTI.agent_load "$PROFILER" "\"$2\"" >> "$OUT/profiler.txt" 2>&1; }
+# thread_snap PID: "tid ns_on_cpu ns_runnable wake_ups" for each thread of PID (schedstat, voluntary switches)
+thread_snap() {
+  awk 'FNR == 1 { n = split(FILENAME, p, "/"); tid = p[n - 1] }
+       FILENAME ~ /schedstat$/ { run[tid] = $1; wait[tid] = $2 }
+       FILENAME ~ /status$/ && $1 == "voluntary_ctxt_switches:" { wake[tid] = $2 }
+       END { for (t in run) print t, run[t], wait[t], wake[t] + 0 }' /proc/"$1"/task/*/schedstat /proc/"$1"/task/*/status 2>/dev/null || true
+}
+# thread_split PID BEFORE REQUESTS TAG: each thread's share since BEFORE (thread_snap's), by Java name (digits as #),
+# per request, into $OUT/threads-TAG.txt: "name threads wake_ups/request cpu_us/request runnable_us/request"
+thread_split() {
+  local pid=$1 before=$2 reqs=$3 tag=$4
+  thread_snap "$pid" > "$OUT/threads-$tag.after"
+  "${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$pid" Thread.print 2>/dev/null \
+    | sed -n 's/^"\(.*\)" .* nid=\([0-9a-fx]*\) .*/\2 \1/p' > "$OUT/threads-$tag.names" || true
+  awk -v r="$reqs" 'function dec(h,  i, v) { v = 0; h = tolower(substr(h, 3))
+                                            for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+                                            return v }
+       FILENAME ~ /names$/ { id = $1; if (id ~ /^0x/) id = dec(id); $1 = ""; nm = substr($0, 2)
+                        gsub(/[0-9]+/, "#", nm); gsub(/ /, "_", nm); name[id] = nm; next }
+       FILENAME ~ /before$/ { run0[$1] = $2; wait0[$1] = $3; wake0[$1] = $4; next }
+       { g = ($1 in name) ? name[$1] : "(unnamed)"; dr = $2 - run0[$1]; dw = $3 - wait0[$1]; dk = $4 - wake0[$1]
+         if (dr <= 0 && dk <= 0) next
+         n[g]++; run[g] += dr; wait[g] += dw; wake[g] += dk }
+       END { if (r <= 0) exit
+             for (g in n) printf "%s %d %.2f %.1f %.1f\n", g, n[g], wake[g] / r, run[g] / r / 1000, wait[g] / r / 1000 }' \
+    "$OUT/threads-$tag.names" "$before" "$OUT/threads-$tag.after" | sort -k4,4nr > "$OUT/threads-$tag.txt"
+}
 # cell URL CONNS SECS TAG [PID [PROFILED]]: wrk at CONNS connections; prints "rps requests ticks errors box% p50_us
 # p99_us" (ticks: PID's CPU over the run, 0 without PID; box: the whole machine busy, % of all cores); PROFILED=1 runs
 # async-profiler over it
 cell() {
-  local url=$1 conns=$2 secs=$3 tag=$4 pid=${5:-} profiled=${6:-} t0 t1 g0=0 g1=0 line threads=2
+  local url=$1 conns=$2 secs=$3 tag=$4 pid=${5:-} profiled=${6:-} split=${7:-} t0 t1 g0=0 g1=0 line threads=2
   [ "$conns" -lt 2 ] && threads=1
   [ -n "$PROFILER" ] || profiled=""
   [ -z "$profiled" ] || profile "$pid" "start,event=$PROFILE_EVENT,interval=1ms${PROFILE_OPTS:+,$PROFILE_OPTS}"
+  [ -z "$split" ] || thread_snap "$pid" > "$OUT/threads-$tag.before"
   t0=$(cpu_total); [ -n "$pid" ] && g0=$(cpu_proc "$pid")
   wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
   t1=$(cpu_total); [ -n "$pid" ] && g1=$(cpu_proc "$pid")
   [ -z "$profiled" ] || profile "$pid" "stop,file=$OUT/profile-$tag.collapsed,collapsed"
   line=$(grep '^BENCH ' "$OUT/wrk-$tag.txt" || true)
   [ -n "$line" ] || { echo "0 0 0 fail 0 0 0"; return; }
+  [ -z "$split" ] || thread_split "$pid" "$OUT/threads-$tag.before" "$(sed -n 's/.* requests=\([0-9]*\).*/\1/p' <<< "$line")" "$tag"
   awk -v l="$line" -v a="$t0" -v b="$t1" -v g="$((g1 - g0))" 'BEGIN {
     n=split(l, f, " "); for (i=2;i<=n;i++) { split(f[i], kv, "="); v[kv[1]]=kv[2] }
     split(a,x," "); split(b,y," "); d=y[2]-x[2]
@@ -161,7 +196,7 @@ say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
 n=${#names[@]}
 # run_cell ROUND CELL CONNS LATENCY DIRECT(0|1): the fake at LATENCY ms, the direct call if DIRECT, then every build
 run_cell() {
-  local round=$1 cname=$2 conns=$3 lat=$4 direct=$5 drps=0 dp50=0 dp99=0 derr dbox k name url rps reqs ticks errors box p50 p99 us ratio ap50 ap99 prof row
+  local round=$1 cname=$2 conns=$3 lat=$4 direct=$5 drps=0 dp50=0 dp99=0 derr dbox k name url rps reqs ticks errors box p50 p99 us ratio ap50 ap99 prof split row
   fake_ctl "latency?ms=$lat"
   if [ "$direct" = 1 ]; then
     cell "$PRIMARY$CHAT" "$conns" "$WARMUP" "r$round-$cname-direct-warmup" > /dev/null
@@ -171,11 +206,13 @@ run_cell() {
   fi
   prof=""
   [[ " $PROFILE_CELLS " == *" $cname "* ]] && prof=1
+  split=""
+  [[ " $THREADS_CELLS " == *" $cname "* ]] && split=1
   for k in $(seq 0 $((n - 1))); do
     name=${names[$(( (k + round - 1) % n ))]}
     url="http://127.0.0.1:${PORT[$name]}$CHAT"
     cell "$url" "$conns" "$WARMUP" "r$round-$name-$cname-warmup" "${PID[$name]}" > /dev/null
-    read -r rps reqs ticks errors box p50 p99 <<< "$(cell "$url" "$conns" "$DURATION" "r$round-$name-$cname" "${PID[$name]}" "$prof")"
+    read -r rps reqs ticks errors box p50 p99 <<< "$(cell "$url" "$conns" "$DURATION" "r$round-$name-$cname" "${PID[$name]}" "$prof" "$split")"
     kill -0 "${PID[$name]}" 2>/dev/null || die "$name died ($OUT/gateway-$name.log)"
     us=$(awk -v t="$ticks" -v r="$reqs" -v hz="$HZ" 'BEGIN {printf "%.1f", (r>0 ? 1e6*t/hz/r : 0)}')
     ratio=$(awk -v g="$rps" -v d="$drps" 'BEGIN {printf "%.2f", (d>0 ? g/d : 0)}')
@@ -232,6 +269,26 @@ node -e '
       }
     }
   }' "$OUT/cells.txt" "${names[*]}" | tee -a "$OUT/summary.txt"
+if [ -n "$THREADS_CELLS" ]; then
+  say ""
+  say "by thread, medians of the rounds: wake-ups / CPU µs / runnable µs per request (threads of the pool)"
+  node -e '
+    const fs = require("fs"), [dir, names, cells] = process.argv.slice(1);
+    const med = a => { const s = [...a].sort((x, y) => x - y), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+    for (const c of cells.split(" ")) for (const b of names.split(" ")) {
+      const runs = fs.readdirSync(dir).filter(f => new RegExp(`^threads-r[0-9]+-${b}-${c}\\.txt$`).test(f))
+        .map(f => Object.fromEntries(fs.readFileSync(`${dir}/${f}`, "utf8").trim().split("\n").filter(Boolean)
+          .map(l => { const [g, n, wake, cpu, wait] = l.split(" "); return [g, { n: +n, wake: +wake, cpu: +cpu, wait: +wait }]; })));
+      if (!runs.length) continue;
+      const groups = [...new Set(runs.flatMap(r => Object.keys(r)))];
+      const rows = groups.map(g => { const v = k => med(runs.map(r => (r[g] || { [k]: 0 })[k]));
+        return { g, n: Math.max(...runs.map(r => (r[g] || { n: 0 }).n)), wake: v("wake"), cpu: v("cpu"), wait: v("wait") }; })
+        .filter(x => x.wake >= 0.05 || x.cpu >= 2).sort((x, y) => y.cpu - x.cpu);
+      const sum = k => rows.reduce((t, x) => t + x[k], 0);
+      console.log(`${c} ${b} (${runs.length} rounds): ${sum("wake").toFixed(2)} wake-ups, ${sum("cpu").toFixed(1)} µs CPU per request in the rows below`);
+      for (const x of rows) console.log(`  ${x.g} (${x.n}): ${x.wake.toFixed(2)} / ${x.cpu.toFixed(1)} / ${x.wait.toFixed(1)}`);
+    }' "$OUT" "${names[*]}" "$THREADS_CELLS" | tee -a "$OUT/summary.txt"
+fi
 say "summary: $OUT/summary.txt"
 exit 0
 }

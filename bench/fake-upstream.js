@@ -22,7 +22,11 @@
 //   POST /control/fail?status=500     every later call fails with that status (default 500)
 //   POST /control/heal                back to answering 200
 //   POST /control/latency?ms=N        change the latency at run time
-//   POST /control/stream?events=N&interval=MS   shape of "stream": true answers (SSE chunks, then [DONE])
+//   POST /control/stream?events=N&interval=MS[&stamp=1]   shape of "stream": true answers (SSE chunks, then [DONE]);
+//                                     stamp=1 (stamp=0: off): each stream's first event carries "x_bench": {"arrived",
+//                                     "sent"}, when the fake had the whole request and when it wrote that event, in ms on
+//                                     the clock of performance.timeOrigin + performance.now() (bench/streams.js: the
+//                                     fake's own time taken out of each stream's first event)
 //   POST /control/rpm?limit=N         per-key requests per minute enforced from now on (0 = off; windows restart)
 //   POST /control/reset               zero the counters and forget the timestamps (and the rpm windows)
 //   GET  /control/stats               {"total", "connections", "failing", "whileFailing", "ok", "inFlight",
@@ -47,6 +51,7 @@ const maxArrivals = parseInt(arg('max-arrivals', '2000000'), 10);
 // "stream": true answers Server-Sent Events: this many content chunks, one every interval (first one after --latency-ms)
 let streamEvents = parseInt(arg('stream-events', '50'), 10);
 let streamIntervalMs = parseInt(arg('stream-interval-ms', '100'), 10);
+let stampEvents = false;
 
 let failStatus = 0;            // 0 = healthy
 // per-key rpm over an exact sliding 60 s window (0 = not enforced)
@@ -55,6 +60,9 @@ let rateLimited = 0;
 let rpmKeys = new Map();       // token -> { times: [arrival ms, monotonic], head, ok, rateLimited, maxInWindow }
 const WINDOW_MS = 60000;
 const { performance } = require('perf_hooks');
+const clock = () => performance.timeOrigin + performance.now();
+// the first event's stamp, when stamping is on: spread into its JSON
+const stamp = (arrived, first) => (stampEvents && first ? { x_bench: { arrived, sent: clock() } } : {});
 
 function bearerOf(req) {
   const auth = req.headers['authorization'];
@@ -137,12 +145,13 @@ function provider(req, res, kind) {
   req.on('data', c => chunks.push(c));
   req.on('end', () => {
     const raw = Buffer.concat(chunks).toString('utf8');
+    const whole = clock();
     if (slot >= 0) { const u = /"user"\s*:\s*"([^"]{1,100})"/.exec(raw); if (u) arrivalIds[slot] = u[1]; }
     if (!failing && kind === 'chat' && /"stream"\s*:\s*true/.test(raw)) {
-      return setTimeout(() => stream(res, modelOf(raw), /"include_usage"\s*:\s*true/.test(raw)), latencyMs);
+      return setTimeout(() => stream(res, modelOf(raw), /"include_usage"\s*:\s*true/.test(raw), whole), latencyMs);
     }
     if (!failing && kind === 'responses' && /"stream"\s*:\s*true/.test(raw)) {
-      return setTimeout(() => responsesStream(res, modelOf(raw)), latencyMs);
+      return setTimeout(() => responsesStream(res, modelOf(raw), whole), latencyMs);
     }
     if (!failing && kind === 'messages' && /"stream"\s*:\s*true/.test(raw)) {
       return setTimeout(() => messagesStream(res, modelOf(raw)), latencyMs);
@@ -163,11 +172,11 @@ function provider(req, res, kind) {
   });
 }
 
-function stream(res, model, includeUsage) {
+function stream(res, model, includeUsage, arrived) {
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
-  const chunk = (delta, finish) => 'data: ' + JSON.stringify({ id: 'chatcmpl-bench-stream', object: 'chat.completion.chunk',
+  const chunk = (delta, finish) => 'data: ' + JSON.stringify(Object.assign({ id: 'chatcmpl-bench-stream', object: 'chat.completion.chunk',
     created: Math.floor(Date.now() / 1000), model: model || 'bench-model',
-    choices: [{ index: 0, delta, finish_reason: finish }] }) + '\n\n';
+    choices: [{ index: 0, delta, finish_reason: finish }] }, stamp(arrived, delta.role !== undefined))) + '\n\n';
   let sent = 0;
   const tick = () => {
     if (res.destroyed) { inFlight--; return; }
@@ -197,15 +206,15 @@ function RESPONSE(model, text) {
     usage: { input_tokens: 9, output_tokens: streamEvents, total_tokens: 9 + streamEvents } });
 }
 
-function responsesStream(res, model) {
+function responsesStream(res, model, arrived) {
   res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
   const event = (type, data) => 'event: ' + type + '\ndata: ' + JSON.stringify(Object.assign({ type }, data)) + '\n\n';
   let sent = 0;
   const tick = () => {
     if (res.destroyed) { inFlight--; return; }
     if (sent < streamEvents) {
-      res.write(event('response.output_text.delta', { sequence_number: sent + 1, item_id: 'msg_bench', output_index: 0,
-        content_index: 0, delta: 'tok' + sent + ' ' }));
+      res.write(event('response.output_text.delta', Object.assign({ sequence_number: sent + 1, item_id: 'msg_bench',
+        output_index: 0, content_index: 0, delta: 'tok' + sent + ' ' }, stamp(arrived, sent === 0))));
       sent++;
       return setTimeout(tick, streamIntervalMs);
     }
@@ -264,7 +273,8 @@ function control(req, res, url) {
   if (req.method === 'POST' && p === '/control/stream') {
     streamEvents = parseInt(url.searchParams.get('events') || String(streamEvents), 10);
     streamIntervalMs = parseInt(url.searchParams.get('interval') || String(streamIntervalMs), 10);
-    return send(res, 200, JSON.stringify({ streamEvents, streamIntervalMs }));
+    if (url.searchParams.has('stamp')) stampEvents = url.searchParams.get('stamp') === '1';
+    return send(res, 200, JSON.stringify({ streamEvents, streamIntervalMs, stampEvents }));
   }
   if (req.method === 'POST' && p === '/control/rpm') {
     rpmLimit = parseInt(url.searchParams.get('limit') || '0', 10);

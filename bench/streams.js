@@ -11,11 +11,17 @@
 // event and the number of events up to `data: [DONE]` (chat), `event: response.completed` (--api responses) or
 // `event: message_stop` (--api messages).
 // With --rss-pid, reads VmRSS of that process --rss-at-ms after the (last) round started, i.e. while the
-// streams are open. Prints one JSON line: {streams, rounds, ok, broken, ttfbP50Ms, ttfbP99Ms, events{min,max}, rssMiB}.
+// streams are open. Prints one JSON line: {streams, rounds, ok, broken, ttfbP50Ms, ttfbP99Ms, events{min,max}, rssMiB},
+// and when the fake stamps its first events (POST /control/stream?stamp=1: when it had the whole request and when it
+// wrote the event, on the clock of performance.timeOrigin + performance.now(), which this process reads too) the same
+// time with the fake's own part taken out of each stream (its timer's and its event loop's delay, what a direct call
+// would see too): ownP50Ms, ownP99Ms (the request's way to the fake and the first event's way back), upP50Ms,
+// downP50Ms, downP99Ms (each way apart), fakeP50Ms, fakeP99Ms (the fake's own part), stamped (streams with a stamp).
 'use strict';
 
 const http = require('http');
 const fs = require('fs');
+const { performance } = require('perf_hooks');
 
 const { arg } = require('./args');
 
@@ -38,7 +44,8 @@ const body = JSON.stringify(api === 'responses' ? { model, stream: true, input: 
 function one() {
   return new Promise(resolve => {
     const start = process.hrtime.bigint();
-    let ttfb = null, events = 0, done = false, buffer = '';
+    const startedAt = performance.timeOrigin + performance.now();
+    let ttfb = null, events = 0, done = false, buffer = '', way = null;
     const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent,
       headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } }, res => {
       res.setEncoding('utf8');
@@ -49,19 +56,33 @@ function one() {
           const event = buffer.slice(0, cut);
           buffer = buffer.slice(cut + 2);
           if (!event.startsWith('data:') && !event.startsWith('event:')) continue;
-          if (ttfb === null) ttfb = Number(process.hrtime.bigint() - start) / 1e6;
+          if (ttfb === null) {
+            ttfb = Number(process.hrtime.bigint() - start) / 1e6;
+            way = ways(event, startedAt, performance.timeOrigin + performance.now());
+          }
           events++;
           if (event.trim() === 'data: [DONE]' || event.startsWith('event: response.completed\n')
             || event.startsWith('event: message_stop\n')) done = true;
         }
       });
-      res.on('end', () => resolve({ status: res.statusCode, ttfb, events, done }));
+      res.on('end', () => resolve({ status: res.statusCode, ttfb, events, done, way }));
       res.on('error', () => resolve({ status: res.statusCode, ttfb, events, done: false }));
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error('timeout')));
     req.on('error', () => resolve({ status: 0, ttfb, events, done: false }));
     req.end(body);
   });
+}
+
+// the first event's way split by the fake's stamp: to the fake, the fake's own part, back; null without a stamp
+function ways(event, startedAt, receivedAt) {
+  const data = event.split('\n').find(l => l.startsWith('data:'));
+  try {
+    const stampOf = data && JSON.parse(data.slice(5)).x_bench;
+    return stampOf ? { up: stampOf.arrived - startedAt, fake: stampOf.sent - stampOf.arrived, down: receivedAt - stampOf.sent } : null;
+  } catch (e) {
+    return null;
+  }
 }
 
 function rss(pid) {
@@ -90,9 +111,16 @@ function pct(sorted, p) {
   const ok = all.filter(x => x.status === 200 && x.done);
   const ttfb = ok.map(x => x.ttfb).sort((a, b) => a - b);
   const events = ok.map(x => x.events);
+  const stamped = ok.filter(x => x.way);
+  const sorted = f => stamped.map(f).sort((a, b) => a - b);
+  const own = sorted(x => x.way.up + x.way.down), up = sorted(x => x.way.up), down = sorted(x => x.way.down),
+    fake = sorted(x => x.way.fake);
+  const ms = (v, p) => (v.length ? +pct(v, p).toFixed(3) : undefined);
   console.log(JSON.stringify({
     streams, rounds, ok: ok.length, broken: all.length - ok.length,
     ttfbP50Ms: pct(ttfb, 0.5) && +pct(ttfb, 0.5).toFixed(2), ttfbP99Ms: pct(ttfb, 0.99) && +pct(ttfb, 0.99).toFixed(2),
     events: { min: Math.min(...events), max: Math.max(...events) }, rssMiB,
+    stamped: stamped.length, ownP50Ms: ms(own, 0.5), ownP99Ms: ms(own, 0.99), upP50Ms: ms(up, 0.5), downP50Ms: ms(down, 0.5),
+    downP99Ms: ms(down, 0.99), fakeP50Ms: ms(fake, 0.5), fakeP99Ms: ms(fake, 0.99),
   }));
 })();

@@ -3,6 +3,7 @@ package dev.keypool.camel;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 
@@ -18,6 +19,7 @@ import dev.keypool.camel.admin.ConfigReloader;
 import dev.keypool.camel.admin.FaultInjector;
 import dev.keypool.camel.admin.HealthProbes;
 import dev.keypool.camel.admin.QuotaStateKeeper;
+import dev.keypool.camel.http.LeaveEventLoop;
 import dev.keypool.camel.pipeline.Admission;
 import dev.keypool.config.ConfigLoader;
 import dev.keypool.config.GatewayConfig;
@@ -79,10 +81,14 @@ final class AdminBeans {
         registry.bind("adminStatus", new AdminStatus(channels.all(), capacityQueue, tenants.tenants(), mapper, cluster,
                 redis == null ? SharedState.LOCAL : redis, clock));
         // fault injection (routes/faults.camel.yaml, upstream-attempt), on every instance sharing the Redis
-        registry.bind("faults", new FaultInjector(new Faults(() -> channels.all().all().stream().collect(Collectors.toMap(
+        FaultInjector faults = new FaultInjector(new Faults(() -> channels.all().all().stream().collect(Collectors.toMap(
                 Channel::name, c -> c.pool().keys().stream().map(ApiKey::fingerprint).collect(Collectors.toSet()))), clock,
                 () -> ThreadLocalRandom.current().nextDouble(), redis == null ? FaultPeers.ALONE : new RedisFaults(redis, clock)),
-                mapper));
+                mapper);
+        registry.bind("faults", faults);
+        // ahead of faults.apply: a fault in force may delay the call, or fail it into a retry's backoff
+        registry.bind("offEventLoopForFaults", new LeaveEventLoop(
+                registry.lookupByNameAndType(UpstreamBeans.ANSWER_THREADS, Executor.class), faults::inForce));
         // read back now, before any route takes traffic; written by the quota-state timer route and when the context stops
         QuotaStateKeeper quotaState = new QuotaStateKeeper(channels.all(), new QuotaStateFile(channels.stateDir()));
         registry.bind("quotaState", quotaState);

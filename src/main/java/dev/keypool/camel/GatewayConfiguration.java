@@ -99,7 +99,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         ResponseCacheBeans.bind(context, routing.groups(), redis, metrics, requestLog, clock);
         TranslateBeans.bind(context, mapper, clock);
         if (http) {
-            ServerBeans.installEdge(context, pipeline.gatewayResponses());
+            ServerBeans.installEdge(context, pipeline.gatewayResponses(), redis != null);
         }
         // the alert rules and their sinks (routes/alerts.camel.yaml)
         AlertBeans.bind(context, config, channels.all(), tenants.tenants(), channels.eventLog(), channels.stateListeners(),

@@ -50,11 +50,12 @@ final class ServerBeans {
     }
 
     /** The edge's handlers, HTTP/2 on a TLS listener, and the metrics' token when one is set. */
-    static void installEdge(CamelContext context, GatewayResponses gatewayResponses) {
+    static void installEdge(CamelContext context, GatewayResponses gatewayResponses, boolean sharedState) {
         Http2OverTls.install(context);
         boolean reload = Wiring.flag(context, "camel.main.routes-reload-enabled");
+        // with Redis, tenant admission, key selection and the response cache wait for its answers before the call
         context.getRegistry().bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, PlatformHttpEngine.class,
-                new GatewayHttpEngine(reload));
+                new GatewayHttpEngine(reload, !sharedState));
         // platform-http's own filter (each endpoint's default), its answer per header name remembered
         context.getComponent("platform-http", PlatformHttpComponent.class)
                 .setHeaderFilterStrategy(new RememberedHeaderFilter(new HttpHeaderFilterStrategy()));

@@ -121,6 +121,11 @@ public final class Faults {
         }
     }
 
+    /** Whether any fault is in force (or over and not yet ended): cheap, without a copy. */
+    public synchronized boolean inForce() {
+        return !active.isEmpty();
+    }
+
     /** Ends a fault before its time; empty when no fault in force has that id. */
     public Optional<Fault> remove(String id) {
         expire();

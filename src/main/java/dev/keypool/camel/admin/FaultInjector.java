@@ -71,6 +71,11 @@ public final class FaultInjector {
         faults.expire();
     }
 
+    /** Whether a fault is in force, which the call's step may suffer: asked before it, for each call. */
+    public boolean inForce() {
+        return faults.inForce();
+    }
+
     /**
      * The step before the provider call: when a fault strikes this call, it fails as the provider would have made it
      * fail — a status as camel-http reports it ({@link HttpOperationFailedException}, so 429 cools the key and 5xx is

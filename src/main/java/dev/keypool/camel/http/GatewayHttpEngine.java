@@ -4,11 +4,15 @@ import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
+import dev.keypool.camel.batch.AsyncTasks;
 import dev.keypool.camel.pipeline.Exchanges;
 import dev.keypool.camel.routes.ReloadGate;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.RequestBody;
 import io.vertx.ext.web.RoutingContext;
+import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.ExchangePattern;
 import org.apache.camel.Processor;
@@ -17,6 +21,8 @@ import org.apache.camel.component.platform.http.spi.PlatformHttpConsumer;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpConsumer;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpEngine;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.apache.camel.model.ModelCamelContext;
+import org.apache.camel.model.RouteDefinition;
 import org.apache.camel.spi.HeaderFilterStrategy;
 
 /**
@@ -30,6 +36,14 @@ import org.apache.camel.spi.HeaderFilterStrategy;
  * that got the answer ({@link UpstreamHttpComponent}) runs the rest and writes the answer, so Vert.x wakes the event
  * loop once, for the write. Each hand-off wakes a parked thread, and after the provider's 50 ms a parked thread wakes
  * slowly on this machine (bench/README.md, "Where a request's time goes").
+ *
+ * <p>Where nothing before the provider call can block ({@code routeOnEventLoop}: no state shared through Redis, whose
+ * calls wait for their answer), a request to an entry of the LLM APIs (the routes of template {@value #ENTRY_TEMPLATE})
+ * with a JSON body of at most {@value #EVENT_LOOP_BODY_BYTES} bytes, read already, runs its route up to the call on the
+ * event loop that read it: no request thread is woken, and the loop that sends the call is the one that ran the route.
+ * The steps that may still wait (the walk's wait for quota room, an injected fault) move the request to a request
+ * thread first ({@link LeaveEventLoop}); a larger body, an upload and an asynchronous task ({@code X-KeyPool-Async},
+ * written to the task store) start on a request thread as before.
  *
  * <p>What platform-http does besides for a few requests (an HTTP proxy's, form fields copied into headers) is left to
  * it: those go through its own consumer.
@@ -47,10 +61,24 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
      */
     private static final MethodHandle WRITE_RESPONSE = writeResponse();
 
-    private final boolean reloadSafe;
+    /** The route template every entry of the LLM APIs is made from (routes/gateway.camel.yaml). */
+    static final String ENTRY_TEMPLATE = "keypool-entry";
+    /** The parameter of {@value #ENTRY_TEMPLATE} that names the entry's API. */
+    static final String ENTRY_API_PARAMETER = "api";
 
-    public GatewayHttpEngine(boolean reloadSafe) {
+    /** The largest body whose route runs on the event loop: reading, planning and translating it take time by its size. */
+    static final int EVENT_LOOP_BODY_BYTES = 64 * 1024;
+
+    private final boolean reloadSafe;
+    private final boolean routeOnEventLoop;
+
+    /**
+     * @param routeOnEventLoop whether nothing before the provider call blocks but the steps {@link LeaveEventLoop} guards,
+     *                         so that an entry's route may start on the event loop that read its request
+     */
+    public GatewayHttpEngine(boolean reloadSafe, boolean routeOnEventLoop) {
         this.reloadSafe = reloadSafe;
+        this.routeOnEventLoop = routeOnEventLoop;
     }
 
     @Override
@@ -72,10 +100,14 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
     private static final class Consumer extends VertxPlatformHttpConsumer {
 
         private final boolean reloadSafe;
+        private final boolean routeOnEventLoop;
+        /** Whether this consumer's route is an entry of the LLM APIs; known once the route has started. */
+        private volatile Boolean entry;
 
         Consumer(PlatformHttpEndpoint endpoint, Processor processor, GatewayHttpEngine engine) {
             super(endpoint, processor, engine.getHandlers(), VertxPlatformHttpRouter.getRouterNameFromPort(engine.getServerPort()));
             this.reloadSafe = engine.reloadSafe;
+            this.routeOnEventLoop = engine.routeOnEventLoop && endpoint.isUseBodyHandler();
         }
 
         @Override
@@ -115,6 +147,15 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
                     return;
                 }
                 // no handler on its completion: the route's end writes the answer, on whichever thread it ends
+                if (onEventLoop(request)) {
+                    if (reloadSafe) {
+                        // after the lifecycle lock, which this may still hold: the loop's next task, no thread woken
+                        eventLoop.runOnContext(v -> route(exchange, request, eventLoop));
+                    } else {
+                        route(exchange, request, eventLoop);
+                    }
+                    return;
+                }
                 request.vertx().executeBlocking(() -> {
                     route(exchange, request, eventLoop);
                     return null;
@@ -122,9 +163,46 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
             });
         }
 
+        /** Whether this request's route may run on the event loop that read it, up to its provider call. */
+        private boolean onEventLoop(RoutingContext request) {
+            if (!routeOnEventLoop || !entry()) {
+                return false;
+            }
+            RequestBody body = request.body();
+            if (!body.available() || body.length() > EVENT_LOOP_BODY_BYTES) {
+                return false;
+            }
+            String type = request.request().getHeader(HttpHeaders.CONTENT_TYPE);
+            return (type == null || !type.regionMatches(true, 0, "multipart/", 0, 10))
+                    && request.request().getHeader(AsyncTasks.HEADER) == null;
+        }
+
         /**
-         * On a request thread: the route runs here until it waits for something asynchronously (the provider call),
-         * and this thread ends; the thread that resumes the route answers.
+         * Made from {@value #ENTRY_TEMPLATE}: Camel keeps no template's id on its routes, so by the parameter every
+         * entry names and no other template has, its API.
+         */
+        private boolean entry() {
+            Boolean known = entry;
+            if (known == null) {
+                CamelContext camel = getEndpoint().getCamelContext();
+                // this consumer is not told its route, whose consumer is platform-http's own, delegating to this one
+                RouteDefinition definition = camel.getRoutes().stream().filter(route -> route.getEndpoint() == getEndpoint())
+                        .findFirst().map(route -> ((ModelCamelContext) camel).getRouteDefinition(route.getRouteId()))
+                        .orElse(null);
+                if (definition == null) {
+                    return false;   // not started yet: asked again
+                }
+                known = definition.getTemplateParameters() != null
+                        && definition.getTemplateParameters().containsKey(ENTRY_API_PARAMETER);
+                entry = known;
+            }
+            return known;
+        }
+
+        /**
+         * On a request thread, or on the event loop that read the request ({@link #onEventLoop}): the route runs here
+         * until it waits for something asynchronously (the provider call), and this thread goes back to its work; the
+         * thread that resumes the route answers.
          */
         private void route(Exchange exchange, RoutingContext request, Context eventLoop) {
             try {

@@ -52,7 +52,7 @@ class GatewayHttpEngineTest {
         server.setBindPort(port);
         context = new DefaultCamelContext();
         context.addService(new VertxPlatformHttpServer(server));
-        context.getRegistry().bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, new GatewayHttpEngine(false));
+        context.getRegistry().bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, new GatewayHttpEngine(false, false));
         // a lambda, not a RouteBuilder subclass: Camel Main in the other tests scans this package for those
         RouteBuilder.addRoutes(context, routes -> {
             routes.from("platform-http:/waits")

@@ -1,0 +1,166 @@
+package dev.keypool.it;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import dev.keypool.camel.pipeline.CapacityWait;
+import org.apache.camel.CamelContext;
+import org.apache.camel.spi.CamelEvent;
+import org.apache.camel.spi.CamelEvent.ExchangeSendingEvent;
+import org.apache.camel.support.EventNotifierSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Without Redis, a request to an entry of the LLM APIs with a small JSON body runs its route up to the provider call on
+ * the event loop that read it (no request thread woken); a large body starts on a request thread, and the steps that may
+ * wait (the walk's wait for quota room, an injected fault) leave the event loop before they wait. The tests share one
+ * gateway, each on a channel of its own; the thread of each call is the one Camel sends it from.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RouteOnEventLoopTest extends GatewayTestSupport {
+
+    private static final String EVENT_LOOP = "vert.x-eventloop-thread-";
+
+    /** The threads each provider call was sent from, by the key it was sent with. */
+    private final Map<String, List<String>> sentFrom = new ConcurrentHashMap<>();
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: small
+                    baseUrl: UPSTREAM
+                    models: [gpt-small]
+                    keys:
+                      - key: sk-small
+                  - name: large
+                    baseUrl: UPSTREAM
+                    models: [gpt-large]
+                    keys:
+                      - key: sk-large
+                  - name: waits
+                    baseUrl: UPSTREAM
+                    models: [gpt-waits]
+                    keys:
+                      - key: sk-waits
+                        rpm: 1
+                  - name: faulty
+                    baseUrl: UPSTREAM
+                    models: [gpt-faulty]
+                    keys:
+                      - key: sk-faulty
+                admin:
+                  token: admin-secret
+                queue:
+                  maxWait: 90s
+                  maxSize: 5
+                """;
+    }
+
+    @Override
+    protected CamelContext createCamelContext() throws Exception {
+        CamelContext context = super.createCamelContext();
+        // before the start: Camel emits sending events only where a notifier was there when it started
+        context.getManagementStrategy().addEventNotifier(new EventNotifierSupport() {
+            @Override
+            public boolean isEnabled(CamelEvent event) {
+                return event instanceof ExchangeSendingEvent;
+            }
+
+            @Override
+            public void notify(CamelEvent event) {
+                ExchangeSendingEvent sending = (ExchangeSendingEvent) event;
+                String authorization = sending.getExchange().getMessage().getHeader("Authorization", String.class);
+                if (sending.getEndpoint().getEndpointUri().startsWith("vertx-http:") && authorization != null) {
+                    sentFrom.computeIfAbsent(authorization.substring("Bearer ".length()), k -> new CopyOnWriteArrayList<>())
+                            .add(Thread.currentThread().getName());
+                }
+            }
+        });
+        return context;
+    }
+
+    @Test
+    void should_send_a_small_request_from_the_event_loop_that_read_it() throws Exception {
+        assertThat(chat("gpt-small").statusCode()).isEqualTo(200);
+
+        assertThat(sentFrom.get("sk-small")).singleElement().asString().startsWith(EVENT_LOOP);
+    }
+
+    @Test
+    void should_start_a_request_of_a_large_body_on_a_request_thread() throws Exception {
+        String prompt = "x".repeat(70 * 1024);
+        HttpResponse<String> answer = post("/v1/chat/completions",
+                "{\"model\":\"gpt-large\",\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]}");
+
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(sentFrom.get("sk-large")).singleElement().asString().doesNotStartWith(EVENT_LOOP);
+    }
+
+    @Test
+    void should_wait_for_quota_room_on_a_request_thread() throws Exception {
+        clock.set(Instant.parse("2026-12-03T10:00:00.500Z"));
+        assertThat(chat("gpt-waits").statusCode()).isEqualTo(200);
+        CompletableFuture<HttpResponse<String>> waiting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return chat("gpt-waits");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> capacityWait().queue().waiting() == 1);
+        // the event loops go on serving while the request waits
+        assertThat(chat("gpt-small").statusCode()).isEqualTo(200);
+
+        clock.advance(Duration.ofSeconds(61));
+
+        assertThat(waiting.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+        List<String> threads = sentFrom.get("sk-waits");
+        assertThat(threads).hasSize(2);
+        assertThat(threads.get(0)).startsWith(EVENT_LOOP);
+        // the call after the wait is sent by the thread that waited
+        assertThat(threads.get(1)).doesNotStartWith(EVENT_LOOP);
+    }
+
+    @Test
+    void should_leave_the_event_loop_while_a_fault_is_in_force() throws Exception {
+        HttpResponse<String> added = admin("POST", "/admin/faults",
+                "{\"channel\":\"faulty\",\"kind\":\"latency\",\"latencyMs\":50,\"duration\":\"60s\"}");
+        assertThat(added.statusCode()).isEqualTo(201);
+        String id = added.body().replaceAll("(?s).*\"id\":\"([^\"]+)\".*", "$1");
+
+        assertThat(chat("gpt-faulty").statusCode()).isEqualTo(200);
+        assertThat(admin("DELETE", "/admin/faults/" + id, null).statusCode()).isEqualTo(200);
+        assertThat(chat("gpt-faulty").statusCode()).isEqualTo(200);
+
+        List<String> threads = sentFrom.get("sk-faulty");
+        assertThat(threads).hasSize(2);
+        assertThat(threads.get(0)).doesNotStartWith(EVENT_LOOP);
+        assertThat(threads.get(1)).startsWith(EVENT_LOOP);
+    }
+
+    private CapacityWait capacityWait() {
+        return context.getRegistry().lookupByNameAndType("capacityWait", CapacityWait.class);
+    }
+
+    private HttpResponse<String> admin(String method, String path, String body) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer admin-secret").header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+}
