@@ -13,7 +13,7 @@
 # gateway from the repository root). Everything runs on 127.0.0.1. See bench/README.md for what each figure
 # means. Knobs (environment):
 #   JAVA_HOME           the JDK that runs the gateway (default: java on the PATH; README figures: Temurin 25)
-#   KEYPOOL_JAVA_OPTS   JVM flags for the gateway (default: the Dockerfile's, -Xmx336m -Xmn32m -XX:+UseParallelGC
+#   KEYPOOL_JAVA_OPTS   JVM flags for the gateway (default: the Dockerfile's, -Xmx320m -Xmn32m -XX:+UseParallelGC
 #                       -XX:ParallelGCThreads=2
 #                       -XX:TrimNativeHeapInterval=2000, and -XX:+UseCompactObjectHeaders on Java 25+)
 #   DURATION=10 WARMUP=3     seconds per wrk run and per warm-up run (before each run)
