@@ -30,7 +30,7 @@ COPY application.properties keypool.yaml /app/
 # state.dir (quota counts that outlive a restart): writable by the service; mount a volume here to keep it across containers
 RUN mkdir /app/state && chown keypool:keypool /app/state
 # the JVM flags, kept here alone (bench/ reads them from this line; deploy/ and the README repeat them, DeployFilesTest
-# checks): the heap and GC that hold 10,000 requests in flight at a peak RSS of ~520 MiB and keep the throughput
+# checks): the heap and GC that hold 10,000 requests in flight at a peak RSS of ~505 MiB and keep the throughput
 # (bench/README.md, inflight10k and "Where the memory is"):
 # a fixed 320 MiB heap (keypool.max-in-flight is sized from it: ~25 KiB per request, 10,354 here)
 # with a 32 MiB young generation, so that the old one (288 MiB) holds the ~235 MB that 9,800 streams keep alive; Parallel GC
