@@ -30,16 +30,16 @@ COPY application.properties keypool.yaml /app/
 # state.dir (quota counts that outlive a restart): writable by the service; mount a volume here to keep it across containers
 RUN mkdir /app/state && chown keypool:keypool /app/state
 # the JVM flags, kept here alone (bench/ reads them from this line; deploy/ and the README repeat them, DeployFilesTest
-# checks): the heap and GC that hold 10,000 requests in flight at a peak RSS of ~520 MiB and keep the throughput
+# checks): the heap and GC that hold 10,000 requests in flight at a peak RSS of ~505 MiB and keep the throughput
 # (bench/README.md, inflight10k and "Where the memory is"):
-# a fixed 336 MiB heap (keypool.max-in-flight is sized from it: ~27 KiB per request, 10,073 here)
-# with a 32 MiB young generation, so that the old one (304 MiB) holds the ~290 MB a full burst keeps alive; Parallel GC
+# a fixed 320 MiB heap (keypool.max-in-flight is sized from it: ~25 KiB per request, 10,354 here)
+# with a 32 MiB young generation, so that the old one (288 MiB) holds the ~235 MB that 9,800 streams keep alive; Parallel GC
 # with 2 threads halves the young pauses that Serial took at thousands of requests a second (256 connections at 50 ms:
 # 0.94 x the direct rate, against 0.76 with Serial). The JVM outside the heap holds ~140 MB (NMT: classes, JIT code,
 # GC tables) and its RSS at a burst's peak ~190 MiB: TrimNativeHeapInterval
 # gives back to the OS the malloc memory the JIT frees (~12 MiB), compact object headers (Java 25) cut 8% of the heap
 # per request. The last flag lets Netty keep using sun.misc.Unsafe on Java 24+ without a warning
-ENV JAVA_OPTS="-Xmx336m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000 -XX:+UseCompactObjectHeaders --sun-misc-unsafe-memory-access=allow"
+ENV JAVA_OPTS="-Xmx320m -Xmn32m -XX:+UseParallelGC -XX:ParallelGCThreads=2 -XX:TrimNativeHeapInterval=2000 -XX:+UseCompactObjectHeaders --sun-misc-unsafe-memory-access=allow"
 # the AOT cache (docs/decisions.md, "The AOT cache"): a training run of this jar on this image's JVM with JAVA_OPTS
 # above, through the whole request path (deploy/aot-cache.sh). It holds only for this JVM, this jar and its lib/, and
 # these flags: a JAVA_OPTS that changes what it depends on (compact object headers; ZGC, which it cannot serve) makes

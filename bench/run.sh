@@ -13,7 +13,7 @@
 # gateway from the repository root). Everything runs on 127.0.0.1. See bench/README.md for what each figure
 # means. Knobs (environment):
 #   JAVA_HOME           the JDK that runs the gateway (default: java on the PATH; README figures: Temurin 25)
-#   KEYPOOL_JAVA_OPTS   JVM flags for the gateway (default: the Dockerfile's, -Xmx336m -Xmn32m -XX:+UseParallelGC
+#   KEYPOOL_JAVA_OPTS   JVM flags for the gateway (default: the Dockerfile's, -Xmx320m -Xmn32m -XX:+UseParallelGC
 #                       -XX:ParallelGCThreads=2
 #                       -XX:TrimNativeHeapInterval=2000, and -XX:+UseCompactObjectHeaders on Java 25+)
 #   DURATION=10 WARMUP=3     seconds per wrk run and per warm-up run (before each run)
@@ -41,6 +41,8 @@
 #                            direct buffers), the heap's use, and the top of a class histogram of all objects (no full
 #                            GC; MEMORY_PROBE=live: of the live ones, after a full GC, and the heap after it); written to
 #                            memory-<tag>.txt, one line in the summary. jcmd costs the burst ~0.5 s of CPU
+#                            The gateway (and BareProxy) log their collections to gc.log (gc-bare.log) in the run's
+#                            directory; each burst's line names the collections during it and their pauses
 #   QUOTA_RPM=120 QUOTA_RATE=16 QUOTA_S=120 QUOTA_LATENCY_MS=50   quota: the fake's per-key rpm, the client's requests/s
 #                            (open loop) and seconds, the fake's answer delay
 #   OVERHEAD_ROUNDS=2 OVERHEAD_S=20 OVERHEAD_WARMUP=30   quota: rounds of the bookkeeping cost (a gateway per config
@@ -217,7 +219,7 @@ gateway_ready() {
 }
 start_gateway() {
   local config=$1 log=$2 started
-  launch_gateway "$ROOT" "$log" "$config" ${MEMORY_PROBE:+-XX:NativeMemoryTracking=summary}
+  launch_gateway "$ROOT" "$log" "$config" ${MEMORY_PROBE:+-XX:NativeMemoryTracking=summary} -Xlog:gc:file="$OUT/gc.log":uptime
   started=$(date +%s%N)
   await_gateway "$log" gateway_ready || die "the gateway did not serve $GW$CHAT with 200 within 60 s (see $log)"
   READY_MS=$(( ($(date +%s%N) - started) / 1000000 ))
@@ -446,9 +448,10 @@ streams_part() {
   say "== streams: $hold concurrent streams through the gateway, $events events $interval ms apart ($(( events * interval )) ms each) =="
   fake_ctl "$PRIMARY" "stream?events=$events&interval=$interval&stamp=0"
   fake_ctl "$PRIMARY" reset
-  local rss_before peak_t peak_r; rss_before=$(vm "$GW_PID" VmRSS)
+  local rss_before peak_t peak_r gc_from; rss_before=$(vm "$GW_PID" VmRSS)
   [ -z "${MEMORY_PROBE:-}" ] || memory_probe idle-warmed
   PROBE_PID=""; memory_probe_later streams-hold 3000
+  gc_from=$(gc_lines "$OUT/gc.log")
   with_peaks "$OUT/streams-hold.peaks" node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$hold" --rss-pid "$GW_PID" \
     --rss-at-ms 3000 > "$OUT/streams-hold.txt"
   [ -z "$PROBE_PID" ] || wait "$PROBE_PID" || true
@@ -458,7 +461,7 @@ streams_part() {
     console.log(g.ok+"/"+(g.ok+g.broken)+" streams complete (target: all), events per stream "+g.events.min+".."+g.events.max+" ('"$events"' chunks + [DONE] = '"$(( events + 1 ))"')");
     console.log("gateway RSS with '"$hold"' streams open: "+g.rssMiB+" MiB at 3 s (before: '"$(mib "$rss_before")"' MiB); peak RSS '"$(mib "$peak_r")"' MiB, peak threads '"$peak_t"'");' "$gw" \
     | tee -a "$OUT/summary.txt"
-  say "   the fake saw $(provider_peaks)"
+  say "   the fake saw $(provider_peaks); the gateway's collections meanwhile: $(gc_since "$OUT/gc.log" "$gc_from")"
   fake_ctl "$PRIMARY" "stream?events=50&interval=100"
   say ""
 }
@@ -524,22 +527,32 @@ burst_of() {
   fi
 }
 
+# gc_lines LOG: the lines a GC log has so far; gc_since LOG LINES: the collections logged after that line, with their
+# pauses (Parallel's -Xlog:gc lines end in the pause: "Pause Young (Allocation Failure) 60M->40M(322M) 4.123ms")
+gc_lines() { if [ -f "$1" ]; then wc -l < "$1"; else echo 0; fi; }
+gc_since() {
+  awk -v from="$2" 'NR > from && /Pause/ { ms = $NF; sub(/ms$/, "", ms); if (/Pause Full/) { f++; fm += ms } else { y++; ym += ms } }
+    END { printf "%d young collections (%.0f ms), %d full (%.0f ms)", y, ym, f, fm }' "$1" 2>/dev/null
+}
+
 big_burst() {
-  local tag=$1 slug=${1// /-} peak_t peak_r
+  local tag=$1 slug=${1// /-} peak_t peak_r gc_from
   local file="$OUT/big-$slug.txt"
+  gc_from=$(gc_lines "$OUT/gc.log")
   PROBE_PID=""; memory_probe_later "$slug" "${MEMORY_PROBE_AT_MS:-2500}"
   with_peaks "$OUT/big-$slug.peaks" burst_of "$GW_PORT" "$BIG_N" > "$file"
   [ -z "$PROBE_PID" ] || wait "$PROBE_PID" || true
   read -r peak_t peak_r < "$OUT/big-$slug.peaks"
-  say "$tag: $(describe_burst "$(result_of "$file")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB"
+  say "$tag: $(describe_burst "$(result_of "$file")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB; $(gc_since "$OUT/gc.log" "$gc_from")"
 }
 
 # bare_burst TAG: the same burst through the reference proxy
 bare_burst() {
-  local slug=${1// /-} peak_t peak_r
+  local slug=${1// /-} peak_t peak_r gc_from
+  gc_from=$(gc_lines "$OUT/gc-bare.log")
   PEAK_PID=$BARE_PID with_peaks "$OUT/bare-$slug.peaks" burst_of "$BARE_PORT" "$BIG_N" > "$OUT/bare-$slug.txt"
   read -r peak_t peak_r < "$OUT/bare-$slug.peaks"
-  say "   reference proxy (Vert.x alone), $1: $(describe_burst "$(result_of "$OUT/bare-$slug.txt")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB"
+  say "   reference proxy (Vert.x alone), $1: $(describe_burst "$(result_of "$OUT/bare-$slug.txt")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB; $(gc_since "$OUT/gc-bare.log" "$gc_from")"
 }
 
 # start_bare: the reference proxy with the gateway's JVM flags and its own Vert.x and Netty (BARE_PID, or none
@@ -556,8 +569,8 @@ start_bare() {
   local native=""
   if [ -n "$RUNTIME_OPTS" ]; then native="--enable-native-access=ALL-UNNAMED"; fi
   # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
-  "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS -cp "$ROOT/target/lib/*" "$BENCH_DIR/BareProxy.java" "$BARE_PORT" "$BARE_FAKE_PORT" \
-    > "$OUT/bare-proxy.log" 2>&1 &
+  "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS -Xlog:gc:file="$OUT/gc-bare.log":uptime -cp "$ROOT/target/lib/*" \
+    "$BENCH_DIR/BareProxy.java" "$BARE_PORT" "$BARE_FAKE_PORT" > "$OUT/bare-proxy.log" 2>&1 &
   BARE_PID=$!
   PIDS+=("$BARE_PID")
   local _

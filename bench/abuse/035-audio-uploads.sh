@@ -1,5 +1,5 @@
 # Audio uploads larger together than the heap's body budget: 12 POSTs of 20 MB to /v1/audio/transcriptions at once
-# (240 MB; the shipped heap is 336 MiB and its body budget a quarter of it), each sent from a file by curl. Every one
+# (240 MB; the shipped heap is 320 MiB and its body budget a quarter of it), each sent from a file by curl. Every one
 # must reach the provider whole (it answers with the byte count and SHA-256 of what it got), sent from disk: none
 # refused for the heap's budget, no OutOfMemoryError.
 (

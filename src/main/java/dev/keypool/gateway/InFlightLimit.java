@@ -12,11 +12,12 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class InFlightLimit {
 
     /**
-     * Live heap a plain request in flight holds, with its provider connection: 27.5–28 KB measured with 9,000–9,700 in
-     * flight on Temurin 25 with the shipped flags (its virtual thread's stack ~5 KB, three Camel exchanges with their
-     * headers and properties ~4 KB, byte arrays ~3.4 KB; bench/README.md, inflight10k).
+     * Heap kept per request in flight: a stream over HTTP/1.1, the largest, holds ~20 KB of live heap with its two
+     * connections, a plain request over HTTP/2 ~16 KB (live histograms with 9,800 and 10,000 in flight on Temurin 25
+     * with the shipped flags: bench/README.md, "Where the memory is"); the rest is room for a cold JVM's larger stacks
+     * and for the garbage a full collection has not yet taken.
      */
-    public static final long HEAP_BYTES_PER_REQUEST = 27 * 1024;
+    public static final long HEAP_BYTES_PER_REQUEST = 25 * 1024;
     /**
      * Part of the heap that requests in flight may use; the rest is the gateway itself (~40 MB) and the young
      * generation (24 MiB with the shipped flags), so that at the default maximum the old generation is about full.

@@ -14,13 +14,11 @@ import java.util.List;
 public final class SseEventBuffer {
 
     /**
-     * What {@link #read} asks of the stream at a time: a provider's event is a few hundred bytes, and every stream in
-     * flight holds this buffer while it waits for its provider, so 10,000 streams hold 10 MB rather than the 80 MB of
-     * an 8 KiB buffer (bench/run.sh streams, HOLD_STREAMS). A larger event takes a few reads.
+     * The most {@link #read} takes from the stream at a time: a provider's event is a few hundred bytes; a larger one
+     * takes a few reads.
      */
     public static final int READ_BYTES = 1024;
 
-    private byte[] readBuffer;
     private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
     private final int maxEventBytes;
     private byte previous;
@@ -41,11 +39,19 @@ public final class SseEventBuffer {
      * possibly none; null at the end of the stream.
      */
     public List<byte[]> read(InputStream in) throws IOException {
-        if (readBuffer == null) {
-            readBuffer = new byte[READ_BYTES];
+        // the wait for the provider's next bytes holds no buffer: a stream in flight spends nearly all its time here, and
+        // a buffer kept for it was 1 KiB of heap per stream (bench/run.sh streams, HOLD_STREAMS); the bytes that came
+        // with the first are then taken into one made to their size
+        int first = in.read();
+        if (first < 0) {
+            return null;
         }
-        int n = in.read(readBuffer);
-        return n < 0 ? null : feed(readBuffer, 0, n);
+        int ready = in.available();
+        byte[] chunk = new byte[ready > 0 ? 1 + Math.min(ready, READ_BYTES - 1) : READ_BYTES];
+        chunk[0] = (byte) first;
+        // with bytes ready this does not wait; a stream that cannot tell (available() 0) is read as before
+        int more = chunk.length > 1 ? in.read(chunk, 1, chunk.length - 1) : 0;
+        return feed(chunk, 0, 1 + Math.max(more, 0));
     }
 
     /** Adds bytes and returns the events they complete, in order; {@link AnswerTooLarge} once an event is over the limit. */

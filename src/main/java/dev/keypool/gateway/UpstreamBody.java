@@ -30,12 +30,13 @@ public final class UpstreamBody implements UpstreamPayload {
         this.mapper = mapper;
         this.clientModel = json.path("model").asText();
         this.usageAddedByGateway = askStreamUsage && json.path("stream").asBoolean(false) && !json.has("stream_options");
+        this.json = json;
         if (usageAddedByGateway) {
-            this.json = json.deepCopy();
-            this.json.putObject("stream_options").put("include_usage", true);
-            this.original = write(this.json);
+            // added to the client's tree itself, not to a copy of it: the request keeps one tree while in flight (its
+            // token estimate reads the same one, and counts no stream_options)
+            json.putObject("stream_options").put("include_usage", true);
+            this.original = write(json);
         } else {
-            this.json = json;
             this.original = original;
         }
     }

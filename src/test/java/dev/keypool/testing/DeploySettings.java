@@ -18,7 +18,7 @@ public final class DeploySettings {
     /** The port every instance listens on in the deployment files (the gateway's default {@code camel.server.port}). */
     public static final int PORT = 8080;
     /** The JVM flags of the image (Dockerfile, deploy files) that every Java from 17 on knows; the fixture runs them. */
-    public static final List<String> IMAGE_JVM_FLAGS = List.of("-Xmx336m", "-Xmn32m", "-XX:+UseParallelGC",
+    public static final List<String> IMAGE_JVM_FLAGS = List.of("-Xmx320m", "-Xmn32m", "-XX:+UseParallelGC",
             "-XX:ParallelGCThreads=2", "-XX:TrimNativeHeapInterval=2000");
 
     private DeploySettings() {

@@ -84,8 +84,18 @@ final class UpstreamStream extends InputStream {
 
     @Override
     public int read() throws IOException {
-        byte[] one = new byte[1];
-        return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        if (!waitForBytes()) {
+            return -1;
+        }
+        int b = current.getByte(position) & 0xff;
+        consumed(1);
+        return b;
+    }
+
+    /** The bytes of the chunk at hand: what a read takes without waiting. */
+    @Override
+    public int available() {
+        return current == null ? 0 : current.length() - position;
     }
 
     @Override
@@ -93,15 +103,32 @@ final class UpstreamStream extends InputStream {
         if (length == 0) {
             return 0;
         }
-        while (current == null || position == current.length()) {
-            if (ended) {
-                return -1;
-            }
-            next();
+        if (!waitForBytes()) {
+            return -1;
         }
         int n = Math.min(length, current.length() - position);
         current.getBytes(position, position + n, into, offset);
+        consumed(n);
+        return n;
+    }
+
+    /** A chunk with bytes left to read at hand, waiting for the next one if need be; false at the stream's end. */
+    private boolean waitForBytes() throws IOException {
+        while (current == null) {
+            if (ended) {
+                return false;
+            }
+            next();
+        }
+        return true;
+    }
+
+    private void consumed(int n) {
         position += n;
+        if (position == current.length()) {
+            // a chunk read whole is let go at once, not held through the wait for the next
+            current = null;
+        }
         // either this read sees paused, or the event loop, which reads queuedBytes after it sets paused, sees this read
         if (queuedBytes.addAndGet(-n) < RESUME_AT && paused) {
             eventLoop.runOnContext(v -> {
@@ -111,7 +138,6 @@ final class UpstreamStream extends InputStream {
                 }
             });
         }
-        return n;
     }
 
     private void next() throws IOException {
@@ -131,8 +157,10 @@ final class UpstreamStream extends InputStream {
             ended = true;
             current = null;
         } else if (next instanceof Buffer chunk) {
-            current = chunk;
-            position = 0;
+            if (chunk.length() > 0) {
+                current = chunk;
+                position = 0;
+            }
         } else {
             Throwable failure = (Throwable) next;
             ended = true;

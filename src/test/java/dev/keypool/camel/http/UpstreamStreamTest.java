@@ -110,6 +110,20 @@ class UpstreamStreamTest {
         assertThat(upstream.connectionsOpened()).isEqualTo(1);
     }
 
+    /** The relay reads what has come without waiting, and waits for the rest holding nothing ({@code SseEventBuffer}). */
+    @Test
+    void should_tell_what_a_read_takes_without_waiting() throws Exception {
+        upstream.endlessStream("sk-ready");
+        InputStream stream = open("sk-ready");
+
+        assertThat(stream.read()).as("the first byte, waited for").isNotNegative();
+        int ready = stream.available();
+        assertThat(ready).as("the rest of the chunk it came in").isPositive();
+        assertThat(stream.read(new byte[ready], 0, ready)).isEqualTo(ready);
+        assertThat(stream.available()).as("nothing left of that chunk").isZero();
+        stream.close();
+    }
+
     private static Throwable readToTheEnd(InputStream stream) {
         byte[] into = new byte[4096];
         try {
