@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -96,11 +97,11 @@ class RequestLogCostBench {
         Map<String, Database> databases = new java.util.LinkedHashMap<>();
         Map<String, Insert> writers = new java.util.LinkedHashMap<>();
         List<String> variants = List.of(System.getProperty("bench.variants",
-                "current,former,tenant-ts,page4k,no-index,json,ckpt10k").split(","));
+                "current,former,ts-index,mutex,all-bound").split(","));
         try {
             List<AutoCloseable> pools = new ArrayList<>();
             for (String variant : variants) {
-                if (variant.equals("former") || variant.equals("page4k")) {
+                if (variant.equals("page4k")) {
                     // SQLite's default pages, as a file made before Database made them 16 KiB: set before WAL
                     Files.createDirectories(dir.resolve(variant));
                     try (Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:"
@@ -113,31 +114,38 @@ class RequestLogCostBench {
                 databases.put(variant, db);
                 try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
                     switch (variant) {
-                        // the index on (tenant, ts) that SQLite's schema had until V6
-                        case "former", "tenant-ts" -> s.execute("CREATE INDEX request_log_tenant_ts ON request_log (tenant, ts)");
-                        case "no-index" -> s.execute("DROP INDEX request_log_ts");
+                        // the index on ts that SQLite's schema had until V7
+                        case "former", "ts-index" -> s.execute("CREATE INDEX request_log_ts ON request_log (ts)");
                         default -> { }
                     }
                 }
                 DataSource source = db.dataSource();
-                if (variant.equals("ckpt10k")) {
+                if (variant.equals("former") || variant.equals("mutex") || variant.equals("ckpt10k")) {
+                    // the URL without open_mode (SQLite's serialized mode, a lock taken in every call), as before
                     com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
-                    config.setJdbcUrl(((com.zaxxer.hikari.HikariDataSource) db.dataSource()).getJdbcUrl());
-                    config.setConnectionInitSql("PRAGMA wal_autocheckpoint = 10000");
+                    config.setJdbcUrl(((com.zaxxer.hikari.HikariDataSource) db.dataSource()).getJdbcUrl()
+                            .replaceAll("&open_mode=[0-9]+", ""));
+                    if (variant.equals("ckpt10k")) {
+                        config.setConnectionInitSql("PRAGMA wal_autocheckpoint = 10000");
+                    }
                     config.setMaximumPoolSize(4);
                     com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config);
                     pools.add(pool);
                     source = pool;
                 }
                 DataSource writeTo = source;
-                writers.put(variant, variant.startsWith("json")
-                        ? rows -> json(writeTo, rows)
-                        : new JdbcRequestLogWriter(writeTo)::insert);
+                writers.put(variant, switch (variant) {
+                    case "json" -> rows -> json(writeTo, rows);
+                    case "former", "ckpt10k" -> new FormerWriter(writeTo)::insert;
+                    case "all-bound" -> rows -> allBound(writeTo, rows);
+                    default -> new JdbcRequestLogWriter(writeTo)::insert;
+                });
             }
-            List<RequestLogRow> rows = rows(PER_TICK * TICKS);
             Map<String, List<Double>> cpuPerRound = new HashMap<>();
             Map<String, List<Double>> bytesPerRound = new HashMap<>();
             for (int round = 0; round <= ROUNDS; round++) {
+                // each round's rows later than the round before's, as a gateway's are: ids made from the time go on
+                List<RequestLogRow> rows = rows(PER_TICK * TICKS, System.currentTimeMillis() + round * 100_000_000L);
                 Map<String, long[]> sums = new HashMap<>();
                 for (int tick = 0; tick < TICKS; tick++) {
                     List<RequestLogRow> batch = rows.subList(tick * PER_TICK, (tick + 1) * PER_TICK);
@@ -183,6 +191,112 @@ class RequestLogCostBench {
         } finally {
             for (Database db : databases.values()) {
                 db.close();
+            }
+        }
+    }
+
+    /**
+     * SQLite's writer as it was before its ids were made from the time: SQLite's own rowid, every value bound (the
+     * {@code ts} index and the serialized mode are the variant's database): one prepared statement in JDBC batches of
+     * 500, one transaction per call.
+     */
+    static final class FormerWriter {
+
+        private static final String INSERT = "INSERT INTO request_log (" + String.join(", ", RequestLogWriter.COLUMNS)
+                + ") VALUES (" + String.join(", ", Collections.nCopies(WIDTH, "?")) + ")";
+
+        private final DataSource dataSource;
+
+        FormerWriter(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        void insert(List<RequestLogRow> rows) throws SQLException {
+            try (Connection connection = dataSource.getConnection()) {
+                connection.setAutoCommit(false);
+                try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+                    int pending = 0;
+                    for (RequestLogRow row : rows) {
+                        bind(insert, 0, row);
+                        insert.addBatch();
+                        if (++pending == 500) {
+                            insert.executeBatch();
+                            pending = 0;
+                        }
+                    }
+                    if (pending > 0) {
+                        insert.executeBatch();
+                    }
+                    connection.commit();
+                } catch (SQLException | RuntimeException e) {
+                    connection.rollback();
+                    throw e;
+                } finally {
+                    connection.setAutoCommit(true);
+                }
+            }
+        }
+
+        /** The row's 23 values after {@code offset}, nulls bound as NULL. */
+        static void bind(PreparedStatement insert, int offset, RequestLogRow row) throws SQLException {
+            Object[] values = {row.ts(), row.requestId(), row.source(), row.tenant(), row.api(), row.model(),
+                    row.servedModel(), row.channel(), row.keyFingerprint(), row.pool(), row.attempts(),
+                    row.fallbackLevel(), row.status(), row.errorCode(), row.promptTokens(), row.completionTokens(),
+                    row.cachedTokens(), row.cacheWriteTokens(), row.costUsd(), row.latencyMs(), row.ttfbMs(),
+                    row.requestBody(), row.answerBody()};
+            for (int i = 0; i < values.length; i++) {
+                set(insert, offset + i + 1, values[i], i);
+            }
+        }
+
+        private static void set(PreparedStatement insert, int index, Object value, int column) throws SQLException {
+            if (value == null) {
+                insert.setNull(index, column == 11 ? Types.INTEGER : column == 20 ? Types.BIGINT : Types.VARCHAR);
+            } else if (value instanceof String s) {
+                insert.setString(index, s);
+            } else if (value instanceof Integer n) {
+                insert.setInt(index, n);
+            } else if (value instanceof Long n) {
+                insert.setLong(index, n);
+            } else {
+                insert.setDouble(index, (Double) value);
+            }
+        }
+    }
+
+    /** Ids made from the time as the current writer makes them, but every value bound, a null as NULL. */
+    private static final Map<DataSource, long[]> ALL_BOUND_SEQUENCE = new HashMap<>();
+
+    private static void allBound(DataSource dataSource, List<RequestLogRow> rows) throws SQLException {
+        long[] last = ALL_BOUND_SEQUENCE.computeIfAbsent(dataSource, d -> new long[] {Long.MIN_VALUE, 0});
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO request_log (id, "
+                    + String.join(", ", RequestLogWriter.COLUMNS) + ") VALUES (?, "
+                    + String.join(", ", Collections.nCopies(WIDTH, "?")) + ") ON CONFLICT (id) DO NOTHING")) {
+                int pending = 0;
+                for (RequestLogRow row : rows) {
+                    if (row.ts() != last[0]) {
+                        last[0] = row.ts();
+                        last[1] = 0;
+                    }
+                    insert.setLong(1, (row.ts() << 20) + last[1]++);
+                    FormerWriter.bind(insert, 1, row);
+                    insert.addBatch();
+                    if (++pending == 64) {
+                        insert.executeBatch();
+                        pending = 0;
+                    }
+                }
+                if (pending > 0) {
+                    insert.executeBatch();
+                }
+                connection.commit();
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
             }
         }
     }
@@ -245,7 +359,7 @@ class RequestLogCostBench {
             Database db = postgres.database();
             // the SQLite writer's batched INSERTs, on PostgreSQL as pgjdbc rewrites them (reWriteBatchedInserts)
             compare(List.of("insert", "copy"),
-                    List.of(new JdbcRequestLogWriter(db.dataSource())::insert,
+                    List.of(new FormerWriter(db.dataSource())::insert,
                             new PostgresRequestLogWriter(db.dataSource())::insert),
                     List.of(db.dataSource(), db.dataSource()), postgres.server().handle());
         }
@@ -276,13 +390,15 @@ class RequestLogCostBench {
             }, BEAT_MS, BEAT_MS, TimeUnit.MILLISECONDS);
         }
         try {
-            List<RequestLogRow> rows = rows(PER_TICK * TICKS);
             double idlePerSecond = idleCpuNanosPerSecond();
             System.out.printf("idle process: %.0f µs of CPU a second%n", idlePerSecond / 1000);
             Map<String, List<Double>> perRow = new HashMap<>();
             for (int round = 0; round <= ROUNDS; round++) {
                 for (int k = 0; k < 2; k++) {
                     int w = (k + round) % 2;
+                    // later rows every pass, as a gateway's are: ids made from the time go on
+                    List<RequestLogRow> rows = rows(PER_TICK * TICKS,
+                            System.currentTimeMillis() + (2L * round + k) * 100_000_000L);
                     long serverStart = server == null ? 0 : ticks(server);
                     double cpu = run(names.get(w), rows, queues.get(w)::offer, databases.get(w), idlePerSecond);
                     double serverPerRow = server == null ? 0 : (ticks(server) - serverStart) * 1e6 / 100 / rows.size();
@@ -336,7 +452,7 @@ class RequestLogCostBench {
                 + String.join(", ", Collections.nCopies(perStatement, values)))) {
             for (int start = 0; start < rows.size(); start += perStatement) {
                 for (int k = 0; k < perStatement; k++) {
-                    JdbcRequestLogWriter.bind(insert, k * WIDTH, rows.get(start + k));
+                    FormerWriter.bind(insert, k * WIDTH, rows.get(start + k));
                 }
                 insert.executeUpdate();
             }
@@ -397,8 +513,12 @@ class RequestLogCostBench {
 
     /** Rows as a served chat completion leaves them: every column but the bodies set. */
     private static List<RequestLogRow> rows(int count) {
+        return rows(count, System.currentTimeMillis());
+    }
+
+    /** The rows from {@code now}, one a millisecond. */
+    private static List<RequestLogRow> rows(int count, long now) {
         List<RequestLogRow> rows = new ArrayList<>(count);
-        long now = System.currentTimeMillis();
         for (int i = 0; i < count; i++) {
             rows.add(new RequestLogRow(now + i, "req_" + Long.toHexString(0x8000_0000_0000_0000L | i * 7919L)
                     + "c0ffee", "api", "none", "chat", "gpt-4o-mini", "gpt-4o-mini", "primary", "3f2a9c1b", "shared", 1, 0,
@@ -408,10 +528,8 @@ class RequestLogCostBench {
     }
 
     private static long count(DataSource db) throws Exception {
-        // rows are only added, ids ascending: the highest id is the count, read from the primary key's b-tree
-        // without a scan whose cost would grow with the table
         try (Connection c = db.getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT coalesce(max(id), 0) FROM request_log")) {
+             ResultSet r = s.executeQuery("SELECT count(*) FROM request_log")) {
             r.next();
             return r.getLong(1);
         }
