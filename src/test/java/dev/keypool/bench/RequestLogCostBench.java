@@ -237,30 +237,39 @@ class RequestLogCostBench {
             }
         }
 
-        /** The row's 23 values after {@code offset}, nulls bound as NULL. */
+        /** The row's 23 values after {@code offset}, typed setters by position, nulls bound as NULL. */
         static void bind(PreparedStatement insert, int offset, RequestLogRow row) throws SQLException {
-            Object[] values = {row.ts(), row.requestId(), row.source(), row.tenant(), row.api(), row.model(),
-                    row.servedModel(), row.channel(), row.keyFingerprint(), row.pool(), row.attempts(),
-                    row.fallbackLevel(), row.status(), row.errorCode(), row.promptTokens(), row.completionTokens(),
-                    row.cachedTokens(), row.cacheWriteTokens(), row.costUsd(), row.latencyMs(), row.ttfbMs(),
-                    row.requestBody(), row.answerBody()};
-            for (int i = 0; i < values.length; i++) {
-                set(insert, offset + i + 1, values[i], i);
-            }
-        }
-
-        private static void set(PreparedStatement insert, int index, Object value, int column) throws SQLException {
-            if (value == null) {
-                insert.setNull(index, column == 11 ? Types.INTEGER : column == 20 ? Types.BIGINT : Types.VARCHAR);
-            } else if (value instanceof String s) {
-                insert.setString(index, s);
-            } else if (value instanceof Integer n) {
-                insert.setInt(index, n);
-            } else if (value instanceof Long n) {
-                insert.setLong(index, n);
+            insert.setLong(offset + 1, row.ts());
+            insert.setString(offset + 2, row.requestId());
+            insert.setString(offset + 3, row.source());
+            insert.setString(offset + 4, row.tenant());
+            insert.setString(offset + 5, row.api());
+            insert.setString(offset + 6, row.model());
+            insert.setString(offset + 7, row.servedModel());
+            insert.setString(offset + 8, row.channel());
+            insert.setString(offset + 9, row.keyFingerprint());
+            insert.setString(offset + 10, row.pool());
+            insert.setInt(offset + 11, row.attempts());
+            if (row.fallbackLevel() == null) {
+                insert.setNull(offset + 12, Types.INTEGER);
             } else {
-                insert.setDouble(index, (Double) value);
+                insert.setInt(offset + 12, row.fallbackLevel());
             }
+            insert.setInt(offset + 13, row.status());
+            insert.setString(offset + 14, row.errorCode());
+            insert.setLong(offset + 15, row.promptTokens());
+            insert.setLong(offset + 16, row.completionTokens());
+            insert.setLong(offset + 17, row.cachedTokens());
+            insert.setLong(offset + 18, row.cacheWriteTokens());
+            insert.setDouble(offset + 19, row.costUsd());
+            insert.setLong(offset + 20, row.latencyMs());
+            if (row.ttfbMs() == null) {
+                insert.setNull(offset + 21, Types.BIGINT);
+            } else {
+                insert.setLong(offset + 21, row.ttfbMs());
+            }
+            insert.setString(offset + 22, row.requestBody());
+            insert.setString(offset + 23, row.answerBody());
         }
     }
 
