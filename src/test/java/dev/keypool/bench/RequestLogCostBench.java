@@ -40,10 +40,14 @@ import org.junit.jupiter.api.Test;
  * rows as the gateway's do:
  * <ul>
  *   <li>{@link #batched_against_multi_row_on_sqlite}: SQLite in a temporary directory, {@link JdbcRequestLogWriter}
- *   (one row per INSERT, sent in JDBC batches, one transaction per beat) against 32 rows to an INSERT, one
- *   transaction per beat (docs/decisions.md, "The request log on SQLite: what a row costs");</li>
- *   <li>{@link #writer_thread_variants_on_sqlite}: the SQLite writer's own thread, CPU and allocation per row, for the
- *   schema as it is and variants of it (indexes, page size, a checkpoint setting, the rows as one JSON array);</li>
+ *   (one row per INSERT, sent in JDBC batches, one transaction per beat) against 32 rows to an INSERT bound as the
+ *   former writer bound them, one transaction per beat (docs/decisions.md, "The request log on SQLite: what a row
+ *   costs");</li>
+ *   <li>{@link #writer_thread_variants_on_sqlite}: the SQLite writer's own thread, CPU and allocation per row, the
+ *   writer as it is against variants ({@code bench.variants}): {@code former} (a copy of the writer before its ids were
+ *   made from the time: SQLite's own ids, the {@code ts} index, every value bound, serialized mode), {@code ts-index}
+ *   and {@code mutex} (the index, the serialized mode added back), {@code all-bound} (every value bound, a null as
+ *   NULL), {@code page4k}, {@code ckpt10k} (a checkpoint setting), {@code json} (the rows as one JSON array);</li>
  *   <li>{@link #insert_against_copy_on_postgresql}: a real PostgreSQL started by the test, the batched INSERTs
  *   ({@code reWriteBatchedInserts}) against the COPY of {@link PostgresRequestLogWriter}, the server's CPU (its
  *   processes, from /proc) reported beside the JVM's.</li>
