@@ -45,7 +45,8 @@ public final class UsageTotals {
         long dayStart = today.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
         long monthStart = today.withDayOfMonth(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
         String sql = "SELECT tenant, SUM(CASE WHEN ts >= ? THEN cost_usd ELSE 0 END) AS today, SUM(cost_usd) AS month"
-                + " FROM request_log WHERE " + time.atOrAfter() + " AND " + time.before() + " AND cost_usd > 0 GROUP BY tenant";
+                + " FROM request_log WHERE " + time.atOrAfter() + " AND " + time.before()
+                + " AND cost_usd > 0 GROUP BY tenant";
         Map<String, TenantSpend> spend = new LinkedHashMap<>();
         query(sql, r -> spend.put(r.getString("tenant"), new TenantSpend(r.getDouble("today"), r.getDouble("month"))),
                 dayStart, time.bound(monthStart), time.bound(now.toEpochMilli() + 1));
