@@ -8,8 +8,8 @@
 #      Prints every run, then per configuration the median and the spread (min-max) of the added p50 at 1 connection
 #      and of the requests/s at 256 connections (and gateway/direct), and the log's cost against off.
 #   1b. CPU per request (PARTS=cpu): one gateway per configuration, all running at once (ports GW_PORT+10..),
-#      CPU_JIT_WARMUP s of traffic each in four alternated slices, one settling round not counted; then CPU_ROUNDS short
-#      rounds, each measuring every configuration in a rotating order at CPU_CONNS connections, provider 50 ms
+#      CPU_JIT_WARMUP s of traffic each at the measured load in four alternated slices, one settling round not counted;
+#      then CPU_ROUNDS short rounds, each measuring every configuration in a rotating order at CPU_CONNS connections, provider 50 ms
 #      (CPU_WARMUP s, then CPU_DURATION s measured): the gateway's CPU (utime + stime from /proc/<pid>/stat) divided by
 #      the requests wrk saw answered, the parts of it (/proc/<pid>/task/*/schedstat) its GC threads ("GC Thread#n"),
 #      its JIT compilers and the request log's writer thread took, and apart the PostgreSQL server's (its postmaster
@@ -376,7 +376,7 @@ cpu_cell() {
 }
 if [[ " $PARTS " == *" cpu "* ]]; then
   read -r -a configs <<< "$CONFIGS"
-  say "== CPU per request: one gateway per configuration, all started at once (ports from $((GW_PORT + 10))), ${CPU_JIT_WARMUP}s JIT warm-up each at 64 connections, then one settling round not counted; then $CPU_ROUNDS rounds, each measuring every configuration in a rotating order: $CPU_CONNS connections, provider 50 ms, ${CPU_WARMUP}s + ${CPU_DURATION}s measured; CPU from /proc/<pid>/stat (the gateway's, of it its GC threads'; PostgreSQL's server processes apart) divided by the requests wrk saw answered =="
+  say "== CPU per request: one gateway per configuration, all started at once (ports from $((GW_PORT + 10))), ${CPU_JIT_WARMUP}s JIT warm-up each at the measured load, then one settling round not counted; then $CPU_ROUNDS rounds, each measuring every configuration in a rotating order: $CPU_CONNS connections, provider 50 ms, ${CPU_WARMUP}s + ${CPU_DURATION}s measured; CPU from /proc/<pid>/stat (the gateway's, of it its GC threads'; PostgreSQL's server processes apart) divided by the requests wrk saw answered =="
   declare -A CPU_PID CPU_PORT CPU_WRITER
   # PROFILE=cpu|alloc|wall with AP_LIB=libasyncProfiler.so: async-profiler in every gateway from its start, every
   # PROFILE_INTERVAL (10 ms: a sample costs the gateway next to nothing, the same for each), its collapsed stacks in
@@ -394,14 +394,15 @@ if [[ " $PARTS " == *" cpu "* ]]; then
     start_gateway "$cfg" "cpu-$cfg" "${CPU_PORT[$cfg]}" -Xlog:gc:file="$OUT/gc-cpu-$cfg.log"
     CPU_PID[$cfg]=$GW_PID
   done
-  fake_ctl "latency?ms=0"
-  # the warm-up in slices, the configurations alternated: each gateway's JIT gets its share while the others' settle
+  # the warm-up in slices, the configurations alternated: each gateway's JIT gets its share while the others' settle;
+  # at the measured load (CPU_CONNS connections, provider 50 ms), so that what the JIT compiled is what the rounds run
+  # (warmed at 64 connections and provider 0 ms, the compilers still took up to 158 µs a request in a measured cell)
+  fake_ctl "latency?ms=50"
   for slice in $(seq 1 4); do
     for cfg in "${configs[@]}"; do
-      wrk_run "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" 64 $(( CPU_JIT_WARMUP / 4 )) "cpu-$cfg-jit-$slice" > /dev/null
+      wrk_run "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" "$CPU_CONNS" $(( CPU_JIT_WARMUP / 4 )) "cpu-$cfg-jit-$slice" > /dev/null
     done
   done
-  fake_ctl "latency?ms=50"
   for cfg in "${configs[@]}"; do
     cpu_cell "http://127.0.0.1:${CPU_PORT[$cfg]}$CHAT" $(( CPU_WARMUP + CPU_DURATION )) "cpu-$cfg-settle" "${CPU_PID[$cfg]}" > /dev/null
     # the writer's thread exists from the route's first beat; found once, outside the measured cells

@@ -14,6 +14,7 @@ import dev.keypool.metrics.GatewayMetrics;
 import dev.keypool.store.Database;
 import dev.keypool.store.RequestLogReader;
 import dev.keypool.store.RequestLogRow;
+import dev.keypool.store.RequestLogTime;
 import dev.keypool.store.RequestLogWriter;
 import dev.keypool.store.UsageReader;
 import dev.keypool.store.UsageTotals;
@@ -67,12 +68,13 @@ final class DatabaseBeans extends ServiceSupport {
                 config.database().retention(), config.requestLog().bodies(), bodyMaxBytes);
         context.getRegistry().bind("requestLog", requestLog);
         RequestLogWriter writer = RequestLogWriter.of(database);
+        RequestLogTime time = RequestLogTime.of(database);
         context.getRegistry().bind("requestLogWriter", writer);
-        context.getRegistry().bind("adminRequests", new AdminRequests(new RequestLogReader(database.dataSource()),
+        context.getRegistry().bind("adminRequests", new AdminRequests(new RequestLogReader(database.dataSource(), time),
                 new ObjectMapper()));
-        context.getRegistry().bind("adminUsage", new AdminUsage(new UsageReader(database.dataSource()), new ObjectMapper(),
+        context.getRegistry().bind("adminUsage", new AdminUsage(new UsageReader(database.dataSource(), time), new ObjectMapper(),
                 clock));
-        UsageReadBack.restore(new UsageTotals(database.dataSource()), channels, tenants, clock);
+        UsageReadBack.restore(new UsageTotals(database.dataSource(), time), channels, tenants, clock);
         try {
             context.addService(new DatabaseBeans(database, requestLog, writer), true, true);
         } catch (Exception e) {

@@ -25,7 +25,7 @@ public final class PostgresRequestLogWriter extends RequestLogWriter {
     private static final String NULL = "\\N";
 
     public PostgresRequestLogWriter(DataSource dataSource) {
-        super(dataSource);
+        super(dataSource, RequestLogTime.BY_TS);
     }
 
     @Override

@@ -12,7 +12,8 @@ import javax.sql.DataSource;
 
 /**
  * Pages through the request log, newest first, for {@code GET /admin/requests}. The cursor is the id of the last row of
- * the previous page, so a page stays right while rows are being written. The same SQL runs on SQLite and PostgreSQL.
+ * the previous page, so a page stays right while rows are being written. The same SQL runs on SQLite and PostgreSQL but
+ * for the bounds of time ({@link RequestLogTime}); on SQLite ids are in time order, so newest first is by time.
  */
 public final class RequestLogReader {
 
@@ -37,9 +38,11 @@ public final class RequestLogReader {
             + "cached_tokens, cache_write_tokens, cost_usd, latency_ms, ttfb_ms";
 
     private final DataSource dataSource;
+    private final RequestLogTime time;
 
-    public RequestLogReader(DataSource dataSource) {
+    public RequestLogReader(DataSource dataSource, RequestLogTime time) {
         this.dataSource = dataSource;
+        this.time = time;
     }
 
     public Page page(Query query) throws SQLException {
@@ -48,8 +51,8 @@ public final class RequestLogReader {
         where(sql, parameters, "tenant = ?", query.tenant());
         where(sql, parameters, "status = ?", query.status());
         where(sql, parameters, "model = ?", query.model());
-        where(sql, parameters, "ts >= ?", query.from() == null ? null : query.from().toEpochMilli());
-        where(sql, parameters, "ts < ?", query.to() == null ? null : query.to().toEpochMilli());
+        where(sql, parameters, time.atOrAfter(), query.from() == null ? null : time.bound(query.from().toEpochMilli()));
+        where(sql, parameters, time.before(), query.to() == null ? null : time.bound(query.to().toEpochMilli()));
         where(sql, parameters, "id < ?", query.before());
         sql.append(" ORDER BY id DESC LIMIT ?");
         // one more than asked: whether there is a next page

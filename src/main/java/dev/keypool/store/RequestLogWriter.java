@@ -1,15 +1,17 @@
 package dev.keypool.store;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.List;
 
 import javax.sql.DataSource;
 
 /**
- * Writes the request log's rows, a batch at a time, in the way the database takes them cheapest. The frame is the
- * same for every database (nothing to do for no rows, one pooled connection per batch, given back whatever happens);
- * each database's writer is its dialect, {@link #write}.
+ * Writes the request log's rows, a batch at a time, in the way the database takes them cheapest, and deletes those past
+ * the retention. The frame is the same for every database (nothing to do for no rows, one pooled connection per batch,
+ * given back whatever happens); each database's writer is its dialect, {@link #write}, with the way its rows are found
+ * by time ({@link RequestLogTime}).
  */
 public abstract class RequestLogWriter {
 
@@ -20,9 +22,11 @@ public abstract class RequestLogWriter {
             "ttfb_ms", "request_body", "answer_body");
 
     private final DataSource dataSource;
+    private final RequestLogTime time;
 
-    protected RequestLogWriter(DataSource dataSource) {
+    protected RequestLogWriter(DataSource dataSource, RequestLogTime time) {
         this.dataSource = dataSource;
+        this.time = time;
     }
 
     /** PostgreSQL's COPY, else batched INSERTs. */
@@ -39,6 +43,15 @@ public abstract class RequestLogWriter {
         }
         try (Connection connection = dataSource.getConnection()) {
             write(connection, rows);
+        }
+    }
+
+    /** The retention: deletes every row older than {@code cutoffMs} (epoch ms); returns how many. */
+    public final int deleteOlderThan(long cutoffMs) throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement delete = connection.prepareStatement("DELETE FROM request_log WHERE " + time.before())) {
+            delete.setLong(1, time.bound(cutoffMs));
+            return delete.executeUpdate();
         }
     }
 

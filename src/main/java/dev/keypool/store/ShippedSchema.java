@@ -27,7 +27,7 @@ final class ShippedSchema {
             "2", 790399412,
             "3", 856477210,
             "5", 1275306900);
-    private static final Map<String, Integer> SQLITE = Map.of("4", 793627160, "6", 1895643229);
+    private static final Map<String, Integer> SQLITE = Map.of("4", 793627160, "6", 1895643229, "7", -1419965772);
     private static final Map<String, Integer> POSTGRESQL = Map.of("4", -547061480);
 
     private ShippedSchema() {

@@ -16,8 +16,8 @@ import javax.sql.DataSource;
 /**
  * The request log summed per group and time bucket, for {@code GET /admin/usage}: requests, tokens, cost and errors.
  * The bucket is computed in SQL as the stored epoch milliseconds divided by the interval's length, an integer division
- * that SQLite and PostgreSQL do alike on BIGINT, so one statement serves both databases and the buckets are UTC hours
- * and days without any dialect's date functions.
+ * that SQLite and PostgreSQL do alike on BIGINT, so one statement serves both databases (but for the bounds of time,
+ * {@link RequestLogTime}) and the buckets are UTC hours and days without any dialect's date functions.
  */
 public final class UsageReader {
 
@@ -103,9 +103,11 @@ public final class UsageReader {
     }
 
     private final DataSource dataSource;
+    private final RequestLogTime time;
 
-    public UsageReader(DataSource dataSource) {
+    public UsageReader(DataSource dataSource, RequestLogTime time) {
         this.dataSource = dataSource;
+        this.time = time;
     }
 
     public Usage read(Query query) throws SQLException {
@@ -114,12 +116,13 @@ public final class UsageReader {
                 + " SUM(prompt_tokens) AS prompt, SUM(completion_tokens) AS completion, SUM(cached_tokens) AS cached,"
                 + " SUM(cache_write_tokens) AS cache_write, SUM(cost_usd) AS cost,"
                 + " SUM(CASE WHEN status >= 400 THEN 1 ELSE 0 END) AS errors"
-                + " FROM request_log WHERE ts >= ? AND ts < ? GROUP BY 1, 2 ORDER BY 2, 1 LIMIT ?";
+                + " FROM request_log WHERE " + time.atOrAfter() + " AND " + time.before()
+                + " GROUP BY 1, 2 ORDER BY 2, 1 LIMIT ?";
         List<Bucket> buckets = new ArrayList<>();
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
             s.setLong(1, ms);
-            s.setLong(2, query.from().toEpochMilli());
-            s.setLong(3, query.to().toEpochMilli());
+            s.setLong(2, time.bound(query.from().toEpochMilli()));
+            s.setLong(3, time.bound(query.to().toEpochMilli()));
             s.setInt(4, MAX_ROWS + 1);
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {

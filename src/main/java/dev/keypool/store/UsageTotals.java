@@ -18,7 +18,7 @@ import javax.sql.DataSource;
  * What the request log says was spent, read once at start so that figures kept in memory go on where they were
  * before a restart: each tenant's spend of the current UTC day and month (its budget), and the tokens and cost per
  * channel, key and upstream model over the rows the log keeps ({@code database.retention}). The same SQL on SQLite
- * and PostgreSQL.
+ * and PostgreSQL but for the bounds of time ({@link RequestLogTime}).
  */
 public final class UsageTotals {
 
@@ -32,9 +32,11 @@ public final class UsageTotals {
     }
 
     private final DataSource dataSource;
+    private final RequestLogTime time;
 
-    public UsageTotals(DataSource dataSource) {
+    public UsageTotals(DataSource dataSource, RequestLogTime time) {
         this.dataSource = dataSource;
+        this.time = time;
     }
 
     /** Every tenant that spent anything this UTC month, by name. */
@@ -43,10 +45,11 @@ public final class UsageTotals {
         long dayStart = today.atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
         long monthStart = today.withDayOfMonth(1).atStartOfDay(ZoneOffset.UTC).toInstant().toEpochMilli();
         String sql = "SELECT tenant, SUM(CASE WHEN ts >= ? THEN cost_usd ELSE 0 END) AS today, SUM(cost_usd) AS month"
-                + " FROM request_log WHERE ts >= ? AND ts <= ? AND cost_usd > 0 GROUP BY tenant";
+                + " FROM request_log WHERE " + time.atOrAfter() + " AND " + time.before()
+                + " AND cost_usd > 0 GROUP BY tenant";
         Map<String, TenantSpend> spend = new LinkedHashMap<>();
         query(sql, r -> spend.put(r.getString("tenant"), new TenantSpend(r.getDouble("today"), r.getDouble("month"))),
-                dayStart, monthStart, now.toEpochMilli());
+                dayStart, time.bound(monthStart), time.bound(now.toEpochMilli() + 1));
         return spend;
     }
 

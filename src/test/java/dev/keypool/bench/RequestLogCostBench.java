@@ -9,6 +9,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -39,10 +40,14 @@ import org.junit.jupiter.api.Test;
  * rows as the gateway's do:
  * <ul>
  *   <li>{@link #batched_against_multi_row_on_sqlite}: SQLite in a temporary directory, {@link JdbcRequestLogWriter}
- *   (one row per INSERT, sent in JDBC batches, one transaction per beat) against 32 rows to an INSERT, one
- *   transaction per beat (docs/decisions.md, "The request log on SQLite: what a row costs");</li>
- *   <li>{@link #writer_thread_variants_on_sqlite}: the SQLite writer's own thread, CPU and allocation per row, for the
- *   schema as it is and variants of it (indexes, page size, a checkpoint setting, the rows as one JSON array);</li>
+ *   (one row per INSERT, sent in JDBC batches, one transaction per beat) against 32 rows to an INSERT bound as the
+ *   former writer bound them, one transaction per beat (docs/decisions.md, "The request log on SQLite: what a row
+ *   costs");</li>
+ *   <li>{@link #writer_thread_variants_on_sqlite}: the SQLite writer's own thread, CPU and allocation per row, the
+ *   writer as it is against variants ({@code bench.variants}): {@code former} (a copy of the writer before its ids were
+ *   made from the time: SQLite's own ids, the {@code ts} index, every value bound, serialized mode), {@code ts-index}
+ *   and {@code mutex} (the index, the serialized mode added back), {@code all-bound} (every value bound, a null as
+ *   NULL), {@code page4k}, {@code ckpt10k} (a checkpoint setting), {@code json} (the rows as one JSON array);</li>
  *   <li>{@link #insert_against_copy_on_postgresql}: a real PostgreSQL started by the test, the batched INSERTs
  *   ({@code reWriteBatchedInserts}) against the COPY of {@link PostgresRequestLogWriter}, the server's CPU (its
  *   processes, from /proc) reported beside the JVM's.</li>
@@ -96,11 +101,11 @@ class RequestLogCostBench {
         Map<String, Database> databases = new java.util.LinkedHashMap<>();
         Map<String, Insert> writers = new java.util.LinkedHashMap<>();
         List<String> variants = List.of(System.getProperty("bench.variants",
-                "current,former,tenant-ts,page4k,no-index,json,ckpt10k").split(","));
+                "current,former,ts-index,mutex,all-bound").split(","));
         try {
             List<AutoCloseable> pools = new ArrayList<>();
             for (String variant : variants) {
-                if (variant.equals("former") || variant.equals("page4k")) {
+                if (variant.equals("page4k")) {
                     // SQLite's default pages, as a file made before Database made them 16 KiB: set before WAL
                     Files.createDirectories(dir.resolve(variant));
                     try (Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:"
@@ -113,31 +118,38 @@ class RequestLogCostBench {
                 databases.put(variant, db);
                 try (Connection c = db.dataSource().getConnection(); Statement s = c.createStatement()) {
                     switch (variant) {
-                        // the index on (tenant, ts) that SQLite's schema had until V6
-                        case "former", "tenant-ts" -> s.execute("CREATE INDEX request_log_tenant_ts ON request_log (tenant, ts)");
-                        case "no-index" -> s.execute("DROP INDEX request_log_ts");
+                        // the index on ts that SQLite's schema had until V7
+                        case "former", "ts-index" -> s.execute("CREATE INDEX request_log_ts ON request_log (ts)");
                         default -> { }
                     }
                 }
                 DataSource source = db.dataSource();
-                if (variant.equals("ckpt10k")) {
+                if (variant.equals("former") || variant.equals("mutex") || variant.equals("ckpt10k")) {
+                    // the URL without open_mode (SQLite's serialized mode, a lock taken in every call), as before
                     com.zaxxer.hikari.HikariConfig config = new com.zaxxer.hikari.HikariConfig();
-                    config.setJdbcUrl(((com.zaxxer.hikari.HikariDataSource) db.dataSource()).getJdbcUrl());
-                    config.setConnectionInitSql("PRAGMA wal_autocheckpoint = 10000");
+                    config.setJdbcUrl(((com.zaxxer.hikari.HikariDataSource) db.dataSource()).getJdbcUrl()
+                            .replaceAll("&open_mode=[0-9]+", ""));
+                    if (variant.equals("ckpt10k")) {
+                        config.setConnectionInitSql("PRAGMA wal_autocheckpoint = 10000");
+                    }
                     config.setMaximumPoolSize(4);
                     com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(config);
                     pools.add(pool);
                     source = pool;
                 }
                 DataSource writeTo = source;
-                writers.put(variant, variant.startsWith("json")
-                        ? rows -> json(writeTo, rows)
-                        : new JdbcRequestLogWriter(writeTo)::insert);
+                writers.put(variant, switch (variant) {
+                    case "json" -> rows -> json(writeTo, rows);
+                    case "former", "ckpt10k" -> new FormerWriter(writeTo)::insert;
+                    case "all-bound" -> rows -> allBound(writeTo, rows);
+                    default -> new JdbcRequestLogWriter(writeTo)::insert;
+                });
             }
-            List<RequestLogRow> rows = rows(PER_TICK * TICKS);
             Map<String, List<Double>> cpuPerRound = new HashMap<>();
             Map<String, List<Double>> bytesPerRound = new HashMap<>();
             for (int round = 0; round <= ROUNDS; round++) {
+                // each round's rows later than the round before's, as a gateway's are: ids made from the time go on
+                List<RequestLogRow> rows = rows(PER_TICK * TICKS, System.currentTimeMillis() + round * 100_000_000L);
                 Map<String, long[]> sums = new HashMap<>();
                 for (int tick = 0; tick < TICKS; tick++) {
                     List<RequestLogRow> batch = rows.subList(tick * PER_TICK, (tick + 1) * PER_TICK);
@@ -183,6 +195,121 @@ class RequestLogCostBench {
         } finally {
             for (Database db : databases.values()) {
                 db.close();
+            }
+        }
+    }
+
+    /**
+     * SQLite's writer as it was before its ids were made from the time: SQLite's own rowid, every value bound (the
+     * {@code ts} index and the serialized mode are the variant's database): one prepared statement in JDBC batches of
+     * 500, one transaction per call.
+     */
+    static final class FormerWriter {
+
+        private static final String INSERT = "INSERT INTO request_log (" + String.join(", ", RequestLogWriter.COLUMNS)
+                + ") VALUES (" + String.join(", ", Collections.nCopies(WIDTH, "?")) + ")";
+
+        private final DataSource dataSource;
+
+        FormerWriter(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        void insert(List<RequestLogRow> rows) throws SQLException {
+            try (Connection connection = dataSource.getConnection()) {
+                connection.setAutoCommit(false);
+                try (PreparedStatement insert = connection.prepareStatement(INSERT)) {
+                    int pending = 0;
+                    for (RequestLogRow row : rows) {
+                        bind(insert, 0, row);
+                        insert.addBatch();
+                        if (++pending == 500) {
+                            insert.executeBatch();
+                            pending = 0;
+                        }
+                    }
+                    if (pending > 0) {
+                        insert.executeBatch();
+                    }
+                    connection.commit();
+                } catch (SQLException | RuntimeException e) {
+                    connection.rollback();
+                    throw e;
+                } finally {
+                    connection.setAutoCommit(true);
+                }
+            }
+        }
+
+        /** The row's 23 values after {@code offset}, typed setters by position, nulls bound as NULL. */
+        static void bind(PreparedStatement insert, int offset, RequestLogRow row) throws SQLException {
+            insert.setLong(offset + 1, row.ts());
+            insert.setString(offset + 2, row.requestId());
+            insert.setString(offset + 3, row.source());
+            insert.setString(offset + 4, row.tenant());
+            insert.setString(offset + 5, row.api());
+            insert.setString(offset + 6, row.model());
+            insert.setString(offset + 7, row.servedModel());
+            insert.setString(offset + 8, row.channel());
+            insert.setString(offset + 9, row.keyFingerprint());
+            insert.setString(offset + 10, row.pool());
+            insert.setInt(offset + 11, row.attempts());
+            if (row.fallbackLevel() == null) {
+                insert.setNull(offset + 12, Types.INTEGER);
+            } else {
+                insert.setInt(offset + 12, row.fallbackLevel());
+            }
+            insert.setInt(offset + 13, row.status());
+            insert.setString(offset + 14, row.errorCode());
+            insert.setLong(offset + 15, row.promptTokens());
+            insert.setLong(offset + 16, row.completionTokens());
+            insert.setLong(offset + 17, row.cachedTokens());
+            insert.setLong(offset + 18, row.cacheWriteTokens());
+            insert.setDouble(offset + 19, row.costUsd());
+            insert.setLong(offset + 20, row.latencyMs());
+            if (row.ttfbMs() == null) {
+                insert.setNull(offset + 21, Types.BIGINT);
+            } else {
+                insert.setLong(offset + 21, row.ttfbMs());
+            }
+            insert.setString(offset + 22, row.requestBody());
+            insert.setString(offset + 23, row.answerBody());
+        }
+    }
+
+    /** Ids made from the time as the current writer makes them, but every value bound, a null as NULL. */
+    private static final Map<DataSource, long[]> ALL_BOUND_SEQUENCE = new HashMap<>();
+
+    private static void allBound(DataSource dataSource, List<RequestLogRow> rows) throws SQLException {
+        long[] last = ALL_BOUND_SEQUENCE.computeIfAbsent(dataSource, d -> new long[] {Long.MIN_VALUE, 0});
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO request_log (id, "
+                    + String.join(", ", RequestLogWriter.COLUMNS) + ") VALUES (?, "
+                    + String.join(", ", Collections.nCopies(WIDTH, "?")) + ") ON CONFLICT (id) DO NOTHING")) {
+                int pending = 0;
+                for (RequestLogRow row : rows) {
+                    if (row.ts() != last[0]) {
+                        last[0] = row.ts();
+                        last[1] = 0;
+                    }
+                    insert.setLong(1, (row.ts() << 20) + last[1]++);
+                    FormerWriter.bind(insert, 1, row);
+                    insert.addBatch();
+                    if (++pending == 64) {
+                        insert.executeBatch();
+                        pending = 0;
+                    }
+                }
+                if (pending > 0) {
+                    insert.executeBatch();
+                }
+                connection.commit();
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            } finally {
+                connection.setAutoCommit(true);
             }
         }
     }
@@ -245,7 +372,7 @@ class RequestLogCostBench {
             Database db = postgres.database();
             // the SQLite writer's batched INSERTs, on PostgreSQL as pgjdbc rewrites them (reWriteBatchedInserts)
             compare(List.of("insert", "copy"),
-                    List.of(new JdbcRequestLogWriter(db.dataSource())::insert,
+                    List.of(new FormerWriter(db.dataSource())::insert,
                             new PostgresRequestLogWriter(db.dataSource())::insert),
                     List.of(db.dataSource(), db.dataSource()), postgres.server().handle());
         }
@@ -276,13 +403,15 @@ class RequestLogCostBench {
             }, BEAT_MS, BEAT_MS, TimeUnit.MILLISECONDS);
         }
         try {
-            List<RequestLogRow> rows = rows(PER_TICK * TICKS);
             double idlePerSecond = idleCpuNanosPerSecond();
             System.out.printf("idle process: %.0f µs of CPU a second%n", idlePerSecond / 1000);
             Map<String, List<Double>> perRow = new HashMap<>();
             for (int round = 0; round <= ROUNDS; round++) {
                 for (int k = 0; k < 2; k++) {
                     int w = (k + round) % 2;
+                    // later rows every pass, as a gateway's are: ids made from the time go on
+                    List<RequestLogRow> rows = rows(PER_TICK * TICKS,
+                            System.currentTimeMillis() + (2L * round + k) * 100_000_000L);
                     long serverStart = server == null ? 0 : ticks(server);
                     double cpu = run(names.get(w), rows, queues.get(w)::offer, databases.get(w), idlePerSecond);
                     double serverPerRow = server == null ? 0 : (ticks(server) - serverStart) * 1e6 / 100 / rows.size();
@@ -336,7 +465,7 @@ class RequestLogCostBench {
                 + String.join(", ", Collections.nCopies(perStatement, values)))) {
             for (int start = 0; start < rows.size(); start += perStatement) {
                 for (int k = 0; k < perStatement; k++) {
-                    JdbcRequestLogWriter.bind(insert, k * WIDTH, rows.get(start + k));
+                    FormerWriter.bind(insert, k * WIDTH, rows.get(start + k));
                 }
                 insert.executeUpdate();
             }
@@ -397,8 +526,12 @@ class RequestLogCostBench {
 
     /** Rows as a served chat completion leaves them: every column but the bodies set. */
     private static List<RequestLogRow> rows(int count) {
+        return rows(count, System.currentTimeMillis());
+    }
+
+    /** The rows from {@code now}, one a millisecond. */
+    private static List<RequestLogRow> rows(int count, long now) {
         List<RequestLogRow> rows = new ArrayList<>(count);
-        long now = System.currentTimeMillis();
         for (int i = 0; i < count; i++) {
             rows.add(new RequestLogRow(now + i, "req_" + Long.toHexString(0x8000_0000_0000_0000L | i * 7919L)
                     + "c0ffee", "api", "none", "chat", "gpt-4o-mini", "gpt-4o-mini", "primary", "3f2a9c1b", "shared", 1, 0,
@@ -408,10 +541,8 @@ class RequestLogCostBench {
     }
 
     private static long count(DataSource db) throws Exception {
-        // rows are only added, ids ascending: the highest id is the count, read from the primary key's b-tree
-        // without a scan whose cost would grow with the table
         try (Connection c = db.getConnection(); Statement s = c.createStatement();
-             ResultSet r = s.executeQuery("SELECT coalesce(max(id), 0) FROM request_log")) {
+             ResultSet r = s.executeQuery("SELECT count(*) FROM request_log")) {
             r.next();
             return r.getLong(1);
         }
