@@ -32,17 +32,17 @@ public final class JdbcRequestLogWriter extends RequestLogWriter {
     private static final int BATCH = 64;
 
     /** The columns that may be null, as bits of a row's shape: their places in {@link RequestLogWriter#COLUMNS}. */
-    private static final int API = 1 << 4;
-    private static final int MODEL = 1 << 5;
-    private static final int SERVED_MODEL = 1 << 6;
-    private static final int CHANNEL = 1 << 7;
-    private static final int KEY = 1 << 8;
-    private static final int POOL = 1 << 9;
-    private static final int FALLBACK_LEVEL = 1 << 11;
-    private static final int ERROR_CODE = 1 << 13;
-    private static final int TTFB = 1 << 20;
-    private static final int REQUEST_BODY = 1 << 21;
-    private static final int ANSWER_BODY = 1 << 22;
+    private static final int API = nullable("api");
+    private static final int MODEL = nullable("model");
+    private static final int SERVED_MODEL = nullable("served_model");
+    private static final int CHANNEL = nullable("channel");
+    private static final int KEY = nullable("key_fingerprint");
+    private static final int POOL = nullable("pool");
+    private static final int FALLBACK_LEVEL = nullable("fallback_level");
+    private static final int ERROR_CODE = nullable("error_code");
+    private static final int TTFB = nullable("ttfb_ms");
+    private static final int REQUEST_BODY = nullable("request_body");
+    private static final int ANSWER_BODY = nullable("answer_body");
 
     private static final String HIGHEST_ID = "SELECT max(id) FROM request_log WHERE id >= ? AND id < ?";
 
@@ -97,6 +97,15 @@ public final class JdbcRequestLogWriter extends RequestLogWriter {
         }
         // an id found taken is not an error: the row is written again after its millisecond's highest id
         return sql.append(") ON CONFLICT (id) DO NOTHING").toString();
+    }
+
+    /** The bit of a nullable column in a row's shape: its place among the columns, as {@link #insert} reads it. */
+    private static int nullable(String column) {
+        int place = COLUMNS.indexOf(column);
+        if (place < 0) {
+            throw new IllegalArgumentException("no request_log column " + column);
+        }
+        return 1 << place;
     }
 
     /** Which of the row's nullable columns are null. */
