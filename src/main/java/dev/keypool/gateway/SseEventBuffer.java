@@ -47,9 +47,10 @@ public final class SseEventBuffer {
             return null;
         }
         int ready = in.available();
-        byte[] chunk = new byte[ready > 0 ? 1 + Math.min(ready, READ_BYTES - 1) : READ_BYTES];
+        byte[] chunk = new byte[1 + Math.min(Math.max(ready, 0), READ_BYTES - 1)];
         chunk[0] = (byte) first;
-        // with bytes ready this does not wait; a stream that cannot tell (available() 0) is read as before
+        // only what is ready: a read past it would wait for the provider's next bytes while this one may end an event
+        // (its last byte alone in a chunk); a stream that cannot tell (available() 0) goes a byte a read
         int more = chunk.length > 1 ? in.read(chunk, 1, chunk.length - 1) : 0;
         return feed(chunk, 0, 1 + Math.max(more, 0));
     }

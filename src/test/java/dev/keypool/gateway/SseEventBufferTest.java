@@ -105,6 +105,47 @@ class SseEventBufferTest {
         assertThat(events).containsExactly("data: a\n\n", "data: [DONE]\n\n");
     }
 
+    @Test
+    void should_return_an_event_whose_last_byte_came_alone_without_waiting_for_more() throws Exception {
+        SseEventBuffer reader = new SseEventBuffer(1 << 20);
+        // the provider's chunks as they came, then none for now: a read past them would wait for the next
+        List<byte[]> chunks = new ArrayList<>(List.of("data: a\n".getBytes(StandardCharsets.UTF_8), new byte[] {'\n'}));
+        InputStream in = new InputStream() {
+            private byte[] current = new byte[0];
+            private int position;
+
+            @Override
+            public int read() {
+                if (position == current.length) {
+                    current = chunks.remove(0);
+                    position = 0;
+                }
+                return current[position++] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] into, int offset, int length) {
+                assertThat(available()).as("bytes ready when read; none would wait for the provider").isPositive();
+                int n = Math.min(length, available());
+                System.arraycopy(current, position, into, offset, n);
+                position += n;
+                return n;
+            }
+
+            @Override
+            public int available() {
+                return current.length - position;
+            }
+        };
+
+        List<String> events = new ArrayList<>();
+        while (!chunks.isEmpty()) {
+            reader.read(in).forEach(e -> events.add(new String(e, StandardCharsets.UTF_8)));
+        }
+
+        assertThat(events).containsExactly("data: a\n\n");
+    }
+
     private static List<byte[]> readOne(byte[] event) throws IOException {
         return new SseEventBuffer(1 << 20).read(new ByteArrayInputStream(event));
     }
