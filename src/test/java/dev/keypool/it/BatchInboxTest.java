@@ -15,6 +15,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.camel.support.DefaultScheduledPollConsumerScheduler;
 import org.apache.camel.support.ScheduledPollConsumer;
+import org.apache.camel.util.concurrent.SizedScheduledExecutorService;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -74,8 +75,12 @@ class BatchInboxTest extends GatewayTestSupport {
         ScheduledPollConsumer inbox = (ScheduledPollConsumer) context.getRoute("batch-inbox").getConsumer();
         DefaultScheduledPollConsumerScheduler scheduler = (DefaultScheduledPollConsumerScheduler) inbox.getScheduler();
 
-        assertThat(scheduler.getScheduledExecutorService()).isInstanceOfSatisfying(ScheduledThreadPoolExecutor.class,
-                pool -> assertThat(pool.getCorePoolSize()).isEqualTo(1));
+        // on platform threads (Java 17, or virtual threads off) Camel wraps its pool
+        ScheduledThreadPoolExecutor pool = scheduler.getScheduledExecutorService() instanceof SizedScheduledExecutorService sized
+                ? sized.getScheduledThreadPoolExecutor()
+                : (ScheduledThreadPoolExecutor) scheduler.getScheduledExecutorService();
+
+        assertThat(pool.getCorePoolSize()).isEqualTo(1);
     }
 
     @Test
