@@ -34,6 +34,10 @@
 #                            fake the floor bursts of each round go to straight (a fake holding a pool's ~10,000 idle
 #                            connections has no room for 10,000 more: 20,000 descriptors a process here); BARE=0: none
 #   TTFB_STREAMS=64 TTFB_ROUNDS=10 HOLD_STREAMS=1000    stream: true parts (time to first byte; streams held open, 0: none)
+#   TTFB_CLIENT=c TTFB_PAIRS=20   streams: with gcc, the first events measured by bench/first-event.c (C, epoll):
+#                            TTFB_STREAMS streams through the gateway and as many straight at the fake at once,
+#                            interleaved stream by stream, TTFB_PAIRS pairs per client (2 s a pair); node = streams.js,
+#                            the gateway's streams and the direct ones one run after the other, TTFB_ROUNDS each
 #   HOLD_EVENTS=50 HOLD_INTERVAL_MS=100   streams: the held streams' events and their interval (the default: 5 s each)
 #   MEMORY_PROBE=1           inflight10k and streams: the gateway with -XX:NativeMemoryTracking=summary, and
 #                            MEMORY_PROBE_AT_MS=2500 ms into each burst (into the held streams: at the RSS reading) where
@@ -187,6 +191,12 @@ BURST_C=""
 if [ "$MODE" = inflight10k ] && [ "${BIG_CLIENT:-c}" = c ] && command -v gcc > /dev/null; then
   gcc -O2 -o "$OUT/keypool-fake-burst" "$BENCH_DIR/fake-burst.c" && gcc -O2 -o "$OUT/keypool-burst" "$BENCH_DIR/burst.c" \
     && BURST_C=1
+fi
+# streams, with gcc: a stream's first event through the gateway and straight at the fake, interleaved stream by stream
+# by bench/first-event.c (C, epoll), whose own tail is far below the Node client's several ms at 64 streams
+FIRST_EVENT_C=""
+if { [ "$MODE" = streams ] || [ "$MODE" = all ]; } && [ "${TTFB_CLIENT:-c}" = c ] && command -v gcc > /dev/null; then
+  gcc -O2 -o "$OUT/keypool-first-event" "$BENCH_DIR/first-event.c" && FIRST_EVENT_C=1
 fi
 # inflight10k over HTTP/2: the primary is bench/fake-h2.js over TLS, its certificate made here, and the gateway's
 # primary channel points at it with https:// and that certificate as its caFile (a copy of the config under $OUT)
@@ -414,35 +424,54 @@ STAMPED_JS='if (d.stamped && g.stamped) {
       console.log("   the fake'"'"'s own part: p50 "+f(d.fakeP50Ms)+" / "+f(g.fakeP50Ms)+" ms, p99 "+f(d.fakeP99Ms)+" / "+f(g.fakeP99Ms)+" ms (direct / gateway)");
       console.log("added, the fake'"'"'s part out: p50 "+f(o50)+" ms, p99 "+f(o99)+" ms (target p99 <= 1 ms: "+(o99<=1?"met":"MISSED")+")");
     }'
+# first_events API PATH: TTFB_STREAMS streams at once through the gateway and as many straight at the fake, each
+# client alternating the two (bench/first-event.c), after a short pass of the same that warms the streaming path
+first_events() {
+  local api=$1 path=$2 n=${TTFB_STREAMS:-64} pairs=${TTFB_PAIRS:-20}
+  say "== streams ($api): time to first event, $n through the gateway and $n straight at the fake at once, interleaved stream by stream ($(( 2 * n )) clients x $pairs pairs in a row, starts spread over 1 s; bench/first-event.c), upstream 0 ms, 10 events 100 ms apart =="
+  "$OUT/keypool-first-event" 127.0.0.1 "$GW_PORT" "$PRIMARY_PORT" "$path" "$(( 2 * n ))" 3 1000 "$api" > /dev/null
+  "$OUT/keypool-first-event" 127.0.0.1 "$GW_PORT" "$PRIMARY_PORT" "$path" "$(( 2 * n ))" "$pairs" 1000 "$api" \
+    "$OUT/first-events-$api.txt" > "$OUT/first-events-$api.out"
+  grep -v '^RESULT ' "$OUT/first-events-$api.out" | tee -a "$OUT/summary.txt"
+  node -e 'const r=JSON.parse(process.argv[1]);
+    console.log("added time to first event ("+process.argv[2]+"), the fake'"'"'s part out: p50 "+r.addedOwnP50Ms.toFixed(3)+" ms, p99 "+r.addedOwnP99Ms.toFixed(3)+" ms (target p99 <= 1 ms: "+(r.addedOwnP99Ms<=1?"met":"MISSED")+")");' \
+    "$(sed -n 's/^RESULT //p' "$OUT/first-events-$api.out")" "$api" | tee -a "$OUT/summary.txt"
+}
 streams_part() {
   warm_gateway
   local n=${TTFB_STREAMS:-64} rounds=${TTFB_ROUNDS:-10} hold=${HOLD_STREAMS:-1000} direct gw added50 added99
-  say "== streams: time to first event, $n clients each opening $rounds streams in a row (starts spread over 1 s), upstream 0 ms, 10 events 100 ms apart =="
-  # each first event stamped by the fake: its own part (its timer, its event loop) taken out stream by stream
-  fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$PRIMARY" "stream?events=10&interval=100&stamp=1"
-  node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000 > /dev/null   # JIT-warm the streaming path too
-  direct=$(node "$BENCH_DIR/streams.js" --url "$PRIMARY$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
-  gw=$(node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
-  echo "$direct" > "$OUT/streams-ttfb-direct.txt"; echo "$gw" > "$OUT/streams-ttfb.txt"
-  node -e 'const d=JSON.parse(process.argv[1]), g=JSON.parse(process.argv[2]);
-    const a50=(g.ttfbP50Ms-d.ttfbP50Ms).toFixed(2), a99=(g.ttfbP99Ms-d.ttfbP99Ms).toFixed(2);
-    console.log("direct:  "+d.ok+"/"+(d.ok+d.broken)+" complete, TTFB p50 "+d.ttfbP50Ms+" ms, p99 "+d.ttfbP99Ms+" ms");
-    console.log("gateway: "+g.ok+"/"+(g.ok+g.broken)+" complete, TTFB p50 "+g.ttfbP50Ms+" ms, p99 "+g.ttfbP99Ms+" ms");
-    console.log("added TTFB: p50 "+a50+" ms, p99 "+a99+" ms (target p99 <= 5 ms: "+(a99<=5?"met":"MISSED")+")");
-    '"$STAMPED_JS"'' "$direct" "$gw" \
-    | tee -a "$OUT/summary.txt"
-  say "== streams: the same for the Responses API (POST /v1/responses, typed events until response.completed) =="
-  node "$BENCH_DIR/streams.js" --api responses --url "$GW$RESPONSES" --streams "$n" --rounds "$rounds" --stagger-ms 1000 > /dev/null
-  direct=$(node "$BENCH_DIR/streams.js" --api responses --url "$PRIMARY$RESPONSES" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
-  gw=$(node "$BENCH_DIR/streams.js" --api responses --url "$GW$RESPONSES" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
-  echo "$direct" > "$OUT/streams-responses-ttfb-direct.txt"; echo "$gw" > "$OUT/streams-responses-ttfb.txt"
-  node -e 'const d=JSON.parse(process.argv[1]), g=JSON.parse(process.argv[2]);
-    const a50=(g.ttfbP50Ms-d.ttfbP50Ms).toFixed(2), a99=(g.ttfbP99Ms-d.ttfbP99Ms).toFixed(2);
-    console.log("direct:  "+d.ok+"/"+(d.ok+d.broken)+" complete, first event p50 "+d.ttfbP50Ms+" ms, p99 "+d.ttfbP99Ms+" ms");
-    console.log("gateway: "+g.ok+"/"+(g.ok+g.broken)+" complete, first event p50 "+g.ttfbP50Ms+" ms, p99 "+g.ttfbP99Ms+" ms");
-    console.log("added time to first event (responses): p50 "+a50+" ms, p99 "+a99+" ms (target p99 <= 5 ms: "+(a99<=5?"met":"MISSED")+")");
-    '"$STAMPED_JS"'' "$direct" "$gw" \
-    | tee -a "$OUT/summary.txt"
+  if [ -n "$FIRST_EVENT_C" ]; then
+    fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$PRIMARY" "stream?events=10&interval=100&stamp=1"
+    first_events chat "$CHAT"
+    first_events responses "$RESPONSES"
+  else
+    say "== streams: time to first event, $n clients each opening $rounds streams in a row (starts spread over 1 s), upstream 0 ms, 10 events 100 ms apart =="
+    # each first event stamped by the fake: its own part (its timer, its event loop) taken out stream by stream
+    fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$PRIMARY" "stream?events=10&interval=100&stamp=1"
+    node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000 > /dev/null   # JIT-warm the streaming path too
+    direct=$(node "$BENCH_DIR/streams.js" --url "$PRIMARY$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
+    gw=$(node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
+    echo "$direct" > "$OUT/streams-ttfb-direct.txt"; echo "$gw" > "$OUT/streams-ttfb.txt"
+    node -e 'const d=JSON.parse(process.argv[1]), g=JSON.parse(process.argv[2]);
+      const a50=(g.ttfbP50Ms-d.ttfbP50Ms).toFixed(2), a99=(g.ttfbP99Ms-d.ttfbP99Ms).toFixed(2);
+      console.log("direct:  "+d.ok+"/"+(d.ok+d.broken)+" complete, TTFB p50 "+d.ttfbP50Ms+" ms, p99 "+d.ttfbP99Ms+" ms");
+      console.log("gateway: "+g.ok+"/"+(g.ok+g.broken)+" complete, TTFB p50 "+g.ttfbP50Ms+" ms, p99 "+g.ttfbP99Ms+" ms");
+      console.log("added TTFB: p50 "+a50+" ms, p99 "+a99+" ms (target p99 <= 5 ms: "+(a99<=5?"met":"MISSED")+")");
+      '"$STAMPED_JS"'' "$direct" "$gw" \
+      | tee -a "$OUT/summary.txt"
+    say "== streams: the same for the Responses API (POST /v1/responses, typed events until response.completed) =="
+    node "$BENCH_DIR/streams.js" --api responses --url "$GW$RESPONSES" --streams "$n" --rounds "$rounds" --stagger-ms 1000 > /dev/null
+    direct=$(node "$BENCH_DIR/streams.js" --api responses --url "$PRIMARY$RESPONSES" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
+    gw=$(node "$BENCH_DIR/streams.js" --api responses --url "$GW$RESPONSES" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
+    echo "$direct" > "$OUT/streams-responses-ttfb-direct.txt"; echo "$gw" > "$OUT/streams-responses-ttfb.txt"
+    node -e 'const d=JSON.parse(process.argv[1]), g=JSON.parse(process.argv[2]);
+      const a50=(g.ttfbP50Ms-d.ttfbP50Ms).toFixed(2), a99=(g.ttfbP99Ms-d.ttfbP99Ms).toFixed(2);
+      console.log("direct:  "+d.ok+"/"+(d.ok+d.broken)+" complete, first event p50 "+d.ttfbP50Ms+" ms, p99 "+d.ttfbP99Ms+" ms");
+      console.log("gateway: "+g.ok+"/"+(g.ok+g.broken)+" complete, first event p50 "+g.ttfbP50Ms+" ms, p99 "+g.ttfbP99Ms+" ms");
+      console.log("added time to first event (responses): p50 "+a50+" ms, p99 "+a99+" ms (target p99 <= 5 ms: "+(a99<=5?"met":"MISSED")+")");
+      '"$STAMPED_JS"'' "$direct" "$gw" \
+      | tee -a "$OUT/summary.txt"
+  fi
   [ "$hold" -gt 0 ] || { fake_ctl "$PRIMARY" "stream?events=50&interval=100&stamp=0"; say ""; return 0; }   # HOLD_STREAMS=0: first events only
   local events=${HOLD_EVENTS:-50} interval=${HOLD_INTERVAL_MS:-100}
   say "== streams: $hold concurrent streams through the gateway, $events events $interval ms apart ($(( events * interval )) ms each) =="

@@ -40,7 +40,8 @@ public final class KeyPoolApplication {
 
     /**
      * A Camel Main of the gateway: {@link GatewayConfiguration} and {@link #ROUTE_BUILDERS}, the YAML routes of
-     * {@code camel.main.routes-include-pattern}, stopped by {@link PromptShutdown}. Before it loads the YAML routes,
+     * {@code camel.main.routes-include-pattern}, stopped by {@link PromptShutdown}, its scheduled pools made by
+     * {@link ScheduledPoolsKeepAThread}. Before it loads the YAML routes,
      * Camel Main parses every file once more to look for modelines (Camel JBang's comments that name dependencies) and
      * beans; KeyPool has no modelines, and its YAML beans are bound when their file is loaded, so that first parse is
      * left out.
@@ -54,6 +55,8 @@ public final class KeyPoolApplication {
         };
         // Camel Main takes its stop strategy from the registry: one that stops as soon as nothing is in flight
         main.bind("shutdownStrategy", new PromptShutdown());
+        // and its thread pools from the registry's ThreadPoolFactory: no scheduled pool's thread woken every 10 ms
+        main.bind("threadPoolFactory", new ScheduledPoolsKeepAThread());
         main.configure().addConfiguration(GatewayConfiguration.class);
         main.configure().addRoutesBuilder(ROUTE_BUILDERS.toArray(Class<?>[]::new));
         return main;

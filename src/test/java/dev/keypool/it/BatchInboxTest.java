@@ -8,10 +8,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.stream.IntStream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.camel.support.DefaultScheduledPollConsumerScheduler;
+import org.apache.camel.support.ScheduledPollConsumer;
+import org.apache.camel.util.concurrent.SizedScheduledExecutorService;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -60,6 +64,23 @@ class BatchInboxTest extends GatewayTestSupport {
         Path tmp = inbox.resolveSibling(name + ".tmp");
         Files.write(tmp, lines);
         Files.move(tmp, inbox.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /**
+     * Between two polls its thread sleeps until the next one is due: a scheduled pool without a core thread, as Camel
+     * makes them for virtual threads, looks at its queue every 10 ms.
+     */
+    @Test
+    void should_poll_the_inbox_from_a_thread_that_sleeps_until_the_next_poll() {
+        ScheduledPollConsumer inbox = (ScheduledPollConsumer) context.getRoute("batch-inbox").getConsumer();
+        DefaultScheduledPollConsumerScheduler scheduler = (DefaultScheduledPollConsumerScheduler) inbox.getScheduler();
+
+        // on platform threads (Java 17, or virtual threads off) Camel wraps its pool
+        ScheduledThreadPoolExecutor pool = scheduler.getScheduledExecutorService() instanceof SizedScheduledExecutorService sized
+                ? sized.getScheduledThreadPoolExecutor()
+                : (ScheduledThreadPoolExecutor) scheduler.getScheduledExecutorService();
+
+        assertThat(pool.getCorePoolSize()).isEqualTo(1);
     }
 
     @Test

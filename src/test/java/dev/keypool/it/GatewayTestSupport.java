@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.camel.KeyPoolApplication;
 import dev.keypool.camel.PromptShutdown;
+import dev.keypool.camel.ScheduledPoolsKeepAThread;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.testing.FakeUpstream;
@@ -29,6 +30,7 @@ import dev.keypool.testing.StateDirs;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.spi.ShutdownStrategy;
+import org.apache.camel.spi.ThreadPoolFactory;
 import org.apache.camel.support.DefaultRegistry;
 import org.apache.camel.test.main.junit5.CamelMainTestSupport;
 import org.junit.jupiter.api.AfterEach;
@@ -82,6 +84,7 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
         registry.bind("clock", java.time.Clock.class, clock);
         // Camel Main takes its stop strategy from the registry: the shipped gateway's (KeyPoolApplication.newMain)
         registry.bind("shutdownStrategy", ShutdownStrategy.class, new PromptShutdown());
+        registry.bind("threadPoolFactory", ThreadPoolFactory.class, new ScheduledPoolsKeepAThread());
         return registry;
     }
 
