@@ -61,6 +61,7 @@ record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayRespon
         registry.bind("attemptRateLimited", attemptOutcomes.rateLimited());
         registry.bind("attemptKeyRejected", attemptOutcomes.keyRejected());
         registry.bind("attemptFailed", attemptOutcomes.upstreamFailed());
+        registry.bind("attemptRefused", attemptOutcomes.refused());
         registry.bind("attemptGatewayFailed", attemptOutcomes.gatewayFailed());
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
