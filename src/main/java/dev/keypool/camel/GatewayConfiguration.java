@@ -2,6 +2,7 @@ package dev.keypool.camel;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
@@ -18,6 +19,7 @@ import dev.keypool.config.ConfigLoader;
 import dev.keypool.config.GatewayConfig;
 import dev.keypool.config.TenantConfig;
 import dev.keypool.metrics.GatewayMetrics;
+import dev.keypool.quota.TokenEstimator;
 import dev.keypool.redis.RedisLink;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
@@ -98,8 +100,16 @@ public class GatewayConfiguration implements CamelConfiguration {
                 requestLog, metrics, mapper, clock, routing);
         ResponseCacheBeans.bind(context, routing.groups(), redis, metrics, requestLog, clock);
         TranslateBeans.bind(context, mapper, clock);
+        // with token limits the tokenizer loads now, in the background: while it does, every request's route starts on
+        // a request thread, not on an event loop where its count would wait for the load (TokenEstimator)
+        BooleanSupplier tokenizerLoading = () -> false;
+        if (config.countsTokens()) {
+            TokenEstimator tokens = pipeline.tokenEstimator();
+            tokens.loadInBackground();
+            tokenizerLoading = () -> !tokens.loaded();
+        }
         if (http) {
-            ServerBeans.installEdge(context, pipeline.gatewayResponses(), redis != null);
+            ServerBeans.installEdge(context, pipeline.gatewayResponses(), redis != null, tokenizerLoading);
         }
         // the alert rules and their sinks (routes/alerts.camel.yaml)
         AlertBeans.bind(context, config, channels.all(), tenants.tenants(), channels.eventLog(), channels.stateListeners(),

@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  *
  * @param capacityQueue the requests waiting for quota room
  */
-record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayResponses) {
+record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayResponses, TokenEstimator tokenEstimator) {
 
     private static final Logger LOG = LoggerFactory.getLogger(PipelineBeans.class);
 
@@ -61,6 +61,7 @@ record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayRespon
         registry.bind("attemptRateLimited", attemptOutcomes.rateLimited());
         registry.bind("attemptKeyRejected", attemptOutcomes.keyRejected());
         registry.bind("attemptFailed", attemptOutcomes.upstreamFailed());
+        registry.bind("attemptRefused", attemptOutcomes.refused());
         registry.bind("attemptGatewayFailed", attemptOutcomes.gatewayFailed());
         registry.bind("attemptClientError", attemptOutcomes.clientError());
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
@@ -72,7 +73,7 @@ record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayRespon
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics, requestLog);
         registry.bind("gatewayResponses", gatewayResponses);
         registry.bind("modelCatalog", new ModelCatalog(all, mapper, routing.groups()));
-        return new PipelineBeans(capacityQueue, gatewayResponses);
+        return new PipelineBeans(capacityQueue, gatewayResponses, tokenEstimator);
     }
 
     /** Requests in flight bounded by count ({@code keypool.max-in-flight}) and by heap (docs/architecture.md, "Back-pressure"). */

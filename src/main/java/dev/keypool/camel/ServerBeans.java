@@ -3,6 +3,7 @@ package dev.keypool.camel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import dev.keypool.camel.http.GatewayHttpEngine;
 import dev.keypool.camel.http.Http2OverTls;
@@ -49,13 +50,18 @@ final class ServerBeans {
         return RequestThreads.requestsHeld(workers);
     }
 
-    /** The edge's handlers, HTTP/2 on a TLS listener, and the metrics' token when one is set. */
-    static void installEdge(CamelContext context, GatewayResponses gatewayResponses, boolean sharedState) {
+    /**
+     * The edge's handlers, HTTP/2 on a TLS listener, and the metrics' token when one is set.
+     *
+     * @param tokenizerLoading whether the tokenizer loads now: an entry's route then starts on a request thread
+     */
+    static void installEdge(CamelContext context, GatewayResponses gatewayResponses, boolean sharedState,
+                            BooleanSupplier tokenizerLoading) {
         Http2OverTls.install(context);
         boolean reload = Wiring.flag(context, "camel.main.routes-reload-enabled");
         // with Redis, tenant admission, key selection and the response cache wait for its answers before the call
         context.getRegistry().bind(PlatformHttpConstants.PLATFORM_HTTP_ENGINE_NAME, PlatformHttpEngine.class,
-                new GatewayHttpEngine(reload, !sharedState));
+                new GatewayHttpEngine(reload, !sharedState, tokenizerLoading));
         // platform-http's own filter (each endpoint's default), its answer per header name remembered
         context.getComponent("platform-http", PlatformHttpComponent.class)
                 .setHeaderFilterStrategy(new RememberedHeaderFilter(new HttpHeaderFilterStrategy()));

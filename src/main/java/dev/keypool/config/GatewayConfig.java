@@ -34,6 +34,13 @@ public record GatewayConfig(List<ChannelConfig> channels, List<TenantConfig> ten
         modelGroups = Copies.list(modelGroups);
     }
 
+    /** Whether a key or a tenant has a token limit: requests then count their prompt's tokens (design §6). */
+    public boolean countsTokens() {
+        return channels.stream().flatMap(channel -> channel.keys().stream())
+                .anyMatch(key -> key.tpm() != null || key.tpd() != null || key.tpmMonth() != null)
+                || tenants.stream().anyMatch(tenant -> tenant.tpm() != null);
+    }
+
     /** The same configuration with these channels. */
     public GatewayConfig withChannels(List<ChannelConfig> replaced) {
         return new GatewayConfig(replaced, tenants, admin, queue, redis, database, requestLog, alerts, modelGroups);

@@ -102,6 +102,17 @@ public final class Attempt {
         }
     }
 
+    /**
+     * The provider refused the call's HTTP/2 stream (RST_STREAM with REFUSED_STREAM, over its stream limit or while it
+     * sheds load): it did not process the call (RFC 9113 §8.7), which says nothing of the key or the channel, so nothing
+     * counts against either; the quota the call reserved is given back, and the key may be tried again.
+     */
+    public void refused() {
+        if (end(NOT_REPORTED, true)) {
+            request.attemptRefused(key);
+        }
+    }
+
     /** A stream that broke after its first byte: too late to fail over, but a failure of the key and channel. */
     public void streamBroke(String cause) {
         // the provider produced part of an answer: its estimate stays counted

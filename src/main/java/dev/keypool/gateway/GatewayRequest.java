@@ -408,15 +408,28 @@ public final class GatewayRequest {
         lastFailedAt = FailedAt.KEY;
     }
 
+    /**
+     * The provider refused the attempt's call unprocessed: the channel is not to blame, and the key is this request's
+     * to try again (a retry may pick it, as if it had not been tried).
+     */
+    void attemptRefused(ApiKey key) {
+        triedKeys.remove(key.fingerprint());
+        lastFailure = "stream refused";
+        lastFailedAt = FailedAt.NOT_PROCESSED;
+    }
+
     /** An attempt failed in the gateway itself, not at the provider: the channel is not to blame. */
     void gatewayFailed(String cause) {
         lastFailure = "gateway error: " + cause;
         lastFailedAt = FailedAt.GATEWAY;
     }
 
-    /** The current channel's last attempt failed in the gateway, not at the provider. */
-    public boolean lastFailureWasInGateway() {
-        return lastFailedAt == FailedAt.GATEWAY;
+    /**
+     * The current channel's last attempt failed in the gateway, or the provider refused it unprocessed: nothing of the
+     * channel's health either way.
+     */
+    public boolean lastFailureSaysNothingOfChannel() {
+        return lastFailedAt == FailedAt.GATEWAY || lastFailedAt == FailedAt.NOT_PROCESSED;
     }
 
     /**
@@ -505,5 +518,5 @@ public final class GatewayRequest {
     }
 
     /** Where an attempt failed: at the provider (5xx, timeout), with its key (429, 401/402/403), in the gateway. */
-    private enum FailedAt { PROVIDER, KEY, GATEWAY }
+    private enum FailedAt { PROVIDER, KEY, GATEWAY, NOT_PROCESSED }
 }

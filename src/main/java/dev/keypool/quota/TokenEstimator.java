@@ -1,5 +1,7 @@
 package dev.keypool.quota;
 
+import java.util.List;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.knuddels.jtokkit.Encodings;
 import com.knuddels.jtokkit.api.Encoding;
@@ -19,8 +21,45 @@ public final class TokenEstimator {
     static final int PER_MESSAGE = 4;
     static final int MIN_ANSWER = 256;
 
+    /**
+     * The encodings most models count with: {@code o200k_base} (the GPT-4o family, and every model jtokkit does not
+     * know) and {@code cl100k_base} (GPT-4, GPT-3.5). Models of older encodings load theirs when first counted.
+     */
+    private static final List<EncodingType> LOADED_FIRST = List.of(EncodingType.O200K_BASE, EncodingType.CL100K_BASE);
+
     /** Loads an encoding when a request first needs it: one takes ~30 MB of heap, which a gateway without token limits never uses. */
     private final EncodingRegistry registry = Encodings.newLazyEncodingRegistry();
+    private volatile boolean loaded;
+    private volatile String loadedOn;
+
+    /**
+     * Loads the encodings on a thread of its own, and returns at once: a gateway with token limits starts counting
+     * without a request loading them (tens of milliseconds or more), on an event loop its route may run on, which holds
+     * every other connection of that loop meanwhile. A count asked during the load waits for it.
+     */
+    public void loadInBackground() {
+        Thread loader = new Thread(this::load, "keypool-tokenizer-load");
+        loader.setDaemon(true);
+        loader.start();
+    }
+
+    /** Whether the encodings most models count with are loaded: a count then loads nothing. */
+    public boolean loaded() {
+        return loaded;
+    }
+
+    /** The name of the thread that loaded them, or null before. */
+    public String loadedOn() {
+        return loadedOn;
+    }
+
+    private synchronized void load() {
+        if (!loaded) {
+            loadedOn = Thread.currentThread().getName();
+            LOADED_FIRST.forEach(registry::getEncoding);
+            loaded = true;
+        }
+    }
 
     /**
      * @param body     the request as the client sent it
@@ -50,6 +89,9 @@ public final class TokenEstimator {
     }
 
     private Encoding encoding(String model) {
+        if (!loaded) {
+            load();
+        }
         return registry.getEncodingForModel(model).orElseGet(() -> registry.getEncoding(EncodingType.O200K_BASE));
     }
 

@@ -3,6 +3,7 @@ package dev.keypool.store;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.util.List;
 
 import javax.sql.DataSource;
@@ -41,8 +42,24 @@ public abstract class RequestLogWriter {
         if (rows.isEmpty()) {
             return;
         }
-        try (Connection connection = dataSource.getConnection()) {
+        try (Connection connection = connection()) {
             write(connection, rows);
+        }
+    }
+
+    /**
+     * A pooled connection, waited for a second time when the pool's wait ran out. While the server is away HikariCP
+     * tries it again after pauses that double up to 5 s (its PoolEntryCreator; not configurable), and a caller waits for
+     * a connection as long as the longest pause (5 s, {@link Database}): a batch that begins as such a pause begins
+     * times out though the server is back before the pause ends, and its rows, offered after the server came back, would
+     * be lost. The second wait spans the pause and the attempt after it ({@code PostgresRequestLogReconnectTest}); only
+     * the writer's beat waits, never a request.
+     */
+    private Connection connection() throws SQLException {
+        try {
+            return dataSource.getConnection();
+        } catch (SQLTransientConnectionException poolWaitRanOut) {
+            return dataSource.getConnection();
         }
     }
 

@@ -15,7 +15,11 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.breaker.BreakerState;
+import dev.keypool.gateway.Channel;
+import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.Fingerprint;
+import dev.keypool.pool.KeyState;
 import dev.keypool.testing.FakeUpstream;
 import dev.keypool.testing.TestCertificate;
 import io.vertx.core.http.HttpVersion;
@@ -68,6 +72,18 @@ class Http2ChannelsTest extends GatewayTestSupport {
                     keys:
                       - key: sk-h2-refused
                       - key: sk-h2-served
+                  - name: h2-shedding
+                    baseUrl: %1$s
+                    caFile: %2$s
+                    models: [h2-shedding-model]
+                    maxRetries: 3
+                    disableAfter: 2
+                    breaker:
+                      triggers: [consecutive_fail, error_rate]
+                      consecutiveFailThreshold: 2
+                      minimumCalls: 2
+                    keys:
+                      - key: sk-h2-shed
                   - name: h1
                     baseUrl: %1$s
                     caFile: %2$s
@@ -172,8 +188,48 @@ class Http2ChannelsTest extends GatewayTestSupport {
             assertThat(answer.statusCode()).isEqualTo(200);
             assertThat(answer.headers().firstValue("X-KeyPool-Key")).contains(Fingerprint.of("sk-h2-served"));
         }
-        assertThat(tls.streamsRefused()).isEqualTo(1);
-        assertThat(tls.connectionsOpened()).as("the refusal ended its stream, not the connection").isEqualTo(connections);
+        // a refused stream leaves its key untried: a retry of the same request may pick it again
+        assertThat(tls.streamsRefused()).isPositive();
+        assertThat(tls.connectionsOpened()).as("the refusals ended their streams, not the connection").isEqualTo(connections);
+    }
+
+    @Test
+    void should_retry_a_refused_stream_on_the_same_key_and_count_it_against_neither_the_key_nor_the_breaker() throws Exception {
+        Channel shedding = channel("h2-shedding");
+        ApiKey key = shedding.pool().find(Fingerprint.of("sk-h2-shed")).orElseThrow();
+
+        // each request's first three streams refused: more in a row than disableAfter and consecutiveFailThreshold (2)
+        // let a key fail, and three visits for the error rate's minimumCalls (2)
+        for (int i = 0; i < 3; i++) {
+            tls.refuseNextStreams("sk-h2-shed", 3);
+            HttpResponse<String> answer = post("/v1/chat/completions", chatBody("h2-shedding-model", false));
+            assertThat(answer.statusCode()).isEqualTo(200);
+            assertThat(answer.headers().firstValue("X-KeyPool-Key")).contains(Fingerprint.of("sk-h2-shed"));
+            assertThat(answer.headers().firstValue("X-KeyPool-Attempts")).contains("4");
+        }
+
+        assertThat(tls.streamsRefused()).isEqualTo(9);
+        assertThat(shedding.pool().stateOf(key)).isEqualTo(KeyState.ACTIVE);
+        assertThat(shedding.breaker().state()).isEqualTo(BreakerState.CLOSED);
+    }
+
+    @Test
+    void should_leave_a_channel_whose_every_stream_is_refused_without_opening_its_breaker() throws Exception {
+        Channel shedding = channel("h2-shedding");
+        ApiKey key = shedding.pool().find(Fingerprint.of("sk-h2-shed")).orElseThrow();
+        tls.refuseStreams("sk-h2-shed");
+
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> answer = post("/v1/chat/completions", chatBody("h2-shedding-model", false));
+            assertThat(answer.statusCode()).isEqualTo(503);
+            assertThat(answer.body()).contains("h2-shedding stream refused");
+        }
+
+        assertThat(tls.streamsRefused()).as("each request's attempt and its maxRetries").isEqualTo(12);
+        assertThat(shedding.pool().stateOf(key)).isEqualTo(KeyState.ACTIVE);
+        assertThat(shedding.breaker().state()).isEqualTo(BreakerState.CLOSED);
+        tls.healthy("sk-h2-shed");
+        assertThat(post("/v1/chat/completions", chatBody("h2-shedding-model", false)).statusCode()).isEqualTo(200);
     }
 
     @Test
@@ -185,9 +241,9 @@ class Http2ChannelsTest extends GatewayTestSupport {
 
         assertThat(response.statusCode()).isEqualTo(200);
         JsonNode probes = JSON.readTree(response.body()).path("probes");
-        // a key each of h2 and h1, two of h2-refusing (over h2)
-        assertThat(probes).hasSize(4).allSatisfy(probe -> assertThat(probe.path("outcome").asText()).isEqualTo("ok"));
-        assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isEqualTo(3);
+        // a key each of h2, h2-shedding and h1, two of h2-refusing (over h2)
+        assertThat(probes).hasSize(5).allSatisfy(probe -> assertThat(probe.path("outcome").asText()).isEqualTo("ok"));
+        assertThat(tls.requestsOver(HttpVersion.HTTP_2)).isEqualTo(4);
         assertThat(tls.requestsOver(HttpVersion.HTTP_1_1)).isEqualTo(1);
     }
 }

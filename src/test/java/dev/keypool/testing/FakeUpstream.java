@@ -57,6 +57,8 @@ public final class FakeUpstream implements AutoCloseable {
     private final Map<String, RpmLimit> rpmLimits = new ConcurrentHashMap<>();
     private final AtomicInteger refusedByLimit = new AtomicInteger();
     private final java.util.Set<String> refusingStreams = ConcurrentHashMap.newKeySet();
+    /** Keys whose next so many streams are refused, then served. */
+    private final Map<String, AtomicInteger> streamsToRefuse = new ConcurrentHashMap<>();
     private final AtomicInteger streamsRefused = new AtomicInteger();
     private final Map<String, AtomicInteger> hits = new ConcurrentHashMap<>();
     private final List<Received> received = new CopyOnWriteArrayList<>();
@@ -172,7 +174,13 @@ public final class FakeUpstream implements AutoCloseable {
         return this;
     }
 
-    /** Streams reset by {@link #refuseStreams}. */
+    /** Over HTTP/2, the next {@code count} calls with this key are refused as by {@link #refuseStreams}, then served. */
+    public FakeUpstream refuseNextStreams(String key, int count) {
+        streamsToRefuse.put(key, new AtomicInteger(count));
+        return this;
+    }
+
+    /** Streams reset by {@link #refuseStreams} and {@link #refuseNextStreams}. */
     public int streamsRefused() {
         return streamsRefused.get();
     }
@@ -203,6 +211,7 @@ public final class FakeUpstream implements AutoCloseable {
         behaviours.remove(key);
         abusive.remove(key);
         refusingStreams.remove(key);
+        streamsToRefuse.remove(key);
         return this;
     }
 
@@ -347,6 +356,7 @@ public final class FakeUpstream implements AutoCloseable {
         behaviours.clear();
         abusive.clear();
         refusingStreams.clear();
+        streamsToRefuse.clear();
         streamsRefused.set(0);
         rpmLimits.clear();
         refusedByLimit.set(0);
@@ -456,7 +466,9 @@ public final class FakeUpstream implements AutoCloseable {
                 received.add(new Received(key, request.path(), MultiMap.caseInsensitiveMultiMap().addAll(request.headers()),
                         buffer.toString(), buffer.getBytes(), request.query()));
             }
-            if (refusingStreams.contains(key) && request.version() == HttpVersion.HTTP_2) {
+            AtomicInteger toRefuse = streamsToRefuse.get(key);
+            if ((refusingStreams.contains(key) || toRefuse != null && toRefuse.getAndDecrement() > 0)
+                    && request.version() == HttpVersion.HTTP_2) {
                 streamsRefused.incrementAndGet();
                 request.response().reset(REFUSED_STREAM);
                 return;

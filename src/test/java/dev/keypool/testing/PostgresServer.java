@@ -78,6 +78,10 @@ public final class PostgresServer implements AutoCloseable {
         return "postgresql://" + USER + ":unused@127.0.0.1:" + port + "/postgres";
     }
 
+    public int port() {
+        return port;
+    }
+
     public String jdbcUrl() {
         return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
     }

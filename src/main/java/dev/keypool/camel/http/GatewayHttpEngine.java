@@ -3,6 +3,7 @@ package dev.keypool.camel.http;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.util.function.BooleanSupplier;
 
 import dev.keypool.camel.batch.AsyncTasks;
 import dev.keypool.camel.pipeline.Exchanges;
@@ -71,14 +72,22 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
 
     private final boolean reloadSafe;
     private final boolean routeOnEventLoop;
+    private final BooleanSupplier blocksForNow;
 
     /**
      * @param routeOnEventLoop whether nothing before the provider call blocks but the steps {@link LeaveEventLoop} guards,
      *                         so that an entry's route may start on the event loop that read its request
+     * @param blocksForNow     whether something before the call may block for now all the same (the tokenizer's load,
+     *                         at start): asked per request that could run on the event loop
      */
-    public GatewayHttpEngine(boolean reloadSafe, boolean routeOnEventLoop) {
+    public GatewayHttpEngine(boolean reloadSafe, boolean routeOnEventLoop, BooleanSupplier blocksForNow) {
         this.reloadSafe = reloadSafe;
         this.routeOnEventLoop = routeOnEventLoop;
+        this.blocksForNow = blocksForNow;
+    }
+
+    public GatewayHttpEngine(boolean reloadSafe, boolean routeOnEventLoop) {
+        this(reloadSafe, routeOnEventLoop, () -> false);
     }
 
     @Override
@@ -101,6 +110,7 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
 
         private final boolean reloadSafe;
         private final boolean routeOnEventLoop;
+        private final BooleanSupplier blocksForNow;
         /** Whether this consumer's route is an entry of the LLM APIs; known once the route has started. */
         private volatile Boolean entry;
 
@@ -108,6 +118,7 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
             super(endpoint, processor, engine.getHandlers(), VertxPlatformHttpRouter.getRouterNameFromPort(engine.getServerPort()));
             this.reloadSafe = engine.reloadSafe;
             this.routeOnEventLoop = engine.routeOnEventLoop && endpoint.isUseBodyHandler();
+            this.blocksForNow = engine.blocksForNow;
         }
 
         @Override
@@ -174,7 +185,7 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
             }
             String type = request.request().getHeader(HttpHeaders.CONTENT_TYPE);
             return (type == null || !type.regionMatches(true, 0, "multipart/", 0, 10))
-                    && request.request().getHeader(AsyncTasks.HEADER) == null;
+                    && request.request().getHeader(AsyncTasks.HEADER) == null && !blocksForNow.getAsBoolean();
         }
 
         /**

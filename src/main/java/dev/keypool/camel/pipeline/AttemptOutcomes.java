@@ -58,6 +58,11 @@ public final class AttemptOutcomes {
         return unlessClientGone((exchange, attempt) -> attempt.failed(cause(exchange.getException())));
     }
 
+    /** A refused HTTP/2 stream: the provider did not process the call; nothing counts against the key or channel. */
+    public Processor refused() {
+        return unlessClientGone((exchange, attempt) -> attempt.refused());
+    }
+
     /**
      * Anything else that failed after the key was picked: the gateway's own failure (a bug, or an operator's route step
      * that throws), not the provider's. Counting it against the key and the channel would disable good keys and open

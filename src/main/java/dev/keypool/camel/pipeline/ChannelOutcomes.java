@@ -82,9 +82,9 @@ public final class ChannelOutcomes {
             // share is used up, which is a quota matter (wait or 429 quota_exhausted), not the channel's breaker's
             channel.breaker().onNoOutcome();
             request.skipCurrent(GatewayRequest.AT_QUOTA);
-        } else if (request.lastFailureWasInGateway()) {
-            // the gateway failed, not the provider: nothing against the channel; the walk goes on, as a channel
-            // whose steps differ (another format, another provider) may still serve it
+        } else if (request.lastFailureSaysNothingOfChannel()) {
+            // the gateway failed, or the provider refused the calls unprocessed: nothing against the channel; the walk
+            // goes on, as a channel whose steps differ (another format, another provider) may still serve it
             channel.breaker().onNoOutcome();
             request.skipCurrent(request.lastFailure());
         } else if (cause instanceof NoUsableKeyException || request.exhaustedPool()) {
