@@ -14,8 +14,9 @@
 #               (JIT_WARMUP=10), then RUNS rounds (default 3) of cells lat1-0 and cpu64 (WARMUP=1 DURATION=4):
 #               limits less none, paired round by round, in added p50 at 1 connection and CPU per request
 #   tenants     bench/run.sh tenants, TENANTS_S=25 JIT_WARMUP=10: the steady tenant's 200s and p99 beside the noisy one
-#   batch       bench/batch.sh, LINES=3000 (one cycle of the keys' minute and a part of the next) INTERACTIVE_S=20
-#               BATCH_WARMUP_S=10: the share of the keys' limit the batch used, the interactive p99 during / alone
+#   batch       bench/batch.sh, LINES=2400 (one cycle of the keys' minute and the first lines of the next)
+#               INTERACTIVE_S=15 BATCH_WARMUP_S=5, about 155 s a run: the share of the keys' limit the batch used, the
+#               interactive p99 during / alone
 #   redis       bench/redis.sh, CALLS=1000 ROUNDS=3 COOLINGS=200: Redis's added p50, a cooling seen by the other instance
 # Every build is a checkout with target/keypool.jar packaged (mvn -B -o -q package -DskipTests -Daot.skip=true; redis:
 # its test classes compiled, as it runs its SharedStateBench under Maven); the scripts and their configs are this
@@ -39,7 +40,7 @@ case "$BENCH" in
   tenants) script=(run.sh tenants)
     export TENANTS_S=${TENANTS_S:-25} JIT_WARMUP=${JIT_WARMUP:-10} ;;
   batch) script=(batch.sh)
-    export LINES=${LINES:-3000} INTERACTIVE_S=${INTERACTIVE_S:-20} BATCH_WARMUP_S=${BATCH_WARMUP_S:-10} ;;
+    export LINES=${LINES:-2400} INTERACTIVE_S=${INTERACTIVE_S:-15} BATCH_WARMUP_S=${BATCH_WARMUP_S:-5} ;;
   redis) script=(redis.sh)
     export CALLS=${CALLS:-1000} ROUNDS=${ROUNDS:-3} COOLINGS=${COOLINGS:-200} ;;
   *) echo "usage: BUILDS=\"name=DIR ...\" $0 quota|quota-cost|tenants|batch|redis" >&2; exit 2 ;;
@@ -131,7 +132,7 @@ node -e '
       const d = med(a) - med(ref), spread = Math.max(Math.max(...a) - Math.min(...a), Math.max(...ref) - Math.min(...ref));
       if (d === 0) return "yes (same)";
       if (a.length < 2 && ref.length < 2) return "one run each: no spread";
-      return Math.abs(d) <= spread ? "yes" : `NO (by ${num(Math.abs(d) - spread)})`;
+      return Math.abs(d) <= spread ? "yes" : `NO: ${d > 0 ? "higher" : "lower"} by ${num(Math.abs(d) - spread)} past the spread`;
     });
     const diffs = builds.slice(1).map(b => v[b].length && ref.length ? (med(v[b]) - med(ref) >= 0 ? "+" : "") + num(med(v[b]) - med(ref)) : "-");
     console.log(`| ${f} | ${builds.map(b => cell(v[b])).join(" | ")} |` + (against ? ` ${diffs.join(" | ")} | ${verdicts.join("; ")} |` : ""));
