@@ -20,7 +20,8 @@
 #   redis       bench/redis.sh, CALLS=1000 ROUNDS=3 COOLINGS=200: Redis's added p50, a cooling seen by the other instance
 # Every build is a checkout with target/keypool.jar packaged (mvn -B -o -q package -DskipTests -Daot.skip=true; redis:
 # its test classes compiled, as it runs its SharedStateBench under Maven); the scripts and their configs are this
-# checkout's, the jar (redis: the classes) the build's (KEYPOOL_HOME), the JVM flags the shipped ones of this checkout.
+# checkout's, the jar (redis: the classes) the build's (KEYPOOL_HOME), the JVM flags the shipped ones of this checkout,
+# the AOT cache off unless AOT_CACHE says otherwise.
 #
 # Knobs: BUILDS (name=DIR ...), RUNS=1 (quota-cost: 3; runs of each build in this call, the order turned from run to
 # run; 0: only the summary of the runs already in BENCH_OUT), BENCH_OUT
@@ -46,6 +47,8 @@ case "$BENCH" in
   *) echo "usage: BUILDS=\"name=DIR ...\" $0 quota|quota-cost|tenants|batch|redis" >&2; exit 2 ;;
 esac
 RUNS=${RUNS:-1}
+# no build on an AOT cache (lib.sh's aot_flags), so that a build packaged with one and one without compare as equals
+export AOT_CACHE=${AOT_CACHE:-off}
 [ -n "$BUILDS" ] || { echo "$0: BUILDS is empty: name=DIR for each build to compare" >&2; exit 1; }
 OUT=${BENCH_OUT:-$BENCH_DIR/results/alternate-$BENCH-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT"
