@@ -3,48 +3,34 @@
 # provider answering after LATENCY_MS, on 4 keys x 600 rpm (bench/keypool-batch.yaml); and the interactive wait p99
 # (bench/quota.js, open loop) alone and while the batch runs, on the same keys.
 #
-#   bench/batch.sh            LINES=10000 LATENCY_MS=200 RATE=2 INTERACTIVE_S=30 BATCH_CONCURRENCY=16
-#                             KEYPOOL_JAVA_OPTS (default: the Dockerfile's flags)
+#   bench/batch.sh            LINES=10000 LATENCY_MS=200 RATE=2 INTERACTIVE_S=30 BATCH_CONCURRENCY=16 BATCH_WARMUP_S=15
 #
 # Needs node, a JDK (JAVA_HOME or java), target/keypool.jar (mvn -B package -DskipTests). Everything on 127.0.0.1.
+# Knobs (environment), besides those above: BENCH_OUT, and those bench/lib.sh reads (KEYPOOL_HOME, the repository whose
+# jar runs; JAVA_HOME, KEYPOOL_JAVA_OPTS, default the Dockerfile's flags; AOT_CACHE; GW_PORT, PRIMARY_PORT, BACKUP_PORT)
 set -euo pipefail
 {
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(cd "$BENCH_DIR/.." && pwd)
+# ROOT, the ports, JAVA and the shipped JVM flags, the fakes, starting the gateway, stopping all on exit
+. "$BENCH_DIR/lib.sh"
 cd "$ROOT"
 LINES=${LINES:-10000}
 LATENCY_MS=${LATENCY_MS:-200}
 RATE=${RATE:-2}
 INTERACTIVE_S=${INTERACTIVE_S:-30}
 BATCH_CONCURRENCY=${BATCH_CONCURRENCY:-16}
-GW_PORT=${GW_PORT:-18080}
-PRIMARY_PORT=${PRIMARY_PORT:-9101}
-JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
-# the Dockerfile's flags, as far as this JVM knows them (bench/jvm-flags.sh)
-JAVA_FEATURE=$("$JAVA" -XshowSettings:properties -version 2>&1 | awk -F'= ' '/java.specification.version/ {print $2}')
-. "$BENCH_DIR/jvm-flags.sh"
-if [ -z "${KEYPOOL_JAVA_OPTS+set}" ]; then
-  KEYPOOL_JAVA_OPTS=$(shipped_java_opts "$JAVA_FEATURE") || exit 1
-fi
+BATCH_WARMUP_S=${BATCH_WARMUP_S:-15}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/batch-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$OUT/inbox" "$OUT/outbox"
-[ -f target/keypool.jar ] || { echo "target/keypool.jar is missing: mvn -B package -DskipTests" >&2; exit 1; }
-PIDS=()
-trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
-say() { echo "$*" | tee -a "$OUT/summary.txt"; }
+[ -f target/keypool.jar ] || die "target/keypool.jar is missing: mvn -B package -DskipTests"
+for p in "$GW_PORT" "$PRIMARY_PORT" "$BACKUP_PORT"; do port_busy "$p" && die "port $p on 127.0.0.1 is in use"; done
 
-node "$BENCH_DIR/fake-upstream.js" --port "$PRIMARY_PORT" --latency-ms "$LATENCY_MS" > "$OUT/fake.log" 2>&1 &
-PIDS+=($!)
-# shellcheck disable=SC2086  # a list of flags
-BENCH_PRIMARY_PORT=$PRIMARY_PORT "$JAVA" $KEYPOOL_JAVA_OPTS -Dkeypool.config="$BENCH_DIR/keypool-batch.yaml" \
-  -Dcamel.server.host=127.0.0.1 -Dcamel.server.port="$GW_PORT" -Dstate.dir="$OUT/state" \
-  -Dbatch.inbox="$OUT/inbox" -Dbatch.outbox="$OUT/outbox" -Dbatch.concurrency="$BATCH_CONCURRENCY" \
-  -jar target/keypool.jar > "$OUT/gateway.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 1 120); do
-  curl -s -o /dev/null -w '%{http_code}' -m 2 "http://127.0.0.1:$GW_PORT/observe/health" 2>/dev/null | grep -q 200 && break
-  sleep 0.5
-done
+start_fakes node "$BENCH_DIR/fake-upstream.js" --port "$PRIMARY_PORT" --latency-ms "$LATENCY_MS"
+java_flags
+launch_gateway "$ROOT" "$OUT/gateway.log" "$BENCH_DIR/keypool-batch.yaml" -Dstate.dir="$OUT/state/" \
+  -Dbatch.inbox="$OUT/inbox" -Dbatch.outbox="$OUT/outbox" -Dbatch.concurrency="$BATCH_CONCURRENCY"
+await_gateway "$OUT/gateway.log" eval '[ "$(curl -s -o /dev/null -w "%{http_code}" -m 2 "$GW/observe/health" 2>/dev/null)" = 200 ]' \
+  || die "the gateway did not become healthy within 60 s ($OUT/gateway.log)"
 
 interactive() {   # the wait p99 (latency minus the fake's delay) of RATE requests/s for INTERACTIVE_S seconds
   node "$BENCH_DIR/quota.js" --url "http://127.0.0.1:$GW_PORT/v1/chat/completions" --rate "$RATE" \
@@ -54,8 +40,9 @@ interactive() {   # the wait p99 (latency minus the fake's delay) of RATE reques
 field() { node -e "const r=JSON.parse(process.argv[1]); console.log(r[process.argv[2]])" "$1" "$2"; }
 
 say "batch bench $(date -u +%Y-%m-%dT%H:%M:%SZ): $LINES lines, fake latency $LATENCY_MS ms, 4 keys x 600 rpm, batch.concurrency $BATCH_CONCURRENCY, interactive $RATE/s for $INTERACTIVE_S s; $(nproc) cores"
-# JIT warm-up: 15 s at 10/s (150 of the keys' 2,400 a minute), then the interactive load alone
-node "$BENCH_DIR/quota.js" --url "http://127.0.0.1:$GW_PORT/v1/chat/completions" --rate 10 --duration-s 15 \
+say "gateway: $ROOT at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), KEYPOOL_JAVA_OPTS='$KEYPOOL_JAVA_OPTS'"
+# JIT warm-up: BATCH_WARMUP_S at 10/s (150 of the keys' 2,400 a minute in 15 s), then the interactive load alone
+node "$BENCH_DIR/quota.js" --url "http://127.0.0.1:$GW_PORT/v1/chat/completions" --rate 10 --duration-s "$BATCH_WARMUP_S" \
   --fake-latency-ms "$LATENCY_MS" --capacity-per-min 2400 > "$OUT/warmup.txt"
 alone=$(interactive alone)
 # the interactive minute leaves the keys' windows before the batch starts; the fake forgets the calls so far
@@ -118,6 +105,13 @@ lat() { node -e "const r=JSON.parse(process.argv[1]); console.log((r[process.arg
 say "interactive alone:        $(field "$alone" ok) x 200 of $(field "$alone" offered), latency p50 $(lat "$alone" waitP50Ms) ms, p99 $(lat "$alone" waitP99Ms) ms"
 say "interactive during batch: $(field "$during" ok) x 200 of $(field "$during" offered), latency p50 $(lat "$during" waitP50Ms) ms, p99 $(lat "$during" waitP99Ms) ms"
 say "p99 during / alone: $(node -e "const a=JSON.parse(process.argv[1]), d=JSON.parse(process.argv[2]); console.log(((d.waitP99Ms + $LATENCY_MS) / (a.waitP99Ms + $LATENCY_MS)).toFixed(3))" "$alone" "$during")"
+figure batch_sustained_pct "$(awk -v r="$sustained" 'BEGIN {printf "%.1f", 100 * r / 40}')"
+figure batch_whole_pct "$(awk -v r="$rate" 'BEGIN {printf "%.1f", 100 * r / 40}')"
+figure batch_answered_200 "$ok"
+figure batch_peak_per_key_60s "$(field "$calls" peakPerKey)"
+figure interactive_p99_alone_ms "$(lat "$alone" waitP99Ms)"
+figure interactive_p99_during_ms "$(lat "$during" waitP99Ms)"
+figure interactive_p99_during_over_alone "$(node -e "const a=JSON.parse(process.argv[1]), d=JSON.parse(process.argv[2]); console.log(((d.waitP99Ms + $LATENCY_MS) / (a.waitP99Ms + $LATENCY_MS)).toFixed(3))" "$alone" "$during")"
 say "raw outputs: $OUT"
 exit 0
 }

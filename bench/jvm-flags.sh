@@ -1,6 +1,6 @@
 # The JVM flags KeyPool ships with, from the one place that holds them: the Dockerfile's ENV JAVA_OPTS (the image runs
-# them; deploy/ and the README repeat them, and DeployFilesTest fails when they drift). Sourced by lib.sh, abuse.sh,
-# batch.sh and cluster.sh after they set BENCH_DIR.
+# them; deploy/ and the README repeat them, and DeployFilesTest fails when they drift). Sourced by lib.sh, abuse.sh
+# and cluster.sh after they set BENCH_DIR.
 #
 #   shipped_java_opts FEATURE    the flags for a JVM of that feature version (17, 21, 25...), less those it does not
 #                                know: compact object headers before 25, the Unsafe switch before 24

@@ -26,6 +26,9 @@ JAVA=${JAVA_HOME:+$JAVA_HOME/bin/}java
 
 die() { echo "$BENCH_NAME: $*" >&2; exit 1; }
 say() { echo "$*" | tee -a "$OUT/summary.txt"; }
+# figure NAME VALUE: one figure of the run as "NAME VALUE" in $OUT/figures.txt, which bench/alternate.sh pools over the
+# runs of several builds
+figure() { echo "$1 $2" >> "$OUT/figures.txt"; }
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 pin() { if [ -n "$1" ]; then echo "taskset -c $1"; fi; }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # KeyPool beside a peer, in one run: a direct call, KeyPool and Portkey's open-source gateway (npm
 # @portkey-ai/gateway, a Node/Hono gateway) against the same fake provider (bench/fake-upstream.js), measured with
-# wrk one after the other in each round; prints the side-by-side table of bench/README.md ("Beside a peer").
+# wrk one after the other in each round; prints the side-by-side table of bench/README.md ("Beside a peer"). npm installs
+# the peer once (the registry's package, into PEER_DIR); everything else runs on 127.0.0.1.
 #
 #   bench/peer.sh
 #
@@ -13,8 +14,9 @@
 #   KEYPOOL_JAVA_OPTS    KeyPool's JVM flags (default: the Dockerfile's, as bench/run.sh)
 #   PORTKEY_VERSION=1.15.2   the npm version installed (once, into PEER_DIR)
 #   PEER_DIR             where it is installed (default ~/.cache/keypool-bench/portkey-<version>)
-#   ROUNDS=2 DURATION=10 WARMUP=3 JIT_WARMUP=30   rounds; seconds per wrk run, per warm-up before each run, and of
-#                        traffic through each gateway before the first round (KeyPool's JIT, Node's too)
+#   ROUNDS=2 DURATION=5 WARMUP=2 JIT_WARMUP=20   rounds; seconds per wrk run, per warm-up before each run, and of
+#                        traffic through each gateway before the first round (KeyPool's JIT, Node's too); twelve wrk
+#                        runs a round: about 4 minutes in all, within one hold of a shared machine (6 minutes)
 #   GW_PORT=18080 PRIMARY_PORT=9101 BACKUP_PORT=9102 PORTKEY_PORT=18787   (KeyPool, the fakes, Portkey)
 #   BENCH_OUT            raw outputs (default bench/results/peer-<date>-<time>, git-ignored)
 set -euo pipefail
@@ -26,9 +28,9 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 PORTKEY_VERSION=${PORTKEY_VERSION:-1.15.2}
 PEER_DIR=${PEER_DIR:-$HOME/.cache/keypool-bench/portkey-$PORTKEY_VERSION}
 ROUNDS=${ROUNDS:-2}
-DURATION=${DURATION:-10}
-WARMUP=${WARMUP:-3}
-JIT_WARMUP=${JIT_WARMUP:-30}
+DURATION=${DURATION:-5}
+WARMUP=${WARMUP:-2}
+JIT_WARMUP=${JIT_WARMUP:-20}
 PORTKEY_PORT=${PORTKEY_PORT:-18787}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/peer-$(date +%Y%m%d-%H%M%S)}
 

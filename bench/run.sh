@@ -51,6 +51,7 @@
 #                            (open loop) and seconds, the fake's answer delay
 #   OVERHEAD_ROUNDS=2 OVERHEAD_S=20 OVERHEAD_WARMUP=30   quota: rounds of the bookkeeping cost (a gateway per config
 #                            and round, alternated), seconds measured and of JIT warm-up per gateway
+#   QUOTA_PARTS="limit cost" quota: the parts to run, the throughput at 2x the quota (limit) and the bookkeeping (cost)
 #   SCEN_CONNS=64 SCEN_S=10 SCEN_LATENCY_MS=50   scenarios: wrk connections and seconds of the normal and hot-model
 #                            runs, the fakes' answer delay
 #   SCEN_FAULT_CLIENTS=16 SCEN_FAULT_S=10   scenarios: closed-loop clients and fault duration of the fault scenario
@@ -110,6 +111,7 @@ QUOTA_RPM=${QUOTA_RPM:-120}
 QUOTA_RATE=${QUOTA_RATE:-16}
 QUOTA_S=${QUOTA_S:-120}
 QUOTA_LATENCY_MS=${QUOTA_LATENCY_MS:-50}
+QUOTA_PARTS=${QUOTA_PARTS:-limit cost}
 OVERHEAD_ROUNDS=${OVERHEAD_ROUNDS:-2}
 OVERHEAD_S=${OVERHEAD_S:-20}
 OVERHEAD_WARMUP=${OVERHEAD_WARMUP:-30}
@@ -672,30 +674,35 @@ quota_part() {
   keys=$(grep -c "^ *rpm: $QUOTA_RPM\$" "$CONFIG" || true)
   [ "$keys" -gt 0 ] || die "no 'rpm: $QUOTA_RPM' keys in $CONFIG (QUOTA_RPM must match the config)"
   capacity=$(( keys * QUOTA_RPM ))
-  # the JIT warm-up goes to the unlimited channel `warm` (model warm-bench, backup fake): the quota channel's
-  # minute is still unused when the measured run starts
-  BENCH_MODEL=warm-bench warm_gateway
-  say "== quota: the fake enforces $QUOTA_RPM rpm per key (exact sliding 60 s) on $keys keys = $capacity/min; the client offers $QUOTA_RATE/s = $(( QUOTA_RATE * 60 ))/min open loop for ${QUOTA_S}s; fake answers after ${QUOTA_LATENCY_MS} ms =="
-  say "   gateway: $(grep -A2 '^queue:' "$CONFIG" | tr -s ' \n' ' ')"
-  fake_ctl "$PRIMARY" "latency?ms=$QUOTA_LATENCY_MS"
-  fake_ctl "$PRIMARY" "rpm?limit=$QUOTA_RPM"
-  fake_ctl "$PRIMARY" reset
-  node "$BENCH_DIR/quota.js" --url "$GW$CHAT" --rate "$QUOTA_RATE" --duration-s "$QUOTA_S" \
-    --fake-latency-ms "$QUOTA_LATENCY_MS" --capacity-per-min "$capacity" --timeout-ms 60000 \
-    --out "$OUT/quota-requests.json" > "$OUT/quota.txt"
-  grep -v '^RESULT ' "$OUT/quota.txt" | tee -a "$OUT/summary.txt"
-  line=$(grep '^RESULT ' "$OUT/quota.txt" | cut -d' ' -f2-)
-  stats=$(curl -s -m 10 "$PRIMARY/control/stats?arrivals=0")
-  echo "$stats" > "$OUT/quota-fake-stats.json"
-  node -e 'const r=JSON.parse(process.argv[1]), f=JSON.parse(process.argv[2]);
-    const keys=Object.entries(f.perKey||{}).map(([k,v])=>k.replace(/^bench-quota-/,"")+" "+v.ok+" calls (max "+v.maxInWindow+" in 60 s)").join(", ");
-    console.log("upstream 429s (the fake refused past its rpm): "+f.rateLimited+" of "+f.total+" calls (target 0: "+(f.rateLimited===0?"met":"MISSED")+"); per key: "+keys);
-    console.log("accepted per minute / capacity: "+r.acceptedFraction.toFixed(3)+" (target >= 0.97: "+(r.acceptedFraction>=0.97?"met":"MISSED")+"); every 60 s window inside the run: min "+(r.windowMin??NaN).toFixed(3)+", mean "+(r.windowMean??NaN).toFixed(3));
-    console.log("wait in the queue of accepted requests (client latency of a 200 - the fake'"'"'s "+r.fakeLatencyMs+" ms): p50 "+r.waitP50Ms.toFixed(2)+" ms, p99 "+r.waitP99Ms.toFixed(0)+" ms");' \
-    "$line" "$stats" | tee -a "$OUT/summary.txt"
-  say "gateway log: $(grep -c ' WARN ' "$OUT/gateway.log" || true) WARN, $(grep -c ' ERROR ' "$OUT/gateway.log" || true) ERROR lines"
-  fake_ctl "$PRIMARY" "rpm?limit=0"; fake_ctl "$PRIMARY" "latency?ms=0"
-  say ""
+  if [[ " $QUOTA_PARTS " == *" limit "* ]]; then
+    # the JIT warm-up goes to the unlimited channel `warm` (model warm-bench, backup fake): the quota channel's
+    # minute is still unused when the measured run starts
+    BENCH_MODEL=warm-bench warm_gateway
+    say "== quota: the fake enforces $QUOTA_RPM rpm per key (exact sliding 60 s) on $keys keys = $capacity/min; the client offers $QUOTA_RATE/s = $(( QUOTA_RATE * 60 ))/min open loop for ${QUOTA_S}s; fake answers after ${QUOTA_LATENCY_MS} ms =="
+    say "   gateway: $(grep -A2 '^queue:' "$CONFIG" | tr -s ' \n' ' ')"
+    fake_ctl "$PRIMARY" "latency?ms=$QUOTA_LATENCY_MS"
+    fake_ctl "$PRIMARY" "rpm?limit=$QUOTA_RPM"
+    fake_ctl "$PRIMARY" reset
+    node "$BENCH_DIR/quota.js" --url "$GW$CHAT" --rate "$QUOTA_RATE" --duration-s "$QUOTA_S" \
+      --fake-latency-ms "$QUOTA_LATENCY_MS" --capacity-per-min "$capacity" --timeout-ms 60000 \
+      --out "$OUT/quota-requests.json" > "$OUT/quota.txt"
+    grep -v '^RESULT ' "$OUT/quota.txt" | tee -a "$OUT/summary.txt"
+    line=$(grep '^RESULT ' "$OUT/quota.txt" | cut -d' ' -f2-)
+    stats=$(curl -s -m 10 "$PRIMARY/control/stats?arrivals=0")
+    echo "$stats" > "$OUT/quota-fake-stats.json"
+    node -e 'const r=JSON.parse(process.argv[1]), f=JSON.parse(process.argv[2]);
+      const keys=Object.entries(f.perKey||{}).map(([k,v])=>k.replace(/^bench-quota-/,"")+" "+v.ok+" calls (max "+v.maxInWindow+" in 60 s)").join(", ");
+      console.log("upstream 429s (the fake refused past its rpm): "+f.rateLimited+" of "+f.total+" calls (target 0: "+(f.rateLimited===0?"met":"MISSED")+"); per key: "+keys);
+      console.log("accepted per minute / capacity: "+r.acceptedFraction.toFixed(3)+" (target >= 0.97: "+(r.acceptedFraction>=0.97?"met":"MISSED")+"); every 60 s window inside the run: min "+(r.windowMin??NaN).toFixed(3)+", mean "+(r.windowMean??NaN).toFixed(3));
+      console.log("wait in the queue of accepted requests (client latency of a 200 - the fake'"'"'s "+r.fakeLatencyMs+" ms): p50 "+r.waitP50Ms.toFixed(2)+" ms, p99 "+r.waitP99Ms.toFixed(0)+" ms");
+      require("fs").appendFileSync(process.argv[3], ["quota_upstream_429 "+f.rateLimited, "quota_accepted_fraction "+r.acceptedFraction.toFixed(3),
+        "quota_window_min "+(r.windowMin??NaN).toFixed(3), "quota_wait_p50_ms "+r.waitP50Ms.toFixed(2), "quota_wait_p99_ms "+r.waitP99Ms.toFixed(0)].join("\n")+"\n");' \
+      "$line" "$stats" "$OUT/figures.txt" | tee -a "$OUT/summary.txt"
+    say "gateway log: $(grep -c ' WARN ' "$OUT/gateway.log" || true) WARN, $(grep -c ' ERROR ' "$OUT/gateway.log" || true) ERROR lines"
+    fake_ctl "$PRIMARY" "rpm?limit=0"; fake_ctl "$PRIMARY" "latency?ms=0"
+    say ""
+  fi
+  [[ " $QUOTA_PARTS " == *" cost "* ]] || return 0
 
   # part 2: the bookkeeping cost
   local none="$OUT/quota-none.yaml" rpm="$OUT/quota-rpm.yaml" both="$OUT/quota-rpm-tpm.yaml"
@@ -733,7 +740,8 @@ quota_part() {
       const d=[...new Set(rows.map(x=>x.r))].map(r=>rows.find(x=>x.r===r&&x.v===v).p50-rows.find(x=>x.r===r&&x.v==="none").p50);
       const mean=d.reduce((a,b)=>a+b,0)/d.length;
       console.log("quota bookkeeping ("+v+" vs none), gateway p50 difference per round: "+d.map(x=>(x>=0?"+":"")+x.toFixed(3)).join(", ")+" ms; mean "+(mean>=0?"+":"")+mean.toFixed(3)+" ms (target <= +0.05 ms: "+(mean<=0.05?"met":"MISSED")+")");
-    }' "$results" | tee -a "$OUT/summary.txt"
+      require("fs").appendFileSync(process.argv[2], "quota_cost_"+v.replace("+", "_")+"_ms "+mean.toFixed(3)+"\n");
+    }' "$results" "$OUT/figures.txt" | tee -a "$OUT/summary.txt"
   say "(wrk reports p50 in whole microseconds; between two fresh JVMs the same build differs by a few hundredths of a ms, see bench/README.md)"
   say ""
 }
@@ -839,6 +847,10 @@ tenants_part() {
   node "$BENCH_DIR/tenants.js" report --a "$OUT/tenants-A.json" --b "$OUT/tenants-B.json" --stats "$stats" \
     --steady steady --noisy noisy --key-rpm "$TENANTS_KEY_RPM" --noisy-rpm "$noisy_rpm" > "$OUT/tenants-report.txt"
   grep -v '^RESULT ' "$OUT/tenants-report.txt" | tee -a "$OUT/summary.txt"
+  node -e 'const r=JSON.parse(process.argv[1]);
+    console.log(["tenants_steady_ok_A "+r.steadyOkRateA, "tenants_steady_ok_B "+r.steadyOkRateB, "tenants_steady_p99_A_ms "+r.steadyP99A.toFixed(2),
+      "tenants_steady_p99_B_ms "+r.steadyP99B.toFixed(2), "tenants_p99_ratio "+r.p99Ratio.toFixed(3), "tenants_noisy_ok "+r.noisy.ok,
+      "tenants_fake_429 "+(r.fakeRateLimited??0)].join("\n"));' "$(grep '^RESULT ' "$OUT/tenants-report.txt" | cut -d' ' -f2-)" >> "$OUT/figures.txt"
   say "gateway log: $(grep -c ' WARN ' "$gwlog" || true) WARN, $(grep -c ' ERROR ' "$gwlog" || true) ERROR lines ($gwlog)"
   fake_ctl "$PRIMARY" "rpm?limit=0"; fake_ctl "$PRIMARY" "latency?ms=0"
   say ""
