@@ -30,7 +30,9 @@
 # profiled (CPU by setitimer, which needs no perf_events, every 1 ms; PROFILE_EVENT=alloc for allocations, wall for
 # the time threads wait too; PROFILE_OPTS=threads for a frame per thread) into
 # $OUT/profile-r<round>-<build>-<cell>.collapsed (collapsed stacks, for a flame graph or a diff); the profiler costs
-# CPU too. With THREADS_CELLS (of lat1-0 lat1-50 cpu64 cpu256) each measured run of those cells is also split by thread:
+# CPU too. With PROFILE_EVENT=alloc a sample is taken every PROFILE_ALLOC_INTERVAL bytes (64k) and the stacks are
+# weighed in bytes: each build's bytes allocated per request answered go to the summary, and
+# bench/alloc-sites.py splits them by site. With THREADS_CELLS (of lat1-0 lat1-50 cpu64 cpu256) each measured run of those cells is also split by thread:
 # from /proc/<pid>/task/*/schedstat and status before and after it, each thread's wake-ups (voluntary context
 # switches), CPU time and time runnable but waiting for a CPU, per request, its Java name from jcmd Thread.print
 # (digits as #: the threads of one pool in one row), into $OUT/threads-<tag>.txt, and per build and cell the rounds'
@@ -40,7 +42,7 @@
 #
 # Knobs: BUILDS (name=DIR[:CONFIG] or name=bare ..., CONFIG default DIR/bench/keypool-bench.yaml), FLAGS_<name>, ROUNDS=3
 #        CELLS="cpu256 cpu64 lat1" JIT_WARMUP=20 WARMUP=2 DURATION=10 CPU_CONNS=256 LATENCY_MS=50, PROFILER,
-#        PROFILE_CELLS (of cpu256 cpu64 lat1-0 lat1-50), PROFILE_EVENT, PROFILE_OPTS, THREADS_CELLS, BENCH_OUT, and those bench/lib.sh
+#        PROFILE_CELLS (of cpu256 cpu64 lat1-0 lat1-50), PROFILE_EVENT, PROFILE_OPTS, PROFILE_ALLOC_INTERVAL, THREADS_CELLS, BENCH_OUT, and those bench/lib.sh
 #        reads (JAVA_HOME, KEYPOOL_JAVA_OPTS, AOT_CACHE, GW_PORT, PRIMARY_PORT, BACKUP_PORT, GW_CPUS, FAKE_CPUS)
 set -euo pipefail
 {
@@ -58,6 +60,7 @@ PROFILER=${PROFILER:-}
 PROFILE_CELLS=${PROFILE_CELLS:-cpu64 cpu256}
 PROFILE_EVENT=${PROFILE_EVENT:-itimer}
 PROFILE_OPTS=${PROFILE_OPTS:-}
+PROFILE_ALLOC_INTERVAL=${PROFILE_ALLOC_INTERVAL:-64k}
 THREADS_CELLS=${THREADS_CELLS:-}
 CELLS=${CELLS:-cpu256 cpu64 lat1}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/builds-$(date +%Y%m%d-%H%M%S)}
@@ -128,14 +131,21 @@ cell() {
   local url=$1 conns=$2 secs=$3 tag=$4 pid=${5:-} profiled=${6:-} split=${7:-} t0 t1 g0=0 g1=0 line threads=2
   [ "$conns" -lt 2 ] && threads=1
   [ -n "$PROFILER" ] || profiled=""
-  [ -z "$profiled" ] || profile "$pid" "start,event=$PROFILE_EVENT,interval=1ms${PROFILE_OPTS:+,$PROFILE_OPTS}"
+  # alloc: a sample every PROFILE_ALLOC_INTERVAL bytes allocated, the collapsed stacks weighed in bytes (total)
+  local interval=1ms dump=""
+  [ "$PROFILE_EVENT" = alloc ] && { interval=$PROFILE_ALLOC_INTERVAL; dump=,total; }
+  [ -z "$profiled" ] || profile "$pid" "start,event=$PROFILE_EVENT,interval=$interval${PROFILE_OPTS:+,$PROFILE_OPTS}"
   [ -z "$split" ] || thread_snap "$pid" > "$OUT/threads-$tag.before"
   t0=$(cpu_total); [ -n "$pid" ] && g0=$(cpu_proc "$pid")
   wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
   t1=$(cpu_total); [ -n "$pid" ] && g1=$(cpu_proc "$pid")
-  [ -z "$profiled" ] || profile "$pid" "stop,file=$OUT/profile-$tag.collapsed,collapsed"
+  [ -z "$profiled" ] || profile "$pid" "stop,file=$OUT/profile-$tag.collapsed,collapsed$dump"
   line=$(grep '^BENCH ' "$OUT/wrk-$tag.txt" || true)
   [ -n "$line" ] || { echo "0 0 0 fail 0 0 0"; return; }
+  # the bytes a request allocated (the profile's sum over the requests wrk saw answered), for the summary
+  [ -z "$profiled" ] || [ -z "$dump" ] || awk -v t="$tag" -v l="$line" '{ b += $NF }
+      END { n = split(l, f, " "); for (i = 2; i <= n; i++) { split(f[i], kv, "="); if (kv[1] == "requests") r = kv[2] }
+            if (r > 0) printf "%s %.0f\n", t, b / r }' "$OUT/profile-$tag.collapsed" >> "$OUT/alloc.txt"
   [ -z "$split" ] || thread_split "$pid" "$OUT/threads-$tag.before" "$(sed -n 's/.* requests=\([0-9]*\).*/\1/p' <<< "$line")" "$tag"
   awk -v l="$line" -v a="$t0" -v b="$t1" -v g="$((g1 - g0))" 'BEGIN {
     n=split(l, f, " "); for (i=2;i<=n;i++) { split(f[i], kv, "="); v[kv[1]]=kv[2] }
@@ -269,6 +279,16 @@ node -e '
       }
     }
   }' "$OUT/cells.txt" "${names[*]}" | tee -a "$OUT/summary.txt"
+if [ -s "$OUT/alloc.txt" ]; then
+  say ""
+  say "bytes allocated per request (async-profiler's alloc samples, weighed in bytes), median of the rounds:"
+  for name in "${names[@]}"; do
+    for c in $PROFILE_CELLS; do
+      v=$(awk -v re="^r[0-9]+-$name-$c\$" '$1 ~ re {print $2}' "$OUT/alloc.txt" | sort -n | tr '\n' ' ')
+      [ -z "$v" ] || say "$c $name: $(awk '{n = NF; print (n % 2 ? $((n + 1) / 2) : ($(n / 2) + $(n / 2 + 1)) / 2)}' <<< "$v") bytes (rounds: $v)"
+    done
+  done
+fi
 if [ -n "$THREADS_CELLS" ]; then
   say ""
   say "by thread, medians of the rounds: wake-ups / CPU µs / runnable µs per request (threads of the pool)"

@@ -17,13 +17,23 @@ public enum Api {
     /** What a channel serves when its {@code apis} is not set (design §14). */
     public static final Set<Api> DEFAULT = Set.copyOf(EnumSet.of(CHAT, EMBEDDINGS, COMPLETIONS));
 
+    private static final Api[] VALUES = values();
+
+    private final String configName = name().toLowerCase(Locale.ROOT);
+
     /** The name in keypool.yaml and application.properties, e.g. {@code responses}. */
     public String configName() {
-        return name().toLowerCase(Locale.ROOT);
+        return configName;
     }
 
     public static Optional<Api> named(String name) {
-        return Arrays.stream(values()).filter(a -> a.configName().equals(name)).findFirst();
+        // a loop over the constants, not a stream of a copy of them: every request names its API
+        for (Api api : VALUES) {
+            if (api.configName().equals(name)) {
+                return Optional.of(api);
+            }
+        }
+        return Optional.empty();
     }
 
     /** Every name, for error messages: "chat, responses, …". */

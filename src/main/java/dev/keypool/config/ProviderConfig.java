@@ -27,8 +27,11 @@ public record ProviderConfig(Type type, String apiVersion, Map<String, String> d
         /** HTTP/1.1 only. */
         OFF;
 
+        /** Made once: every request to a provider names its transport. */
+        private final String configName = name().toLowerCase(Locale.ROOT);
+
         public String configName() {
-            return name().toLowerCase(Locale.ROOT);
+            return configName;
         }
 
         public static Optional<Http2> named(String name) {

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import dev.keypool.config.Api;
@@ -497,24 +498,23 @@ public final class GatewayRequest {
 
     /**
      * The headers of design §2 and §7 that every answer of a served request carries: where it was served, from
-     * which pool ({@code own} key of its tenant, or {@code shared}), and its tenant's rate limits.
+     * which pool ({@code own} key of its tenant, or {@code shared}), and its tenant's rate limits; handed to
+     * {@code headers} one by one, in that order (no map is made for them on every answer).
      */
-    public Map<String, String> responseHeaders() {
-        Map<String, String> headers = new LinkedHashMap<>();
-        headers.put("X-KeyPool-Channel", servedBy.name());
-        headers.put("X-KeyPool-Key", servedKey.fingerprint());
-        headers.put(ATTEMPTS_HEADER, String.valueOf(totalAttempts));
-        headers.put("X-Fallback-Level", String.valueOf(level));
-        headers.put("X-KeyPool-Model", models != null ? models.get(level) : servedBy.upstreamModel(model));
-        headers.put(POOL_HEADER, keyScope.isOwn(servedKey) ? "own" : "shared");
+    public void responseHeaders(BiConsumer<String, String> headers) {
+        headers.accept("X-KeyPool-Channel", servedBy.name());
+        headers.accept("X-KeyPool-Key", servedKey.fingerprint());
+        headers.accept(ATTEMPTS_HEADER, String.valueOf(totalAttempts));
+        headers.accept("X-Fallback-Level", String.valueOf(level));
+        headers.accept("X-KeyPool-Model", models != null ? models.get(level) : servedBy.upstreamModel(model));
+        headers.accept(POOL_HEADER, keyScope.isOwn(servedKey) ? "own" : "shared");
         Translation translation = Formats.translation(api, servedBy.config());
         if (translation != null) {
-            headers.put(Translation.HEADER, translation.headerValue());
+            headers.accept(Translation.HEADER, translation.headerValue());
         }
         if (charge != null) {
-            headers.putAll(charge.rateLimits().headers());
+            charge.rateLimits().headers().forEach(headers);
         }
-        return headers;
     }
 
     /** Where an attempt failed: at the provider (5xx, timeout), with its key (429, 401/402/403), in the gateway. */

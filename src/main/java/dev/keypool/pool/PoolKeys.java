@@ -76,7 +76,10 @@ final class PoolKeys {
 
     /** The key's ramp, made when the key is first seen: its rollout runs from then. */
     KeyRamp ramp(ApiKey key) {
-        return ramps.computeIfAbsent(key, k -> new KeyRamp(settings.warmup(), k.rampPlan(), settings.clock().instant()));
+        KeyRamp ramp = ramps.get(key);
+        // looked up first: the function computeIfAbsent takes captures this, one object on every pick of every key
+        return ramp != null ? ramp
+                : ramps.computeIfAbsent(key, k -> new KeyRamp(settings.warmup(), k.rampPlan(), settings.clock().instant()));
     }
 
     /** What {@link #replace} did, by fingerprint; the removed keys drain. */

@@ -49,12 +49,12 @@ public final class RoundRobinStrategy implements SelectionStrategy {
     public Optional<ApiKey> pick(List<ApiKey> keys, Predicate<ApiKey> eligible, ToDoubleFunction<ApiKey> weight) {
         // eligibility is decided outside the lock: it may apply the clock to a key's state, and log it
         List<ApiKey> candidates = new ArrayList<>(keys.size());
-        List<Double> weights = new ArrayList<>(keys.size());
+        double[] weights = new double[keys.size()];
         for (ApiKey key : keys) {
             double w;
             if (eligible.test(key) && (w = weight.applyAsDouble(key)) > 0) {
+                weights[candidates.size()] = w;
                 candidates.add(key);
-                weights.add(w);
             }
         }
         if (candidates.isEmpty()) {
@@ -72,7 +72,7 @@ public final class RoundRobinStrategy implements SelectionStrategy {
             double[] bestScore = null;
             double total = 0;
             for (int i = 0; i < candidates.size(); i++) {
-                double w = weights.get(i);
+                double w = weights[i];
                 double[] score = scores.computeIfAbsent(candidates.get(i), k -> new double[1]);
                 score[0] += w;
                 total += w;
@@ -94,12 +94,12 @@ public final class RoundRobinStrategy implements SelectionStrategy {
      * A key that is not a candidate (cooling, disabled, tried, out of room) is not in the period: the others share
      * its positions by their weights. Null when the period would be longer than {@link #LONGEST_PERIOD}.
      */
-    static ApiKey at(long position, List<ApiKey> candidates, List<Double> weights) {
+    static ApiKey at(long position, List<ApiKey> candidates, double[] weights) {
         int n = candidates.size();
         long[] shares = new long[n];
         long divisor = 0;
         for (int i = 0; i < n; i++) {
-            shares[i] = Math.max(1, Math.round(weights.get(i) * SHARES_PER_WEIGHT));
+            shares[i] = Math.max(1, Math.round(weights[i] * SHARES_PER_WEIGHT));
             divisor = gcd(divisor, shares[i]);
         }
         long period = 0;

@@ -49,7 +49,7 @@ class SharedPositionRoundRobinTest {
         for (long start : new long[] {0, 7, 1_000_003}) {
             Map<String, Integer> counts = new TreeMap<>();
             for (long p = start; p < start + 10; p++) {
-                counts.merge(RoundRobinStrategy.at(p, keys, List.of(5.0, 3.0, 2.0)).label(), 1, Integer::sum);
+                counts.merge(RoundRobinStrategy.at(p, keys, new double[] {5.0, 3.0, 2.0}).label(), 1, Integer::sum);
             }
             assertThat(counts).containsExactlyInAnyOrderEntriesOf(Map.of("five", 5, "three", 3, "two", 2));
         }
@@ -76,7 +76,7 @@ class SharedPositionRoundRobinTest {
 
         Map<String, Integer> counts = new TreeMap<>();
         for (long p = 0; p < 500; p++) {
-            counts.merge(RoundRobinStrategy.at(p, keys, List.of(1.0, 0.25)).label(), 1, Integer::sum);
+            counts.merge(RoundRobinStrategy.at(p, keys, new double[] {1.0, 0.25}).label(), 1, Integer::sum);
         }
 
         assertThat(counts).containsExactlyInAnyOrderEntriesOf(Map.of("a", 400, "b", 100));

@@ -150,7 +150,9 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
             }
             Context eventLoop = request.vertx().getOrCreateContext();
             Exchange exchange = createExchange(false);
-            exchange.setPattern(ExchangePattern.InOut);
+            // InOnly, not platform-http's InOut: the answer is written from the message the route ends with either
+            // way, and an InOut exchange has its message copied (headers and all) at the end of every route it crosses
+            exchange.setPattern(ExchangePattern.InOnly);
             exchange.setProperty(Exchanges.ANSWERED_AT_ROUTE_END, Boolean.TRUE);
             processHttpRequest(exchange, request).onComplete(read -> {
                 if (read.failed()) {

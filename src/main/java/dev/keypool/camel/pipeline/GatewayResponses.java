@@ -55,7 +55,7 @@ public record GatewayResponses(ObjectMapper mapper, Clock clock, GatewayMetrics 
         String requestId = RequestLog.id(exchange);
         Exchanges.answer(message, status == null ? 200 : status, contentType == null ? "application/json" : contentType,
                 message.getBody());
-        request.responseHeaders().forEach(message::setHeader);
+        request.responseHeaders(message::setHeader);
         message.setHeader(RequestLog.HEADER, requestId);
         String outcome = request.isStreamBroken() ? GatewayMetrics.STREAM_BROKEN
                 : status != null && status >= 400 ? GatewayMetrics.CLIENT_ERROR : GatewayMetrics.SUCCESS;

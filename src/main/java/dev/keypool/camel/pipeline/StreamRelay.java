@@ -162,7 +162,7 @@ public record StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimi
             });
             Map<String, String> headers = new LinkedHashMap<>();
             headers.put(RequestLog.HEADER, requestId);
-            headers.putAll(request.responseHeaders());
+            request.responseHeaders(headers::put);
             client.open(headers);
         }
 
