@@ -35,7 +35,8 @@ public final class TokenEstimator {
     /**
      * Loads the encodings on a thread of its own, and returns at once: a gateway with token limits starts counting
      * without a request loading them (tens of milliseconds or more), on an event loop its route may run on, which holds
-     * every other connection of that loop meanwhile. A count asked during the load waits for it.
+     * every other connection of that loop meanwhile. A count asked during the load loads its own encoding, or waits for
+     * the registry's load of the same one.
      */
     public void loadInBackground() {
         Thread loader = new Thread(this::load, "keypool-tokenizer-load");
@@ -89,9 +90,7 @@ public final class TokenEstimator {
     }
 
     private Encoding encoding(String model) {
-        if (!loaded) {
-            load();
-        }
+        // not load(): a count before the start's load, or in a gateway that has none, loads only its own encoding
         return registry.getEncodingForModel(model).orElseGet(() -> registry.getEncoding(EncodingType.O200K_BASE));
     }
 
