@@ -101,7 +101,7 @@ public class GatewayConfiguration implements CamelConfiguration {
         ResponseCacheBeans.bind(context, routing.groups(), redis, metrics, requestLog, clock);
         TranslateBeans.bind(context, mapper, clock);
         // with token limits the tokenizer loads now, in the background: while it does, every request's route starts on
-        // a request thread, not on an event loop where its count would wait for the load (TokenEstimator)
+        // a request thread, not on an event loop where its count would load an encoding itself (TokenEstimator)
         BooleanSupplier tokenizerLoading = () -> false;
         if (config.countsTokens()) {
             TokenEstimator tokens = pipeline.tokenEstimator();
