@@ -8,6 +8,8 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariDataSource;
+
 /**
  * Writes the request log's rows, a batch at a time, in the way the database takes them cheapest, and deletes those past
  * the retention. The frame is the same for every database (nothing to do for no rows, one pooled connection per batch,
@@ -44,7 +46,35 @@ public abstract class RequestLogWriter {
         }
         try (Connection connection = connection()) {
             write(connection, rows);
+        } catch (SQLException e) {
+            if (!connectionBroken(e)) {
+                throw e;
+            }
+            // a pooled connection the server dropped (it restarted, or a proxy cut it): HikariCP hands out a connection
+            // used in the last 500 ms without checking it, and the pool's others are likely of the same server's life;
+            // they go, and the batch, all or nothing, goes again on a new one, so that the rows offered after the server
+            // came back are written
+            evictPooledConnections();
+            try (Connection connection = connection()) {
+                write(connection, rows);
+            }
         }
+    }
+
+    private void evictPooledConnections() throws SQLException {
+        if (dataSource.isWrapperFor(HikariDataSource.class)) {
+            dataSource.unwrap(HikariDataSource.class).getHikariPoolMXBean().softEvictConnections();
+        }
+    }
+
+    /** SQLSTATE class 08, connection exception: the connection failed, not the statement. */
+    private static boolean connectionBroken(SQLException e) {
+        for (SQLException next = e; next != null; next = next.getNextException()) {
+            if (next.getSQLState() != null && next.getSQLState().startsWith("08")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

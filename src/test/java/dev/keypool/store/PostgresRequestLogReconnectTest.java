@@ -18,9 +18,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The request log's first batch after PostgreSQL came back is written, even when it begins just as the connection pool
- * starts one of its longest pauses between attempts to reach the server (HikariCP doubles them up to 5 s while the
- * server is away) and the server takes a second to answer a new connection. The server is reached through a relay
+ * The request log's first batch after PostgreSQL came back is written: on a pooled connection the server dropped, and
+ * when it begins just as the connection pool starts one of its longest pauses between attempts to reach the server
+ * (HikariCP doubles them up to 5 s while the server is away) and the server takes a second to answer a new connection. The server is reached through a relay
  * that can go down and shows each of the pool's attempts, so that the batch begins at that moment.
  */
 @Tag("slow")
@@ -62,6 +62,25 @@ class PostgresRequestLogReconnectTest {
             // the server answers a new connection a second after it came: the pool's next attempt ends 6 s from now
             writer.insert(List.of(row("req_after")));
             asking.join();
+
+            assertThat(server.rows().all()).extracting(r -> r.get("request_id")).containsExactly("req_before", "req_after");
+        }
+    }
+
+    @Test
+    void should_write_a_batch_whose_pooled_connection_the_server_dropped() throws Exception {
+        try (PostgresServer server = PostgresServer.start(); LoopbackRelay relay = LoopbackRelay.to(server.port());
+             Database database = Database.open(Optional.of(new DatabaseConfig.Postgres(
+                     "jdbc:postgresql://127.0.0.1:" + relay.port() + "/postgres?sslmode=disable", "keypool", null)),
+                     null, 4, 5000)) {
+            RequestLogWriter writer = RequestLogWriter.of(database);
+            writer.insert(List.of(row("req_before")));
+
+            // the server restarts within a beat: the connection the last batch used is cut, and the pool hands it out
+            // again unchecked, as it does with a connection used in the last 500 ms
+            relay.down();
+            relay.up(0);
+            writer.insert(List.of(row("req_after")));
 
             assertThat(server.rows().all()).extracting(r -> r.get("request_id")).containsExactly("req_before", "req_after");
         }
