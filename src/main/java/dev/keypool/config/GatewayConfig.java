@@ -37,7 +37,7 @@ public record GatewayConfig(List<ChannelConfig> channels, List<TenantConfig> ten
     /** Whether a key or a tenant has a token limit: requests then count their prompt's tokens (design §6). */
     public boolean countsTokens() {
         return channels.stream().flatMap(channel -> channel.keys().stream())
-                .anyMatch(key -> key.tpm() != null || key.tpd() != null || key.tpmMonth() != null)
+                .anyMatch(key -> key.limits().countsTokens())
                 || tenants.stream().anyMatch(tenant -> tenant.tpm() != null);
     }
 

@@ -133,7 +133,7 @@ public final class KeyQuota {
             }
         }
         limited = !limits.isEmpty();
-        countsTokens = limits.keySet().stream().anyMatch(w -> w.counts(Kind.TOKENS));
+        countsTokens = newLimits.countsTokens();
     }
 
     private void put(Window window, Long limit) {

@@ -7,4 +7,9 @@ package dev.keypool.quota;
 public record QuotaLimits(Long rpm, Long tpm, Long rpd, Long tpd, Long tpmMonth) {
 
     public static final QuotaLimits NONE = new QuotaLimits(null, null, null, null, null);
+
+    /** Whether a limit counts tokens: a call then counts its prompt's tokens (design §6). */
+    public boolean countsTokens() {
+        return tpm != null || tpd != null || tpmMonth != null;
+    }
 }
