@@ -29,9 +29,7 @@ class PostgresRequestLogReconnectTest {
     @Test
     void should_write_the_first_batch_after_the_server_came_back() throws Exception {
         try (PostgresServer server = PostgresServer.start(); LoopbackRelay relay = LoopbackRelay.to(server.port());
-             Database database = Database.open(Optional.of(new DatabaseConfig.Postgres(
-                     "jdbc:postgresql://127.0.0.1:" + relay.port() + "/postgres?sslmode=disable", "keypool", null)),
-                     null, 4, 5000)) {
+             Database database = throughRelay(relay)) {
             RequestLogWriter writer = RequestLogWriter.of(database);
             writer.insert(List.of(row("req_before")));
 
@@ -70,9 +68,7 @@ class PostgresRequestLogReconnectTest {
     @Test
     void should_write_a_batch_whose_pooled_connection_the_server_dropped() throws Exception {
         try (PostgresServer server = PostgresServer.start(); LoopbackRelay relay = LoopbackRelay.to(server.port());
-             Database database = Database.open(Optional.of(new DatabaseConfig.Postgres(
-                     "jdbc:postgresql://127.0.0.1:" + relay.port() + "/postgres?sslmode=disable", "keypool", null)),
-                     null, 4, 5000)) {
+             Database database = throughRelay(relay)) {
             RequestLogWriter writer = RequestLogWriter.of(database);
             writer.insert(List.of(row("req_before")));
 
@@ -84,6 +80,13 @@ class PostgresRequestLogReconnectTest {
 
             assertThat(server.rows().all()).extracting(r -> r.get("request_id")).containsExactly("req_before", "req_after");
         }
+    }
+
+    /** A pool of 4 connections to the server behind {@code relay}. */
+    private static Database throughRelay(LoopbackRelay relay) {
+        return Database.open(Optional.of(new DatabaseConfig.Postgres(
+                "jdbc:postgresql://127.0.0.1:" + relay.port() + "/postgres?sslmode=disable", "keypool", null)),
+                null, 4, 5000);
     }
 
     private static RequestLogRow row(String requestId) {
