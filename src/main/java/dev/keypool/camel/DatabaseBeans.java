@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The control plane's database and the beans of routes/request-log.camel.yaml, bound by {@link GatewayConfiguration}:
- * {@code keypoolDataSource} (camel-sql's), {@code requestLog} (the rows' bounded queue) and {@code requestLogWriter}.
+ * {@code keypoolDataSource} (camel-sql's), {@code requestLog} (the rows' bounded queue), {@code requestLogWriter} and {@code databaseBeats}.
  * When the context stops, after the routes (so after the last request has offered its row), the rows still queued are
  * written, then the database closes.
  */
@@ -70,6 +70,7 @@ final class DatabaseBeans extends ServiceSupport {
         RequestLogWriter writer = RequestLogWriter.of(database);
         RequestLogTime time = RequestLogTime.of(database);
         context.getRegistry().bind("requestLogWriter", writer);
+        context.getRegistry().bind("databaseBeats", new DatabaseBeats());
         context.getRegistry().bind("adminRequests", new AdminRequests(new RequestLogReader(database.dataSource(), time),
                 new ObjectMapper()));
         context.getRegistry().bind("adminUsage", new AdminUsage(new UsageReader(database.dataSource(), time), new ObjectMapper(),

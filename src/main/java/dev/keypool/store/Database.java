@@ -138,15 +138,6 @@ public final class Database implements AutoCloseable {
         return kind;
     }
 
-    /** Whether the database answers now. */
-    public boolean reachable() {
-        try (Connection connection = dataSource.getConnection()) {
-            return connection.isValid(2);
-        } catch (SQLException e) {
-            return false;
-        }
-    }
-
     @Override
     public void close() {
         dataSource.close();

@@ -4,8 +4,11 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 
+import dev.keypool.testing.LogCapture;
 import dev.keypool.testing.PostgresServer;
+import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -51,6 +54,13 @@ class RequestLogPostgresTest extends GatewayTestSupport {
                 """.replace("PG_URL", postgres.url());
     }
 
+    @Override
+    protected Properties overrideProperties() {
+        Properties p = super.overrideProperties();
+        p.put("keypool.request-log.retention-check-ms", "100");
+        return p;
+    }
+
     @Test
     void should_write_the_rows_to_postgresql() throws Exception {
         int before = postgres.rows().all().size();
@@ -77,6 +87,7 @@ class RequestLogPostgresTest extends GatewayTestSupport {
     void should_answer_every_request_while_postgresql_is_down() throws Exception {
         assertThat(chat("glm-4-flash").statusCode()).isEqualTo(200);
         int before = postgres.rows().await(1).size();
+        LogCapture captured = LogCapture.attach();
         postgres.stop();
         try {
             for (int i = 0; i < 5; i++) {
@@ -86,12 +97,40 @@ class RequestLogPostgresTest extends GatewayTestSupport {
             }
             // a batch waits up to twice the pool's 5 s for a connection before its rows count as dropped
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> dropped() >= 5);
+            // the retention's delete fails too, said in one line, not an error with its stack trace on every beat
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> captured
+                    .messages(Level.WARN).stream().anyMatch(m -> m.startsWith("request-log-retention: the database failed")));
         } finally {
             postgres.restart();
+            captured.close();
         }
+        assertThat(captured.events()).filteredOn(line -> line.level().isMoreSpecificThan(Level.ERROR)).isEmpty();
+        assertThat(captured.messages(Level.WARN)).filteredOn(m -> m.startsWith("request-log-retention:")).hasSize(1);
 
         assertThat(chat("glm-4-flash").statusCode()).isEqualTo(200);
         assertThat(postgres.rows().await(before + 1)).hasSize(before + 1);
+    }
+
+    @Test
+    void should_say_once_that_the_beats_on_the_database_fail_and_once_that_they_work_again() throws Exception {
+        try (LogCapture captured = LogCapture.of(dev.keypool.camel.DatabaseBeats.class)) {
+            postgres.stop();
+            try {
+                // each beat waits the pool's 5 s for a connection; the retention's beat is 100 ms here
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> captured
+                        .messages(Level.WARN).stream().filter(m -> m.startsWith("request-log-retention:")).count() == 1
+                        && captured.messages(Level.WARN).stream().anyMatch(m -> m.startsWith("batch-claims:")));
+            } finally {
+                postgres.restart();
+            }
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> captured
+                    .messages(Level.INFO).contains("request-log-retention: the database answers again"));
+
+            assertThat(captured.messages(Level.WARN)).filteredOn(m -> m.startsWith("request-log-retention:")).containsExactly(
+                    "request-log-retention: the database failed (SQLTransientConnectionException (SQLState 08001)); "
+                            + "trying again on each beat, said again when it works");
+            assertThat(captured.all()).doesNotContain(postgres.url());
+        }
     }
 
     private double dropped() throws Exception {
