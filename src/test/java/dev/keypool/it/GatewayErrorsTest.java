@@ -88,11 +88,13 @@ class GatewayErrorsTest extends GatewayTestSupport {
 
     @Test
     void should_leave_the_errors_of_the_inner_hops_to_the_routes_that_call_them() {
-        // the 503 above is thrown at the fallback walk's end and answered by gateway-core's gateway-errors
-        for (String hop : new String[] {"chat-core", "fallback-walk", "channel-alpha", "upstream-attempt"}) {
-            assertThat(((ModelCamelContext) context).getRouteDefinition(hop).getRouteConfigurationId())
-                    .as(hop).isEqualTo("caller-errors");
+        // the 503 above is thrown at the fallback walk's end and answered by the entry's gateway-errors
+        ModelCamelContext routes = (ModelCamelContext) context;
+        for (String hop : new String[] {"chat-core", "gateway-core", "fallback-walk", "channel-alpha", "upstream-attempt"}) {
+            assertThat(routes.getRouteDefinition(hop).getRouteConfigurationId()).as(hop).isEqualTo("caller-errors");
         }
+        // a batch line or an async task, which no entry calls, has gateway-core's failures answered on its way in
+        assertThat(routes.getRouteDefinition("gateway-core-answered").getRouteConfigurationId()).isEqualTo("gateway-errors");
     }
 
     private void assertServesAfterwards() throws Exception {
