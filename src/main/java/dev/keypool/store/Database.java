@@ -73,6 +73,8 @@ public final class Database implements AutoCloseable {
             } catch (java.io.IOException e) {
                 throw new IllegalStateException("cannot create state.dir " + stateDir, e);
             }
+            // before the first connection loads sqlite-jdbc's native library
+            SqliteNativeLibrary.prepare(System.getProperties());
             createWithLargePages(stateDir.resolve(SQLITE_FILE));
             // WAL: readers (sqlite3, the admin queries) do not block the writer; busy_timeout: a writer waits for the
             // lock instead of failing at once; NOMUTEX: SQLite's multi-thread mode, no lock of its own taken in every
