@@ -62,6 +62,21 @@ final class SqliteNativeLibrary {
     }
 
     /**
+     * Removes the file {@link #prepare} wrote, once sqlite-jdbc has loaded it (the first connection): the library stays
+     * mapped, and a JVM that is killed leaves no copy behind. Where the system refuses to remove a loaded library, the
+     * file goes when the JVM exits.
+     */
+    static void loaded(Optional<Path> written) {
+        written.ifPresent(file -> {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException | RuntimeException e) {
+                // deleteOnExit stays
+            }
+        });
+    }
+
+    /**
      * A new file of this process only (a random name, readable by its owner alone where the file system has POSIX
      * permissions), deleted when the JVM exits, as sqlite-jdbc's own. Its name does not start with sqlite-jdbc's
      * prefix ({@code sqlite-<version>}), so another JVM's sqlite-jdbc never takes it for a leftover of its own.

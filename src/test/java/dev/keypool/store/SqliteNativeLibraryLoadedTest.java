@@ -37,6 +37,8 @@ class SqliteNativeLibraryLoadedTest {
         String out = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(child.exitValue()).as(out).isZero();
 
+        // the copy is removed once loaded: a JVM that is killed leaves none behind
+        assertThat(out).doesNotContain("left: ");
         List<String> loaded = out.lines().filter(line -> line.contains("sqlitejdbc")).toList();
         assertThat(loaded).as(out).isNotEmpty().allSatisfy(path -> assertThat(Path.of(path).getFileName().toString())
                 .startsWith("keypool-"));
@@ -46,8 +48,16 @@ class SqliteNativeLibraryLoadedTest {
     static final class OpenAndListLibraries {
         public static void main(String[] args) throws IOException {
             try (Database database = Database.open(Optional.empty(), Path.of(args[0]), 1, 5000)) {
-                if (!database.reachable()) {
-                    throw new IllegalStateException("the database does not answer");
+                try (java.sql.Connection connection = database.dataSource().getConnection()) {
+                    if (!connection.isValid(2)) {
+                        throw new IllegalStateException("the database does not answer");
+                    }
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+                try (var left = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+                    left.filter(file -> file.getFileName().toString().startsWith("keypool-"))
+                            .forEach(file -> System.out.println("left: " + file));
                 }
                 Files.readAllLines(Path.of("/proc/self/maps")).stream()
                         .filter(line -> line.endsWith(".so") || line.contains(".so "))
