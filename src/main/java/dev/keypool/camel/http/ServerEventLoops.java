@@ -26,15 +26,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every event loop of the gateway's Vert.x reads the connections of platform-http's servers, not one of them.
- * platform-http makes its server listen from a thread of its own, so Vert.x gives the server one event loop, which then
- * reads every connection, runs every route up to its provider call and writes every answer: in a burst of 9,800
- * requests at once that loop was busy 1.6 s while the other core mostly idled (bench/README.md, "Bursts against
- * BareProxy"). Vert.x hands the connections of servers that listen on the same host and port from different event loops
- * to those loops in turn, so one more server listens on each event loop just before platform-http's own does: the
- * same options (read after the other {@link BeforeListen} hooks, installed before this one, set theirs), the same
- * router and connection handler. They close as platform-http's server does, when the context stops its services. A
- * server on port 0 (a random port) shares its socket with no other server and is left as it is.
+ * An event loop per core reads the connections of platform-http's servers, not one loop. platform-http makes its server
+ * listen from a thread of its own, so Vert.x gives the server one event loop, which then reads every connection, runs
+ * every route up to its provider call and writes every answer: in a burst of 9,800 requests at once that loop was busy
+ * 1.6 s while the other core mostly idled (bench/README.md, "Bursts against BareProxy, round by round"). Vert.x hands
+ * the connections of servers that listen on the same host and port from different event loops to those loops in turn,
+ * so one more server listens on each other loop, up to as many loops as cores (more loops than cores contend), just
+ * before platform-http's own does: the same options (read after the other {@link BeforeListen} hooks, installed before
+ * this one, set theirs), the same router and connection handler. They close as platform-http's server does, when the
+ * context stops its services. A server on port 0 (a random port) shares its socket with no other server and is left as
+ * it is. A call then stays on the loop that read its request through that loop's provider client ({@link UpstreamClients}).
  */
 public final class ServerEventLoops {
 
@@ -46,11 +47,11 @@ public final class ServerEventLoops {
 
     /** On every platform-http server started from now on; install it after the other hooks of {@link BeforeListen}. */
     public static void install(CamelContext camel) {
-        BeforeListen.install(camel, "the HTTP server on every event loop", (server, http, options) -> listenOnEveryLoop(camel,
-                server, http, options));
+        BeforeListen.install(camel, "the HTTP server on an event loop per core",
+                (server, http, options) -> listenOnALoopPerCore(camel, server, http, options));
     }
 
-    private static void listenOnEveryLoop(CamelContext camel, VertxPlatformHttpServer server, HttpServer http,
+    private static void listenOnALoopPerCore(CamelContext camel, VertxPlatformHttpServer server, HttpServer http,
                                           HttpServerOptions options) throws ReflectiveOperationException {
         VertxPlatformHttpServerConfiguration configuration = field(VertxPlatformHttpServer.class, "configuration", server);
         int port = configuration.getBindPort();

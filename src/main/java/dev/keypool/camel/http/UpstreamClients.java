@@ -22,8 +22,9 @@ import io.vertx.ext.web.client.impl.WebClientInternal;
 
 /**
  * The Vert.x clients of the provider calls: one per way of reaching a provider (TLS or not, HTTP/2 offered or not,
- * the CA file trusted besides the JVM's), shared by every vertx-http endpoint that reaches providers that way. Each
- * client keeps one pool of connections per provider (host and port): HTTP/1.1 connections up to
+ * the CA file trusted besides the JVM's), shared by every vertx-http endpoint that reaches providers that way, and over
+ * HTTP/1.1 one such per event loop for the calls sent from it. Each client keeps one pool of connections per provider
+ * (host and port): HTTP/1.1 connections up to
  * {@code http1Connections}, one call each; HTTP/2 connections up to {@code http2Connections}, each carrying up to 100
  * calls at once (fewer if its provider's SETTINGS_MAX_CONCURRENT_STREAMS says so), a new one opened only when those
  * are all busy.
@@ -60,8 +61,8 @@ public final class UpstreamClients {
     /**
      * HTTP/1.1 clients of the calls sent from an event loop, one per transport and loop: Vert.x's pool hands out its
      * most recently used free connection whatever its event loop, so with one client a call read on one loop was sent
-     * and answered on another; a loop's own client opens its connections on that loop (docs/decisions.md, "Every event
-     * loop reads the HTTP server's connections").
+     * and answered on another; a loop's own client opens its connections on that loop (docs/decisions.md, "An event
+     * loop per core reads the HTTP server's connections, each with its own provider client").
      */
     private final Map<EventLoop, Map<Transport, Client>> loopClients = new ConcurrentHashMap<>();
 
