@@ -5,8 +5,11 @@
 //   gcc -O2 -o /tmp/keypool-burst bench/burst.c
 //   /tmp/keypool-burst 127.0.0.1 18080 /v1/chat/completions 9800 [timeout-s]
 //
-// Prints the statuses and the wall time from the first connect to the last complete answer, then a
-// machine-readable "RESULT {json}" line with the fields bench/run.sh reads from inflight.js's.
+// Prints the statuses and the wall time from the first connect to the last complete answer, when the requests were
+// connected (the socket writable: the server's SYN-ACK came; a SYN the full listen queue dropped is sent again after
+// 1 s), when their answers began and ended (percentiles from the burst's start), then a machine-readable
+// "RESULT {json}" line with the fields bench/run.sh reads from inflight.js's, these phases, and the burst's start on
+// CLOCK_MONOTONIC (startMono: bench/fake-burst.c stamps its arrivals on the same clock).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -30,6 +33,8 @@ struct call {
     long status;
     long need;   // header length + Content-Length once known, else -1
     double took; // seconds from the burst's start to the complete answer
+    double connected;  // ... to the first time the socket was writable
+    double first_byte; // ... to the first byte of the answer
     char buf[BUF];
 };
 
@@ -91,6 +96,9 @@ int main(int argc, char **argv) {
         for (int e = 0; e < ready; e++) {
             struct call *c = events[e].data.ptr;
             int done = 0;
+            if ((events[e].events & EPOLLOUT) && c->connected == 0) {
+                c->connected = now() - start;
+            }
             if ((events[e].events & EPOLLOUT) && c->sent < (size_t) request_len) {
                 ssize_t w = write(c->fd, request + c->sent, request_len - c->sent);
                 if (w > 0) {
@@ -107,6 +115,9 @@ int main(int argc, char **argv) {
             if (!done && (events[e].events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
                 ssize_t r = read(c->fd, c->buf + c->got, BUF - 1 - c->got);
                 if (r > 0) {
+                    if (c->got == 0) {
+                        c->first_byte = now() - start;
+                    }
                     c->got += r;
                     c->buf[c->got] = 0;
                     if (c->need < 0) {
@@ -149,15 +160,33 @@ int main(int argc, char **argv) {
             other++;
         }
     }
-    double *took = malloc(n * sizeof *took);
+    double *took = malloc(n * sizeof *took), *connected = malloc(n * sizeof *connected),
+           *first_byte = malloc(n * sizeof *first_byte);
+    int late_connects = 0;
     for (int i = 0; i < n; i++) {
         took[i] = calls[i].took;
+        connected[i] = calls[i].connected;
+        first_byte[i] = calls[i].first_byte;
+        late_connects += calls[i].connected >= 0.9;
     }
     qsort(took, n, sizeof *took, by_value);
+    qsort(connected, n, sizeof *connected, by_value);
+    qsort(first_byte, n, sizeof *first_byte, by_value);
     printf("burst of %d: %d OK, %d 503, %d other (%d could not connect) in %.2f s\n", n, ok, s503, other, errors, wall);
-    // the fields bench/run.sh reads from inflight.js's RESULT line
+    char phases[3][128];
+    double *of[3] = {connected, first_byte, took};
+    for (int p = 0; p < 3; p++) {
+        double *v = of[p];
+        snprintf(phases[p], sizeof phases[p], "[%.0f,%.0f,%.0f,%.0f,%.0f,%.0f]", v[0] * 1000, v[(n - 1) / 10] * 1000,
+                v[(n - 1) / 2] * 1000, v[(n - 1) * 9 / 10] * 1000, v[(n - 1) * 99 / 100] * 1000, v[n - 1] * 1000);
+    }
+    printf("ms from the start, first / p10 / p50 / p90 / p99 / last: connected %s, answer began %s, ended %s; "
+            "%d connected after 0.9 s\n", phases[0], phases[1], phases[2], late_connects);
+    // the fields bench/run.sh reads from inflight.js's RESULT line, and the phases
     printf("RESULT {\"n\":%d,\"ok\":%d,\"wallMs\":%.0f,\"p50Ms\":%.0f,\"maxMs\":%.0f,"
-            "\"statuses\":{\"2xx\":%d,\"503\":%d,\"other\":%d}}\n",
-            n, ok, wall * 1000, took[n / 2] * 1000, took[n - 1] * 1000, ok, s503, other);
+            "\"statuses\":{\"2xx\":%d,\"503\":%d,\"other\":%d},\"startMono\":%.4f,"
+            "\"connectedMs\":%s,\"firstByteMs\":%s,\"doneMs\":%s,\"lateConnects\":%d}\n",
+            n, ok, wall * 1000, took[n / 2] * 1000, took[n - 1] * 1000, ok, s503, other, start,
+            phases[0], phases[1], phases[2], late_connects);
     return 0;
 }

@@ -8,7 +8,10 @@
 //   /tmp/keypool-fake-burst 9101 2000        (port, latency in ms)
 //
 //   POST <any path>              -> after the latency, 200 with a small chat.completion JSON (keep-alive)
-//   GET  /control/stats          -> {"total":N,"connections":N,"inFlight":N,"maxInFlight":N}
+//   GET  /control/stats          -> {"total":N,"connections":N,"inFlight":N,"maxInFlight":N,"arrivals":[...]}
+//                                   arrivals: when the POSTs since the reset came whole, CLOCK_MONOTONIC seconds of
+//                                   the first, the 10th, 50th, 90th, 99th percentile and the last (bench/burst.c
+//                                   prints its start on the same clock: a burst's time to reach the provider)
 //   POST /control/reset          -> zero the counters
 //   POST /control/latency?ms=N   -> answer later POSTs after N ms
 //   GET  /health                 -> ok
@@ -48,11 +51,39 @@ static struct conn *conns[MAX_FD];
 static struct due *queue;
 static size_t queue_head, queue_len, queue_cap;
 static long total, connections, in_flight, max_in_flight;
+// when each POST since the reset came whole
+static double *arrivals;
+static size_t arrivals_len, arrivals_cap;
 
 static double now(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *) a, y = *(const double *) b;
+    return (x > y) - (x < y);
+}
+
+static void arrived(double at) {
+    if (arrivals_len == arrivals_cap) {
+        arrivals_cap = arrivals_cap ? arrivals_cap * 2 : 16384;
+        arrivals = realloc(arrivals, arrivals_cap * sizeof *arrivals);
+    }
+    arrivals[arrivals_len++] = at;
+}
+
+// the arrivals' first, percentiles and last as a JSON array
+static void arrival_figures(char *out, size_t size) {
+    if (arrivals_len == 0) {
+        snprintf(out, size, "[]");
+        return;
+    }
+    qsort(arrivals, arrivals_len, sizeof *arrivals, by_value);
+    size_t last = arrivals_len - 1;
+    snprintf(out, size, "[%.4f,%.4f,%.4f,%.4f,%.4f,%.4f]", arrivals[0], arrivals[last / 10], arrivals[last / 2],
+            arrivals[last * 9 / 10], arrivals[last * 99 / 100], arrivals[last]);
 }
 
 static void push(int fd, double at) {
@@ -107,16 +138,20 @@ static void handle(int ep, int fd, struct conn *c, double *latency) {
         reply(ep, fd, 200, "application/json", "{}", c->close_after);
     } else if (strncmp(c->buf, "POST /control/reset", 19) == 0) {
         total = connections = max_in_flight = 0;
+        arrivals_len = 0;
         reply(ep, fd, 200, "application/json", "{}", c->close_after);
     } else if (strncmp(c->buf, "GET /control/stats", 18) == 0) {
-        char body[256];
-        snprintf(body, sizeof body, "{\"total\":%ld,\"connections\":%ld,\"inFlight\":%ld,\"maxInFlight\":%ld}",
-                total, connections, in_flight, max_in_flight);
+        char body[512], at[256];
+        arrival_figures(at, sizeof at);
+        snprintf(body, sizeof body,
+                "{\"total\":%ld,\"connections\":%ld,\"inFlight\":%ld,\"maxInFlight\":%ld,\"arrivals\":%s}",
+                total, connections, in_flight, max_in_flight, at);
         reply(ep, fd, 200, "application/json", body, c->close_after);
     } else if (strncmp(c->buf, "GET /health", 11) == 0) {
         reply(ep, fd, 200, "text/plain", "ok", c->close_after);
     } else if (strncmp(c->buf, "POST ", 5) == 0) {
         total++;
+        arrived(now());
         if (++in_flight > max_in_flight) {
             max_in_flight = in_flight;
         }

@@ -1,6 +1,7 @@
 # What the bench scripts (run.sh, request-log.sh, builds.sh, coldstart.sh, ...) share: where the repository is, the
-# JDK and the shipped JVM flags, the fake providers, starting a gateway (or BareProxy) and waiting until it serves, and
-# stopping every process the script started by its pid when it ends. Sourced, not run:
+# JDK and the shipped JVM flags, the fake providers, starting a gateway (or BareProxy) and waiting until it serves,
+# stopping every process the script started by its pid when it ends, and reading a process's CPU (whole, by thread, or
+# with async-profiler). Sourced, not run:
 #
 #   BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 #   . "$BENCH_DIR/lib.sh"
@@ -152,3 +153,40 @@ stop_gateway() {
   PIDS=("${keep[@]}")
   for _ in $(seq 1 50); do port_busy "$port" || break; sleep 0.1; done
 }
+
+# ---------------------------------------------------------------- CPU: the machine's, a process's, each thread's
+# cpu_total: the whole machine's jiffies "busy total"; cpu_proc PID: PID's utime+stime in jiffies
+cpu_total() { awk '$1=="cpu" {idle=$5+$6; t=0; for(i=2;i<=NF;i++) t+=$i; print t-idle, t}' /proc/stat; }
+cpu_proc() { awk '{print $14+$15}' "/proc/$1/stat"; }
+# thread_snap PID: "tid ns_on_cpu ns_runnable wake_ups" for each thread of PID (schedstat, voluntary switches)
+thread_snap() {
+  awk 'FNR == 1 { n = split(FILENAME, p, "/"); tid = p[n - 1] }
+       FILENAME ~ /schedstat$/ { run[tid] = $1; wait[tid] = $2 }
+       FILENAME ~ /status$/ && $1 == "voluntary_ctxt_switches:" { wake[tid] = $2 }
+       END { for (t in run) print t, run[t], wait[t], wake[t] + 0 }' /proc/"$1"/task/*/schedstat /proc/"$1"/task/*/status 2>/dev/null || true
+}
+# thread_split PID BEFORE REQUESTS TAG: each thread's share since BEFORE (thread_snap's), by Java name (digits as #),
+# per request, into $OUT/threads-TAG.txt: "name threads wake_ups/request cpu_us/request runnable_us/request"
+thread_split() {
+  local pid=$1 before=$2 reqs=$3 tag=$4
+  thread_snap "$pid" > "$OUT/threads-$tag.after"
+  "${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$pid" Thread.print 2>/dev/null \
+    | sed -n 's/^"\(.*\)" .* nid=\([0-9a-fx]*\) .*/\2 \1/p' > "$OUT/threads-$tag.names" || true
+  awk -v r="$reqs" 'function dec(h,  i, v) { v = 0; h = tolower(substr(h, 3))
+                                            for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+                                            return v }
+       FILENAME ~ /names$/ { id = $1; if (id ~ /^0x/) id = dec(id); $1 = ""; nm = substr($0, 2)
+                        gsub(/[0-9]+/, "#", nm); gsub(/ /, "_", nm); name[id] = nm; next }
+       FILENAME ~ /before$/ { run0[$1] = $2; wait0[$1] = $3; wake0[$1] = $4; next }
+       { g = ($1 in name) ? name[$1] : "(unnamed)"; dr = $2 - run0[$1]; dw = $3 - wait0[$1]; dk = $4 - wake0[$1]
+         if (dr <= 0 && dk <= 0) next
+         n[g]++; run[g] += dr; wait[g] += dw; wake[g] += dk }
+       END { if (r <= 0) exit
+             for (g in n) printf "%s %d %.2f %.1f %.1f\n", g, n[g], wake[g] / r, run[g] / r / 1000, wait[g] / r / 1000 }' \
+    "$OUT/threads-$tag.names" "$before" "$OUT/threads-$tag.after" | sort -k4,4nr > "$OUT/threads-$tag.txt"
+}
+# profile PID COMMAND: async-profiler's COMMAND (PROFILER: the path of its libasyncProfiler.so) in the JVM PID, its
+# library loaded (again) through the attach API. The command goes in double quotes: unquoted, jcmd's parser takes
+# "start,event" for an option's name and drops the rest. (jcmd answers 0 even when the agent refused: its answer is kept
+# in $OUT/profiler.txt)
+profile() { "${JAVA_HOME:+$JAVA_HOME/bin/}jcmd" "$1" JVMTI.agent_load "$PROFILER" "\"$2\"" >> "$OUT/profiler.txt" 2>&1; }

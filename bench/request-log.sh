@@ -224,8 +224,6 @@ start_gateway() {
   await_gateway "$OUT/gateway-$tag.log" answers_on "$port" || die "the gateway did not answer 200 within 60 s ($OUT/gateway-$tag.log)"
 }
 
-cpu_total() { awk '$1=="cpu" {idle=$5+$6; t=0; for(i=2;i<=NF;i++) t+=$i; print t-idle, t}' /proc/stat; }
-cpu_proc() { awk '{print $14+$15}' "/proc/$1/stat"; }
 # tree_ticks PID: CPU ticks (user + system, with its reaped children's) of a process and every descendant: the
 # PostgreSQL server is a postmaster and one backend per connection
 tree_ticks() {

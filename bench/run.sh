@@ -23,6 +23,12 @@
 #   IDLE_AFTER_S=35          idle seconds after the in-flight checks before RSS/threads are read again (0 = skip)
 #   FAULT_CLIENTS=64 FAULT_FAIL_S=20 FAULT_TOTAL_S=30 FAULT_LATENCY_MS=50 FAULT_POLL_MS=50
 #   BIG_N=10000 BIG_LATENCY_MS=2000 BIG_WARM_BURSTS=2   inflight10k: the burst size, the fake's latency, warmed bursts
+#                            (rounds: with BareProxy beside it, a floor burst then KeyPool's and BareProxy's, the two in
+#                            turn, the order swapped each round; the median and spread of the rounds' ratios at the end)
+#   BIG_PROFILE=wall PROFILER=/path/to/libasyncProfiler.so BIG_PROFILE_ROUND=1   inflight10k: async-profiler (its
+#                            event: wall, cpu, itimer, alloc; BIG_PROFILE_INTERVAL=1ms, BIG_PROFILE_OPTS) over both
+#                            bursts of that warmed round, into profile-WHO-TAG.collapsed; the round is left out of the
+#                            ratios
 #   BIG_CLIENT=c             inflight10k alone: C client and fake (bench/burst.c, bench/fake-burst.c) when gcc is
 #                            there; node = the Node ones
 #   BIG_PROVIDER=h2          inflight10k: the provider speaks HTTP/2 over TLS (bench/fake-h2.js, a certificate made
@@ -244,9 +250,6 @@ start_gateway "$CONFIG" "$OUT/gateway.log"
 vm() { awk -v k="$2:" '$1==k {print $2}' "/proc/$1/status"; }           # kB
 mib() { awk -v kb="$1" 'BEGIN {printf "%.0f", kb/1024}'; }
 threads() { awk '$1=="Threads:" {print $2}' "/proc/$1/status"; }
-# CPU accounting: whole machine (jiffies busy/total) and the gateway's own utime+stime
-cpu_total() { awk '$1=="cpu" {idle=$5+$6; t=0; for(i=2;i<=NF;i++) t+=$i; print t-idle, t}' /proc/stat; }
-cpu_proc() { awk '{print $14+$15}' "/proc/$1/stat"; }
 HZ=$(getconf CLK_TCK)
 NCPU=$(nproc)
 
@@ -566,24 +569,70 @@ gc_since() {
     END { printf "%d young collections (%.0f ms), %d full (%.0f ms)", y, ym, f, fm }' "$1" 2>/dev/null
 }
 
-big_burst() {
-  local tag=$1 slug=${1// /-} peak_t peak_r gc_from
-  local file="$OUT/big-$slug.txt"
-  gc_from=$(gc_lines "$OUT/gc.log")
-  PROBE_PID=""; memory_probe_later "$slug" "${MEMORY_PROBE_AT_MS:-2500}"
-  with_peaks "$OUT/big-$slug.peaks" burst_of "$GW_PORT" "$BIG_N" > "$file"
-  [ -z "$PROBE_PID" ] || wait "$PROBE_PID" || true
-  read -r peak_t peak_r < "$OUT/big-$slug.peaks"
-  say "$tag: $(describe_burst "$(result_of "$file")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB; $(gc_since "$OUT/gc.log" "$gc_from")"
+# net_snap: the kernel's TCP counters a burst of connections can move (the whole machine's, read with the machine held):
+# listen queues that overflowed (a SYN or a handshake's last ACK dropped, sent again by the client after 1 s), SYN
+# cookies sent for a full SYN queue, retransmission timeouts
+net_snap() {
+  nstat -azs 2>/dev/null | awk '$1 ~ /^(TcpExtListenOverflows|TcpExtListenDrops|TcpExtTCPReqQFullDoCookies|TcpExtTCPTimeouts)$/ {print $1, $2}'
+}
+# net_since BEFORE: those counters' increments since net_snap's BEFORE, "name=n ..."
+net_since() {
+  net_snap | awk 'NR == FNR {b[$1] = $2; next} {n = $1; sub(/^TcpExt(TCP)?/, "", n); printf "%s%s=%d", sep, n, $2 - b[$1]; sep = " "}' "$1" -
 }
 
-# bare_burst TAG: the same burst through the reference proxy
-bare_burst() {
-  local slug=${1// /-} peak_t peak_r gc_from
-  gc_from=$(gc_lines "$OUT/gc-bare.log")
-  PEAK_PID=$BARE_PID with_peaks "$OUT/bare-$slug.peaks" burst_of "$BARE_PORT" "$BIG_N" > "$OUT/bare-$slug.txt"
-  read -r peak_t peak_r < "$OUT/bare-$slug.peaks"
-  say "   reference proxy (Vert.x alone), $1: $(describe_burst "$(result_of "$OUT/bare-$slug.txt")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB; $(gc_since "$OUT/gc-bare.log" "$gc_from")"
+# one_burst WHO TAG: BIG_N POSTs at once through WHO (gateway: KeyPool on GW_PORT; bare: BareProxy on BARE_PORT, each
+# in front of its own fake) and what it took: the wall and when the requests were connected, reached the provider and
+# were answered (bench/burst.c and bench/fake-burst.c, on one clock), the provider connections opened, the process's
+# CPU and the machine's, the collections, the kernel's listen-queue counters, the peaks; each thread's CPU by name in
+# threads-WHO-TAG.txt; with BIG_PROFILE and PROFILER, async-profiler over the bursts of the round BIG_PROFILE_ROUND.
+# One line of figures per burst goes to bursts.txt (bench/run.sh's summary of the rounds reads it).
+one_burst() {
+  local who=$1 tag=$2 slug=${2//[ ,]/-} pid port fake gclog peak_t peak_r gc_from t0 t1 g0 g1 profiled=""
+  if [ "$who" = gateway ]; then
+    pid=$GW_PID port=$GW_PORT fake=$PRIMARY gclog=$OUT/gc.log
+  else
+    pid=$BARE_PID port=$BARE_PORT fake=http://127.0.0.1:$BARE_FAKE_PORT gclog=$OUT/gc-bare.log
+  fi
+  local file="$OUT/$who-$slug.txt"
+  fake_ctl "$fake" reset
+  gc_from=$(gc_lines "$gclog")
+  net_snap > "$OUT/net-$who-$slug.before"
+  thread_snap "$pid" > "$OUT/threads-$who-$slug.before"
+  if [ -n "${BIG_PROFILE:-}" ] && [ -n "${PROFILER:-}" ] && [[ "$tag" == *"round ${BIG_PROFILE_ROUND:-1}" ]]; then
+    profiled=1
+    profile "$pid" "start,event=$BIG_PROFILE,interval=${BIG_PROFILE_INTERVAL:-1ms}${BIG_PROFILE_OPTS:+,$BIG_PROFILE_OPTS}"
+  fi
+  PROBE_PID=""; [ "$who" = gateway ] && memory_probe_later "$slug" "${MEMORY_PROBE_AT_MS:-2500}"
+  t0=$(cpu_total); g0=$(cpu_proc "$pid")
+  PEAK_PID=$pid with_peaks "$OUT/$who-$slug.peaks" burst_of "$port" "$BIG_N" > "$file"
+  t1=$(cpu_total); g1=$(cpu_proc "$pid")
+  [ -z "$profiled" ] || profile "$pid" "stop,file=$OUT/profile-$who-$slug.collapsed"
+  [ -z "$PROBE_PID" ] || wait "$PROBE_PID" || true
+  local net stats; net=$(net_since "$OUT/net-$who-$slug.before")
+  stats=$(curl -s -m 10 "${CURL_TLS[@]}" "$fake/control/stats?arrivals=0")
+  thread_split "$pid" "$OUT/threads-$who-$slug.before" "$BIG_N" "$who-$slug"
+  read -r peak_t peak_r < "$OUT/$who-$slug.peaks"
+  local line
+  line=$(node -e '
+    const [r, f, who, tag, g0, g1, t0b, t0t, t1b, t1t, hz, gc, net, prof] = process.argv.slice(1);
+    const R = JSON.parse(r), F = JSON.parse(f || "{}"), ms = Math.round;
+    // when the calls reached the provider, in ms from the start of the burst (the same CLOCK_MONOTONIC)
+    const at = (F.arrivals || []).map(x => ms((x - R.startMono) * 1000));
+    const cpu = (g1 - g0) / hz, box = (t1b - t0b) / (t1t - t0t);
+    const y = /(\d+) young collections \((\d+) ms\), (\d+) full \((\d+) ms\)/.exec(gc) || [0, 0, 0, 0, 0];
+    console.log(JSON.stringify({who, tag, profiled: prof === "1", wallMs: R.wallMs, ok: R.ok, n: R.n,
+      connectedMs: R.connectedMs, reachedMs: at, firstByteMs: R.firstByteMs, doneMs: R.doneMs, lateConnects: R.lateConnects,
+      providerConnections: F.connections - 1 /* less the stats call itself */, cpuS: +cpu.toFixed(2), boxBusy: +box.toFixed(2),
+      young: +y[1], youngMs: +y[2], full: +y[3], fullMs: +y[4], net}));' \
+    "$(result_of "$file")" "$stats" "$who" "$tag" "$g0" "$g1" $t0 $t1 "$HZ" "$(gc_since "$gclog" "$gc_from")" "$net" "$profiled")
+  echo "$line" >> "$OUT/bursts.txt"
+  local name="$tag"; [ "$who" = bare ] && name="   reference proxy (Vert.x alone), $tag"
+  say "$name: $(describe_burst "$(result_of "$file")"); during it: peak threads $peak_t, peak RSS $(mib "$peak_r") MiB; $(gc_since "$gclog" "$gc_from")${profiled:+ (profiled: $BIG_PROFILE)}"
+  say "     $(node -e '
+    const b = JSON.parse(process.argv[1]), p = a => a && a.length ? a[2] + " / " + a[4] + " / " + a[5] : "-";
+    console.log("ms from the start, p50 / p99 / last: connected " + p(b.connectedMs) + " (" + b.lateConnects + " after 0.9 s), reached the provider "
+      + p(b.reachedMs) + ", answered " + p(b.doneMs) + "; provider connections opened " + b.providerConnections
+      + "; CPU " + b.cpuS + " s, machine " + Math.round(b.boxBusy * 100) + " % busy; " + b.net)' "$line")"
 }
 
 # start_bare: the reference proxy with the gateway's JVM flags and its own Vert.x and Netty (BARE_PID, or none
@@ -617,6 +666,40 @@ provider_peaks() {
       +(r.maxConnections===undefined ? "" : " on at most "+r.maxConnections+" connections ("+r.connectionsOpened+" opened; "+r.h2+" calls over h2, "+r.http1+" over HTTP/1.1)"))})'
 }
 
+# listen_backlog PORT: the backlog of the socket listening on 127.0.0.1:PORT (ss's Send-Q)
+listen_backlog() { ss -ltnH "sport = :$1" 2>/dev/null | awk '{print $3; exit}'; }
+
+# bursts_summary: KeyPool's warmed bursts against BareProxy's of the same round, from bursts.txt: each round's ratio of
+# the walls, their median and spread, and the median of each phase for both (a profiled round left out)
+bursts_summary() {
+  node -e '
+    const fs = require("fs"), all = fs.readFileSync(process.argv[1], "utf8").trim().split("\n").filter(Boolean).map(JSON.parse);
+    const med = a => { const s = [...a].sort((x, y) => x - y), m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+    const pair = tag => ({ gw: all.find(b => b.who === "gateway" && b.tag === tag), bare: all.find(b => b.who === "bare" && b.tag === tag) });
+    const first = pair("first burst after startup");
+    const rounds = [...new Set(all.filter(b => b.tag.startsWith("warmed")).map(b => b.tag))].map(pair)
+      .filter(p => p.gw && p.bare && !p.gw.profiled && !p.bare.profiled);
+    if (first.gw && first.bare) console.log("first burst: " + (first.gw.wallMs / 1000).toFixed(2) + " / " + (first.bare.wallMs / 1000).toFixed(2)
+      + " s = " + (first.gw.wallMs / first.bare.wallMs).toFixed(2) + " x BareProxy (target <= 1.5)");
+    if (!rounds.length) process.exit(0);
+    const ratios = rounds.map(p => p.gw.wallMs / p.bare.wallMs);
+    const line = ratios.map(r => r.toFixed(2)).join(" ");
+    console.log("warmed bursts, KeyPool / BareProxy by round: " + line + "; median " + med(ratios).toFixed(2) + " (" + Math.min(...ratios).toFixed(2)
+      + "-" + Math.max(...ratios).toFixed(2) + "), " + ratios.filter(r => r <= 1.2).length + " of " + ratios.length + " within 1.2 x");
+    const figs = [["wall s", b => b.wallMs / 1000], ["connected p50 ms", b => b.connectedMs[2]], ["connected last ms", b => b.connectedMs[5]],
+      ["late connects", b => b.lateConnects], ["reached the provider p50 ms", b => b.reachedMs[2]], ["reached the provider last ms", b => b.reachedMs[5]],
+      ["answered p50 ms", b => b.doneMs[2]], ["answered last ms", b => b.doneMs[5]], ["provider connections opened", b => b.providerConnections],
+      ["CPU s", b => b.cpuS], ["machine busy", b => b.boxBusy], ["young collections", b => b.young], ["their pauses ms", b => b.youngMs],
+      ["full collections ms", b => b.fullMs]];
+    console.log("warmed bursts, medians (spreads) of " + rounds.length + " rounds, KeyPool | BareProxy:");
+    const f = (g, who) => { const v = rounds.map(p => g(p[who])).filter(x => typeof x === "number" && !isNaN(x));
+      return v.length ? +med(v).toFixed(2) + " (" + +Math.min(...v).toFixed(2) + "-" + +Math.max(...v).toFixed(2) + ")" : "-"; };
+    for (const [n, g] of figs) console.log("   " + n + ": " + f(g, "gw") + " | " + f(g, "bare"));
+    fs.appendFileSync(process.argv[2], "burst_warm_ratio_median " + med(ratios).toFixed(3) + "\nburst_warm_ratios " + line + "\n"
+      + (first.gw && first.bare ? "burst_first_ratio " + (first.gw.wallMs / first.bare.wallMs).toFixed(3) + "\n" : ""));
+  ' "$OUT/bursts.txt" "$OUT/figures.txt" | tee -a "$OUT/summary.txt"
+}
+
 inflight10k_part() {
   BARE_PORT=${BARE_PORT:-$(( GW_PORT + 1 ))} BARE_FAKE_PORT=${BARE_FAKE_PORT:-9103} FLOOR_FAKE_PORT=${FLOOR_FAKE_PORT:-9104}
   say "== $BIG_N POSTs at once (one socket each), upstream latency ${BIG_LATENCY_MS} ms: first burst after startup, then warmed =="
@@ -634,11 +717,16 @@ inflight10k_part() {
     say "directly against the fake (the client's own floor): $(describe_burst "$(result_of "$OUT/big-direct.txt")")"
   fi
   fake_ctl "$PRIMARY" reset
+  : > "$OUT/bursts.txt"
   say "gateway before the first burst: RSS $(mib "$(vm "$GW_PID" VmRSS)") MiB, threads $(threads "$GW_PID")"
-  big_burst "first burst after startup"
+  say "   listen backlogs (ss: Send-Q of the listening socket; the kernel caps them at net.core.somaxconn $(cat /proc/sys/net/core/somaxconn), SYN queue net.ipv4.tcp_max_syn_backlog $(cat /proc/sys/net/ipv4/tcp_max_syn_backlog)): gateway $(listen_backlog "$GW_PORT"), fake $(listen_backlog "$PRIMARY_PORT")"
+  one_burst gateway "first burst after startup"
   say "   the fake saw $(provider_peaks)"
   start_bare
-  if [ -n "$BARE_PID" ]; then bare_burst "first burst after startup"; fi
+  if [ -n "$BARE_PID" ]; then
+    say "   listen backlog of the reference proxy: $(listen_backlog "$BARE_PORT")"
+    one_burst bare "first burst after startup"
+  fi
   WARMED=0; warm_gateway
   if [ -n "$BARE_PID" ]; then
     fake_ctl "http://127.0.0.1:$BARE_FAKE_PORT" "latency?ms=0"
@@ -654,11 +742,14 @@ inflight10k_part() {
       burst_of "$FLOOR_FAKE_PORT" "$BIG_N" > "$OUT/big-direct-$i.txt"
       say "directly against a fake, round $i: $(describe_burst "$(result_of "$OUT/big-direct-$i.txt")")"
     fi
-    fake_ctl "$PRIMARY" reset
-    big_burst "warmed burst $i"
+    # the two in turn, the order swapped each round: whichever goes second finds the machine as the first left it
+    # (connections closing, the fakes' sockets, the other JVM's collections)
+    if [ -n "$BARE_PID" ] && [ $(( i % 2 )) = 0 ]; then one_burst bare "warmed burst, round $i"; fi
+    one_burst gateway "warmed burst, round $i"
     say "   the fake saw $(provider_peaks)"
-    if [ -n "$BARE_PID" ]; then bare_burst "warmed burst $i"; fi
+    if [ -n "$BARE_PID" ] && [ $(( i % 2 )) = 1 ]; then one_burst bare "warmed burst, round $i"; fi
   done
+  [ -z "$BARE_PID" ] || bursts_summary
   say "gateway after the bursts: RSS $(mib "$(vm "$GW_PID" VmRSS)") MiB, peak since start (VmHWM) $(mib "$(vm "$GW_PID" VmHWM)") MiB, threads $(threads "$GW_PID")"
   fake_ctl "$PRIMARY" "latency?ms=0"
   say ""

@@ -10,6 +10,7 @@ import dev.keypool.camel.http.Http2OverTls;
 import dev.keypool.camel.http.RememberedHeaderFilter;
 import dev.keypool.camel.http.RequestEdge;
 import dev.keypool.camel.http.RequestThreads;
+import dev.keypool.camel.http.ServerEventLoops;
 import dev.keypool.camel.http.UnmatchedRequests;
 import dev.keypool.camel.pipeline.GatewayResponses;
 import dev.keypool.camel.pipeline.MetricsGuard;
@@ -66,6 +67,8 @@ final class ServerBeans {
         context.getComponent("platform-http", PlatformHttpComponent.class)
                 .setHeaderFilterStrategy(new RememberedHeaderFilter(new HttpHeaderFilterStrategy()));
         installRouterHandlers(context, gatewayResponses, reload, RequestEdge.fromSettings(context, gatewayResponses));
+        // after the other hooks on the servers' options (above): it copies them
+        ServerEventLoops.install(context);
         Wiring.optionalSetting(context, "keypool.metrics.token")
                 .ifPresent(token -> MetricsGuard.protect(context, token, gatewayResponses));
     }

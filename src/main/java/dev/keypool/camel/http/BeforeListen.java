@@ -27,7 +27,7 @@ final class BeforeListen {
     /** A change to one server: its Vert.x server, and the options it is about to listen with. */
     @FunctionalInterface
     interface Hook {
-        void apply(VertxPlatformHttpServer server, HttpServer http, HttpServerOptions options);
+        void apply(VertxPlatformHttpServer server, HttpServer http, HttpServerOptions options) throws ReflectiveOperationException;
     }
 
     private BeforeListen() {

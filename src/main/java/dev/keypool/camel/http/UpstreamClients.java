@@ -9,7 +9,10 @@ import java.util.concurrent.TimeUnit;
 import dev.keypool.config.CaCertificates;
 import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.ProviderConfig.Http2;
+import io.netty.channel.EventLoop;
+import io.vertx.core.Context;
 import io.vertx.core.Vertx;
+import io.vertx.core.impl.ContextInternal;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.TrustOptions;
@@ -19,8 +22,9 @@ import io.vertx.ext.web.client.impl.WebClientInternal;
 
 /**
  * The Vert.x clients of the provider calls: one per way of reaching a provider (TLS or not, HTTP/2 offered or not,
- * the CA file trusted besides the JVM's), shared by every vertx-http endpoint that reaches providers that way. Each
- * client keeps one pool of connections per provider (host and port): HTTP/1.1 connections up to
+ * the CA file trusted besides the JVM's), shared by every vertx-http endpoint that reaches providers that way, and over
+ * HTTP/1.1 one such per event loop for the calls sent from it. Each client keeps one pool of connections per provider
+ * (host and port): HTTP/1.1 connections up to
  * {@code http1Connections}, one call each; HTTP/2 connections up to {@code http2Connections}, each carrying up to 100
  * calls at once (fewer if its provider's SETTINGS_MAX_CONCURRENT_STREAMS says so), a new one opened only when those
  * are all busy.
@@ -54,6 +58,13 @@ public final class UpstreamClients {
     private final int http2Connections;
     private final long http2StreamWaitMs;
     private final Map<Transport, Client> clients = new ConcurrentHashMap<>();
+    /**
+     * HTTP/1.1 clients of the calls sent from an event loop, one per transport and loop: Vert.x's pool hands out its
+     * most recently used free connection whatever its event loop, so with one client a call read on one loop was sent
+     * and answered on another; a loop's own client opens its connections on that loop (docs/decisions.md, "An event
+     * loop per core reads the HTTP server's connections, each with its own provider client").
+     */
+    private final Map<EventLoop, Map<Transport, Client>> loopClients = new ConcurrentHashMap<>();
 
     /**
      * One transport's client: {@code web} for calls answered whole, {@code http} for streams (read as they arrive);
@@ -75,9 +86,18 @@ public final class UpstreamClients {
         this.http2StreamWaitMs = http2StreamWaitMs;
     }
 
-    /** The client of this transport, made at its first call. */
+    /**
+     * The client of this transport for a call sent from the calling thread, made at its first call: over HTTP/1.1 from
+     * an event loop, that loop's own; otherwise (HTTP/2, whose calls share a few connections, or a call from another
+     * thread) the transport's one.
+     */
     Client client(Transport transport) {
-        return clients.computeIfAbsent(transport, this::create);
+        Context context = Vertx.currentContext();
+        if (transport.offersHttp2() || context == null || !context.isEventLoopContext()) {
+            return clients.computeIfAbsent(transport, this::create);
+        }
+        return loopClients.computeIfAbsent(((ContextInternal) context).nettyEventLoop(), loop -> new ConcurrentHashMap<>())
+                .computeIfAbsent(transport, this::create);
     }
 
     private Client create(Transport transport) {
@@ -115,5 +135,7 @@ public final class UpstreamClients {
     void close() {
         clients.values().forEach(client -> client.http().close());
         clients.clear();
+        loopClients.values().forEach(loop -> loop.values().forEach(client -> client.http().close()));
+        loopClients.clear();
     }
 }

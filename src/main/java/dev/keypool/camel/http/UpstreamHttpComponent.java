@@ -187,7 +187,6 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         private final Executor answers;
         private final UpstreamClients.Transport transport;
         private final boolean stream;
-        private volatile UpstreamClients.Client client;
 
         UpstreamEndpoint(String uri, VertxHttpComponent component, VertxHttpConfiguration configuration, Executor answers,
                          UpstreamClients.Transport transport, boolean stream) {
@@ -203,10 +202,10 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             client();
         }
 
-        /** The shared client stays open for the other endpoints. */
+        /** The shared clients stay open for the other endpoints. */
         @Override
         protected void doStop() {
-            client = null;
+            // nothing of its own to close
         }
 
         /**
@@ -215,12 +214,8 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
          * routes started and the context started), and such an endpoint served the gateway's every request after.
          */
         UpstreamClients.Client client() {
-            UpstreamClients.Client taken = client;
-            if (taken == null) {
-                taken = ((UpstreamHttpComponent) getComponent()).clients().client(transport);
-                client = taken;
-            }
-            return taken;
+            // asked for each call: over HTTP/1.1 the client depends on the event loop the call is sent from
+            return ((UpstreamHttpComponent) getComponent()).clients().client(transport);
         }
 
         @Override
