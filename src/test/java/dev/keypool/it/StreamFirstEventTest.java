@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A stream's provider call is answered on the event loop that received its first bytes, where the relay writes the
- * first event; the rest of the stream, and a first event that is not whole yet, go on on the relay's own thread. The
+ * first event, once whole; the rest of the stream goes on on the relay's own thread. The
  * tests share one gateway, each on a channel of its own; the thread of each answer is the one Camel hears it on.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -94,8 +94,8 @@ class StreamFirstEventTest extends GatewayTestSupport {
     }
 
     @Test
-    void should_wait_on_the_relays_thread_for_a_first_event_larger_than_its_first_bytes() throws Exception {
-        // a first event of 256 KiB comes in many chunks: the event loop hands it on before it is whole
+    void should_relay_a_first_event_that_comes_in_many_chunks() throws Exception {
+        // a first event of 256 KiB comes in many chunks: the event loop waits for the rest of it, holding no thread
         upstream.hugeEvent("sk-split", 0, 256 * 1024);
 
         HttpResponse<String> answer = stream("gpt-split");

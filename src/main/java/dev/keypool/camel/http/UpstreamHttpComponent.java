@@ -375,7 +375,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                         } else if (head.result().statusCode() / 100 == 2) {
                             // answered once the first bytes are here: the relay then has its first event at hand
                             UpstreamStream stream = new UpstreamStream(request, head.result(), idleTimeout);
-                            stream.whenFirstArrives(() -> answer.tryComplete(stream));
+                            stream.whenMoreArrives(() -> answer.tryComplete(stream));
                         } else {
                             String url = (Boolean.TRUE.equals(prepared.ssl()) ? "https://" : "http://")
                                     + prepared.host() + ":" + prepared.port() + prepared.uri();

@@ -28,9 +28,9 @@ import io.vertx.core.http.HttpClientResponse;
  * back to the pool).
  *
  * <p>What has come can be read without waiting ({@link #available()}): the relay writes a stream's first event on the
- * event loop the bytes came on, and is answered only once its first bytes are here ({@link #whenFirstArrives}).
+ * event loop the bytes came on, and is answered only once its first bytes are here ({@link #whenMoreArrives}).
  */
-final class UpstreamStream extends InputStream {
+final class UpstreamStream extends InputStream implements ArrivingBytes {
 
     static final int PAUSE_AT = 64 * 1024;
     static final int RESUME_AT = 16 * 1024;
@@ -54,8 +54,8 @@ final class UpstreamStream extends InputStream {
     private volatile boolean complete;
     /** Set by the reader's side: what arrives from then on is dropped. */
     private volatile boolean closed;
-    /** Run on the event loop once the first bytes, the end or a failure has come; then null. */
-    private Runnable firstArrival;
+    /** Run on the event loop once bytes, the end or a failure have come that no read took; then null. */
+    private Runnable arrival;
 
     /** Takes the response's body from now on; made on the event loop that received the response's head. */
     UpstreamStream(HttpClientRequest request, HttpClientResponse response, long idleTimeoutMs) {
@@ -71,24 +71,29 @@ final class UpstreamStream extends InputStream {
                 .exceptionHandler(this::queue);
     }
 
-    /**
-     * Runs {@code firstCame} on the event loop as soon as the stream has something to read: its first bytes, its end or
-     * its failure (at once if it has). Called on the event loop the stream was made on.
-     */
-    void whenFirstArrives(Runnable firstCame) {
-        if (arrived.isEmpty()) {
-            firstArrival = firstCame;
-        } else {
-            firstCame.run();
+    @Override
+    public boolean whenMoreArrives(Runnable cameMore) {
+        if (ended) {
+            return false;
         }
+        if (arrived.isEmpty()) {
+            arrival = cameMore;
+        } else {
+            cameMore.run();
+        }
+        return true;
     }
 
     private void queue(Object next) {
         arrived.add(next);
-        Runnable first = firstArrival;
-        if (first != null) {
-            firstArrival = null;
-            first.run();
+        cameMore();
+    }
+
+    private void cameMore() {
+        Runnable waiting = arrival;
+        if (waiting != null) {
+            arrival = null;
+            waiting.run();
         }
     }
 
@@ -228,11 +233,8 @@ final class UpstreamStream extends InputStream {
                 return;
             }
             eventLoop.runOnContext(v -> {
-                Runnable first = firstArrival;
-                if (first != null) {
-                    firstArrival = null;
-                    first.run();
-                }
+                // a reader waiting on the event loop hears of the end
+                cameMore();
                 paused = false;
                 response.resume();
                 eventLoop.runOnContext(drained -> {

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.keypool.camel.http.ArrivingBytes;
 import dev.keypool.camel.http.ClientHangup;
 import dev.keypool.gateway.AnswerTooLarge;
 import dev.keypool.gateway.Attempt;
@@ -37,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * Relays a provider's Server-Sent Events to the client event by event, reading the body as it arrives
  * ({@code UpstreamStream}): to the HTTP client's response, or to the {@link StreamClient} of an application that runs
  * the pipeline in its own JVM. For the HTTP client, the first event is written on the event loop its bytes came on
- * (they are at hand when the provider call is answered), and the stream goes on on a thread of its own that blocks
- * between events; a first event not whole yet is waited for there too. Writing it on the event loop spares it two
+ * (they are at hand when the provider call is answered; one that comes in pieces is awaited there, holding no
+ * thread), and the stream goes on on a thread of its own that blocks between events. Writing it on the event loop
+ * spares it two
  * hand-offs between threads: to the relay's thread, and back to the event loop for the write (bench/README.md, "Time
  * to first event"). Elsewhere (an application's stream client, a request answered on a thread) the whole relay runs
  * on the thread the route reaches it on.
@@ -75,10 +77,11 @@ public record StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimi
 
     /**
      * On the event loop that received the provider's first bytes ({@code UpstreamHttpComponent} goes on there for a
-     * client of the gateway's HTTP server): the head and the events those bytes complete are written to the client
-     * from here, and the rest of the stream goes to a thread of {@code threads}, which may block. A failure before the
-     * first event goes to that thread too: the retry it leads to may wait (a backoff, a key picked elsewhere). On any
-     * other thread the whole relay runs on it, as {@link #relay} does.
+     * client of the gateway's HTTP server): the first event is read from what has come, waiting on the event loop
+     * for the rest of it when it came in pieces, and written to the client with the head from here; the rest of the
+     * stream goes to a thread of {@code threads}, which may block. A failure before the first event goes to that thread
+     * too: the retry it leads to may wait (a backoff, a key picked elsewhere). On any other thread the whole relay runs
+     * on it, as {@link #relay} does.
      */
     @Override
     public boolean process(Exchange exchange, AsyncCallback callback) {
@@ -94,26 +97,21 @@ public record StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimi
         Stream stream;
         try {
             stream = new Stream(exchange);
-            if (stream.client instanceof HttpStreamClient && stream.firstAtHand()) {
-                stream.start(exchange);
-            }
         } catch (IOException | RuntimeException e) {
             exchange.setException(e);
             threads.execute(() -> callback.done(false));
             return false;
         }
-        threads.execute(() -> {
+        if (stream.client instanceof HttpStreamClient && stream.upstream instanceof ArrivingBytes arriving) {
+            // a client that hangs up while the first event is awaited here ends the provider's call
             ClientHangup hangup = exchange.getProperty(Exchanges.CLIENT_GONE, ClientHangup.class);
             if (hangup != null) {
-                hangup.whileRunningOn(Thread.currentThread());
+                hangup.whileWaiting(() -> abort(stream.upstream));
             }
-            try {
-                stream.rest(exchange);
-            } catch (IOException | RuntimeException e) {
-                exchange.setException(e);
-            }
-            callback.done(false);
-        });
+            stream.firstOnEventLoop(exchange, callback, arriving);
+        } else {
+            stream.restOnThread(exchange, callback);
+        }
         return false;
     }
 
@@ -151,8 +149,50 @@ public record StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimi
             }
         }
 
+        /**
+         * On the event loop: the first event from what has come, once it is whole (waiting there for more while it is
+         * not), then the head and it to the client; then the rest on a thread.
+         */
+        void firstOnEventLoop(Exchange exchange, AsyncCallback callback, ArrivingBytes arriving) {
+            try {
+                if (!firstAtHand()) {
+                    if (System.nanoTime() - deadline > 0) {
+                        abort(upstream);
+                        throw new SocketTimeoutException("no whole event within keypool.max-stream-seconds");
+                    }
+                    if (arriving.whenMoreArrives(() -> firstOnEventLoop(exchange, callback, arriving))) {
+                        return;
+                    }
+                    // the stream ended or failed before its first event: the read on the thread says how
+                } else {
+                    start(exchange);
+                }
+            } catch (IOException | RuntimeException e) {
+                exchange.setException(e);
+                threads.execute(() -> callback.done(false));
+                return;
+            }
+            restOnThread(exchange, callback);
+        }
+
+        /** The rest of the stream on a thread of {@code threads}, which the client's hang-up interrupts. */
+        void restOnThread(Exchange exchange, AsyncCallback callback) {
+            threads.execute(() -> {
+                ClientHangup hangup = exchange.getProperty(Exchanges.CLIENT_GONE, ClientHangup.class);
+                if (hangup != null) {
+                    hangup.whileRunningOn(Thread.currentThread());
+                }
+                try {
+                    rest(exchange);
+                } catch (IOException | RuntimeException e) {
+                    exchange.setException(e);
+                }
+                callback.done(false);
+            });
+        }
+
         /** Reads, without waiting, what has come of the provider's stream: whether its first event is whole. */
-        boolean firstAtHand() throws IOException {
+        private boolean firstAtHand() throws IOException {
             try {
                 while (first.isEmpty() && upstream.available() > 0) {
                     first = events.read(upstream);

@@ -145,7 +145,7 @@ class UpstreamStreamTest {
         CompletableFuture<Integer> readyAtFirstBytes = new CompletableFuture<>();
         client.request(options("sk-first"))
                 .compose(request -> request.send(Buffer.buffer(STREAM)).map(head -> new UpstreamStream(request, head, 10_000)))
-                .onSuccess(stream -> stream.whenFirstArrives(() -> {
+                .onSuccess(stream -> stream.whenMoreArrives(() -> {
                     try {
                         readyAtFirstBytes.complete(stream.available());
                     } catch (IOException e) {
