@@ -40,10 +40,9 @@ import org.slf4j.LoggerFactory;
  * the pipeline in its own JVM. For the HTTP client, the first event is written on the event loop its bytes came on
  * (they are at hand when the provider call is answered; one that comes in pieces is awaited there, holding no
  * thread), and the stream goes on on a thread of its own that blocks between events. Writing it on the event loop
- * spares it two
- * hand-offs between threads: to the relay's thread, and back to the event loop for the write (bench/README.md, "Time
- * to first event"). Elsewhere (an application's stream client, a request answered on a thread) the whole relay runs
- * on the thread the route reaches it on.
+ * spares it two hand-offs between threads: to the relay's thread, and back to the event loop for the write
+ * (bench/README.md, "Where a first event's time goes"). Elsewhere (an application's stream client, a request answered
+ * on a thread) the whole relay runs on the thread the route reaches it on.
  *
  * <p>Why not return the InputStream as the body: camel-platform-http-vertx 4.18.0 fills a 16 KB buffer before
  * it writes anything (https://issues.apache.org/jira/browse/CAMEL-23804, fixed after 4.18.0). So the relay
@@ -235,6 +234,8 @@ public record StreamRelay(ObjectMapper mapper, TokenEstimator tokens, StreamLimi
             } catch (RuntimeException | InterruptedException e) {
                 ending = relay.brokenBy(e);
             }
+            // not held through the rest of the stream, which the thread that relays it keeps this object for
+            first = List.of();
         }
 
         /** The rest of the stream, blocking between events, and its outcome. */
