@@ -442,40 +442,37 @@ first_events() {
     console.log("added time to first event ("+process.argv[2]+"), the fake'"'"'s part out: p50 "+r.addedOwnP50Ms.toFixed(3)+" ms, p99 "+r.addedOwnP99Ms.toFixed(3)+" ms (target p99 <= 1 ms: "+(r.addedOwnP99Ms<=1?"met":"MISSED")+")");' \
     "$(sed -n 's/^RESULT //p' "$OUT/first-events-$api.out")" "$api" | tee -a "$OUT/summary.txt"
 }
+# node_first_events API PATH N ROUNDS TITLE: without gcc (or TTFB_CLIENT=node), N clients of streams.js, ROUNDS streams
+# each, straight at the fake and then through the gateway, after a pass that JIT-warms the streaming path
+node_first_events() {
+  local api=$1 path=$2 n=$3 rounds=$4 title=$5 direct gw suffix=""
+  [ "$api" = chat ] || suffix="-$api"
+  say "== streams: $title =="
+  node "$BENCH_DIR/streams.js" --api "$api" --url "$GW$path" --streams "$n" --rounds "$rounds" --stagger-ms 1000 > /dev/null
+  direct=$(node "$BENCH_DIR/streams.js" --api "$api" --url "$PRIMARY$path" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
+  gw=$(node "$BENCH_DIR/streams.js" --api "$api" --url "$GW$path" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
+  echo "$direct" > "$OUT/streams$suffix-ttfb-direct.txt"; echo "$gw" > "$OUT/streams$suffix-ttfb.txt"
+  node -e 'const d=JSON.parse(process.argv[1]), g=JSON.parse(process.argv[2]), api=process.argv[3];
+    const a50=(g.ttfbP50Ms-d.ttfbP50Ms).toFixed(2), a99=(g.ttfbP99Ms-d.ttfbP99Ms).toFixed(2);
+    console.log("direct:  "+d.ok+"/"+(d.ok+d.broken)+" complete, first event p50 "+d.ttfbP50Ms+" ms, p99 "+d.ttfbP99Ms+" ms");
+    console.log("gateway: "+g.ok+"/"+(g.ok+g.broken)+" complete, first event p50 "+g.ttfbP50Ms+" ms, p99 "+g.ttfbP99Ms+" ms");
+    console.log("added time to first event ("+api+"): p50 "+a50+" ms, p99 "+a99+" ms (target p99 <= 5 ms: "+(a99<=5?"met":"MISSED")+")");
+    '"$STAMPED_JS"'' "$direct" "$gw" "$api" \
+    | tee -a "$OUT/summary.txt"
+}
 streams_part() {
   warm_gateway
-  local n=${TTFB_STREAMS:-64} rounds=${TTFB_ROUNDS:-10} hold=${HOLD_STREAMS:-1000} direct gw added50 added99
+  local n=${TTFB_STREAMS:-64} rounds=${TTFB_ROUNDS:-10} hold=${HOLD_STREAMS:-1000} gw
+  # each first event stamped by the fake: its own part (its timer, its event loop) taken out stream by stream
+  fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$PRIMARY" "stream?events=10&interval=100&stamp=1"
   if [ -n "$FIRST_EVENT_C" ]; then
-    fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$PRIMARY" "stream?events=10&interval=100&stamp=1"
     first_events chat "$CHAT"
     first_events responses "$RESPONSES"
   else
-    say "== streams: time to first event, $n clients each opening $rounds streams in a row (starts spread over 1 s), upstream 0 ms, 10 events 100 ms apart =="
-    # each first event stamped by the fake: its own part (its timer, its event loop) taken out stream by stream
-    fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$PRIMARY" "stream?events=10&interval=100&stamp=1"
-    node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000 > /dev/null   # JIT-warm the streaming path too
-    direct=$(node "$BENCH_DIR/streams.js" --url "$PRIMARY$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
-    gw=$(node "$BENCH_DIR/streams.js" --url "$GW$CHAT" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
-    echo "$direct" > "$OUT/streams-ttfb-direct.txt"; echo "$gw" > "$OUT/streams-ttfb.txt"
-    node -e 'const d=JSON.parse(process.argv[1]), g=JSON.parse(process.argv[2]);
-      const a50=(g.ttfbP50Ms-d.ttfbP50Ms).toFixed(2), a99=(g.ttfbP99Ms-d.ttfbP99Ms).toFixed(2);
-      console.log("direct:  "+d.ok+"/"+(d.ok+d.broken)+" complete, TTFB p50 "+d.ttfbP50Ms+" ms, p99 "+d.ttfbP99Ms+" ms");
-      console.log("gateway: "+g.ok+"/"+(g.ok+g.broken)+" complete, TTFB p50 "+g.ttfbP50Ms+" ms, p99 "+g.ttfbP99Ms+" ms");
-      console.log("added TTFB: p50 "+a50+" ms, p99 "+a99+" ms (target p99 <= 5 ms: "+(a99<=5?"met":"MISSED")+")");
-      '"$STAMPED_JS"'' "$direct" "$gw" \
-      | tee -a "$OUT/summary.txt"
-    say "== streams: the same for the Responses API (POST /v1/responses, typed events until response.completed) =="
-    node "$BENCH_DIR/streams.js" --api responses --url "$GW$RESPONSES" --streams "$n" --rounds "$rounds" --stagger-ms 1000 > /dev/null
-    direct=$(node "$BENCH_DIR/streams.js" --api responses --url "$PRIMARY$RESPONSES" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
-    gw=$(node "$BENCH_DIR/streams.js" --api responses --url "$GW$RESPONSES" --streams "$n" --rounds "$rounds" --stagger-ms 1000)
-    echo "$direct" > "$OUT/streams-responses-ttfb-direct.txt"; echo "$gw" > "$OUT/streams-responses-ttfb.txt"
-    node -e 'const d=JSON.parse(process.argv[1]), g=JSON.parse(process.argv[2]);
-      const a50=(g.ttfbP50Ms-d.ttfbP50Ms).toFixed(2), a99=(g.ttfbP99Ms-d.ttfbP99Ms).toFixed(2);
-      console.log("direct:  "+d.ok+"/"+(d.ok+d.broken)+" complete, first event p50 "+d.ttfbP50Ms+" ms, p99 "+d.ttfbP99Ms+" ms");
-      console.log("gateway: "+g.ok+"/"+(g.ok+g.broken)+" complete, first event p50 "+g.ttfbP50Ms+" ms, p99 "+g.ttfbP99Ms+" ms");
-      console.log("added time to first event (responses): p50 "+a50+" ms, p99 "+a99+" ms (target p99 <= 5 ms: "+(a99<=5?"met":"MISSED")+")");
-      '"$STAMPED_JS"'' "$direct" "$gw" \
-      | tee -a "$OUT/summary.txt"
+    node_first_events chat "$CHAT" "$n" "$rounds" \
+      "time to first event, $n clients each opening $rounds streams in a row (starts spread over 1 s), upstream 0 ms, 10 events 100 ms apart"
+    node_first_events responses "$RESPONSES" "$n" "$rounds" \
+      "the same for the Responses API (POST /v1/responses, typed events until response.completed)"
   fi
   [ "$hold" -gt 0 ] || { fake_ctl "$PRIMARY" "stream?events=50&interval=100&stamp=0"; say ""; return 0; }   # HOLD_STREAMS=0: first events only
   local events=${HOLD_EVENTS:-50} interval=${HOLD_INTERVAL_MS:-100}

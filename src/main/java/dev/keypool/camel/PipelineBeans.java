@@ -2,6 +2,7 @@ package dev.keypool.camel;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.concurrent.Executor;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.camel.admin.HeapWatch;
@@ -67,7 +68,8 @@ record PipelineBeans(CapacityQueue capacityQueue, GatewayResponses gatewayRespon
         registry.bind("upstreamResponses", new UpstreamResponses(mapper));
         registry.bind("streamRelay", new StreamRelay(mapper, tokenEstimator, new StreamLimits(
                 Wiring.intSetting(context, "keypool.max-sse-event-bytes"),
-                Duration.ofSeconds(Wiring.longSetting(context, "keypool.max-stream-seconds"))), clock));
+                Duration.ofSeconds(Wiring.longSetting(context, "keypool.max-stream-seconds"))), clock,
+                context.getRegistry().lookupByNameAndType(UpstreamBeans.ANSWER_THREADS, Executor.class)));
         registry.bind("capacityWait", new CapacityWait(capacityQueue, queue.maxWait(), clock, metrics));
         metrics.watch(all, capacityQueue);
         GatewayResponses gatewayResponses = new GatewayResponses(mapper, clock, metrics, requestLog);

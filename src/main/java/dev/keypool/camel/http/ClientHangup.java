@@ -27,7 +27,7 @@ public final class ClientHangup {
     }
 
     /** What the request waits on from now; stopped at once when the client is gone already. Stops may run twice. */
-    void whileWaiting(Runnable waitStop) {
+    public void whileWaiting(Runnable waitStop) {
         this.stop = waitStop;
         if (gone.get()) {
             waitStop.run();

@@ -55,8 +55,9 @@ import org.slf4j.LoggerFactory;
  * wait for their answer): a 2xx answer to a request whose route's end only writes its answer
  * ({@link Exchanges#ANSWERED_AT_ROUTE_END}) is handled on the event loop that read it, through the rest of the route
  * (the success recorded, the answer translated, cached, logged) to the write of the client's answer, on the same event
- * loop when the client's connection is on it. A failed call still goes to {@code answers}: its retries sleep, pick
- * keys and walk on. Each hand-off to another thread wakes a parked one, slowly after the provider's 50 ms on this
+ * loop when the client's connection is on it; a stream's, to the relay's write of its first event, after which the
+ * relay takes a thread of {@code answers} for the rest. A failed call still goes to {@code answers}: its retries sleep,
+ * pick keys and walk on. Each hand-off to another thread wakes a parked one, slowly after the provider's 50 ms on this
  * machine (bench/README.md, "Where a request's time goes").
  *
  * <p>A client that hangs up meanwhile ({@link ClientHangup}) cancels the call: its provider connection is reset
@@ -312,8 +313,10 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
 
         /**
          * A stream call: sent on the transport's HTTP client (the request vertx-http's binding prepares, its URL, query,
-         * headers and timeouts), answered as soon as a 2xx head arrives, its body read by the relay as it comes. Any
-         * other status is read whole (bounded as any answer) and fails the call as vertx-http's would.
+         * headers and timeouts), answered once a 2xx head and the first bytes of its body have arrived, its body read by
+         * the relay as it comes. Any other status is read whole (bounded as any answer) and fails the call as
+         * vertx-http's would. The answer goes on on the event loop that received it where a success goes on there
+         * ({@code successOnEventLoop}, the client's answer written at the route's end), else on an answer thread.
          */
         private boolean stream(Exchange exchange, AsyncCallback callback, ClientHangup hangup, UpstreamCall call) {
             UpstreamEndpoint endpoint = (UpstreamEndpoint) getEndpoint();
@@ -331,16 +334,25 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                         .setIdleTimeout(idleTimeout);
                 Buffer body = Buffer.buffer(exchange.getMessage().getMandatoryBody(byte[].class));
                 Promise<UpstreamStream> answer = Promise.promise();
-                answer.future().onComplete(done -> answers.execute(() -> {
-                    answered(hangup);
-                    if (done.succeeded()) {
-                        exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, 200);
-                        exchange.getMessage().setBody(done.result());
+                answer.future().onComplete(done -> {
+                    Runnable rest = () -> {
+                        answered(hangup);
+                        if (done.succeeded()) {
+                            exchange.getMessage().setHeader(Exchange.HTTP_RESPONSE_CODE, 200);
+                            exchange.getMessage().setBody(done.result());
+                        } else {
+                            exchange.setException(done.cause());
+                        }
+                        callback.done(false);
+                    };
+                    // the relay writes the first event here and takes its own thread for the rest (StreamRelay)
+                    if (done.succeeded() && successOnEventLoop
+                            && Boolean.TRUE.equals(exchange.getProperty(Exchanges.ANSWERED_AT_ROUTE_END))) {
+                        rest.run();
                     } else {
-                        exchange.setException(done.cause());
+                        answers.execute(rest);
                     }
-                    callback.done(false);
-                }));
+                });
                 endpoint.client().http().request(options).onComplete(created -> {
                     if (created.failed()) {
                         answer.fail(created.cause());
@@ -356,7 +368,9 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                         if (head.failed()) {
                             answer.tryFail(head.cause());
                         } else if (head.result().statusCode() / 100 == 2) {
-                            answer.tryComplete(new UpstreamStream(request, head.result(), idleTimeout));
+                            // answered once the first bytes are here: the relay then has its first event at hand
+                            UpstreamStream stream = new UpstreamStream(request, head.result(), idleTimeout);
+                            stream.whenMoreArrives(() -> answer.tryComplete(stream));
                         } else {
                             String url = (Boolean.TRUE.equals(prepared.ssl()) ? "https://" : "http://")
                                     + prepared.host() + ":" + prepared.port() + prepared.uri();

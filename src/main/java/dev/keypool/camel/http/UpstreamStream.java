@@ -26,8 +26,11 @@ import io.vertx.core.http.HttpClientResponse;
  * waiting wakes, what arrives later is dropped, and the provider's call is reset if its answer is still coming
  * ({@link ProviderCallReset}: over HTTP/2 that call alone, over HTTP/1.1 its connection, never one that already went
  * back to the pool).
+ *
+ * <p>What has come can be read without waiting ({@link #available()}): the relay writes a stream's first event on the
+ * event loop the bytes came on, and is answered only once its first bytes are here ({@link #whenMoreArrives}).
  */
-final class UpstreamStream extends InputStream {
+final class UpstreamStream extends InputStream implements ArrivingBytes {
 
     static final int PAUSE_AT = 64 * 1024;
     static final int RESUME_AT = 16 * 1024;
@@ -51,6 +54,8 @@ final class UpstreamStream extends InputStream {
     private volatile boolean complete;
     /** Set by the reader's side: what arrives from then on is dropped. */
     private volatile boolean closed;
+    /** Run on the event loop once bytes, the end or a failure have come that no read took; then null. */
+    private Runnable arrival;
 
     /** Takes the response's body from now on; made on the event loop that received the response's head. */
     UpstreamStream(HttpClientRequest request, HttpClientResponse response, long idleTimeoutMs) {
@@ -61,16 +66,42 @@ final class UpstreamStream extends InputStream {
         response.handler(this::arrive)
                 .endHandler(v -> {
                     complete = true;
-                    arrived.add(END);
+                    queue(END);
                 })
-                .exceptionHandler(arrived::add);
+                .exceptionHandler(this::queue);
+    }
+
+    @Override
+    public boolean whenMoreArrives(Runnable cameMore) {
+        if (ended) {
+            return false;
+        }
+        if (arrived.isEmpty()) {
+            arrival = cameMore;
+        } else {
+            cameMore.run();
+        }
+        return true;
+    }
+
+    private void queue(Object next) {
+        arrived.add(next);
+        cameMore();
+    }
+
+    private void cameMore() {
+        Runnable waiting = arrival;
+        if (waiting != null) {
+            arrival = null;
+            waiting.run();
+        }
     }
 
     private void arrive(Buffer chunk) {
         if (closed) {
             return;
         }
-        arrived.add(chunk);
+        queue(chunk);
         if (queuedBytes.addAndGet(chunk.length()) > PAUSE_AT && !paused) {
             paused = true;
             response.pause();
@@ -92,9 +123,20 @@ final class UpstreamStream extends InputStream {
         return b;
     }
 
-    /** The bytes of the chunk at hand: what a read takes without waiting. */
+    /**
+     * The bytes a read takes without waiting: those of the chunk at hand, or else of the next one that has come. What
+     * has come after it is left queued, so that a chunk is held only while it is read; the end or a failure that has
+     * come is taken too (then 0, and the next read ends or fails at once).
+     */
     @Override
-    public int available() {
+    public int available() throws IOException {
+        while (current == null && !ended) {
+            Object next = arrived.poll();
+            if (next == null) {
+                break;
+            }
+            take(next);
+        }
         return current == null ? 0 : current.length() - position;
     }
 
@@ -153,6 +195,11 @@ final class UpstreamStream extends InputStream {
             close();
             throw new SocketTimeoutException("no byte of the provider's stream for " + idleTimeoutMs + " ms");
         }
+        take(next);
+    }
+
+    /** What came next, taken by the reader: a chunk becomes the one at hand; the end or a failure ends the stream. */
+    private void take(Object next) throws IOException {
         if (next == END) {
             ended = true;
             current = null;
@@ -186,6 +233,8 @@ final class UpstreamStream extends InputStream {
                 return;
             }
             eventLoop.runOnContext(v -> {
+                // a reader waiting on the event loop hears of the end
+                cameMore();
                 paused = false;
                 response.resume();
                 eventLoop.runOnContext(drained -> {

@@ -4,12 +4,14 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 
 /**
- * A stream to an HTTP client: the Vert.x response, written event by event, chunked. A client that reads nothing for
- * {@value #DRAIN_WAIT_SECONDS} s while the write queue is full is treated as gone.
+ * A stream to an HTTP client: the Vert.x response, written event by event, chunked, from the event loop (the first
+ * events) or the relay's thread. A client that reads nothing for {@value #DRAIN_WAIT_SECONDS} s while the write queue
+ * is full is treated as gone.
  */
 final class HttpStreamClient implements StreamClient {
 
@@ -46,7 +48,9 @@ final class HttpStreamClient implements StreamClient {
         if (gone) {
             return false;
         }
-        if (response.writeQueueFull()) {
+        // on the event loop (a stream's first events) nothing may wait: what goes past the queue's limit there is the
+        // events of one provider chunk at most, and the relay's thread waits for the rest
+        if (response.writeQueueFull() && !Context.isOnEventLoopThread()) {
             CountDownLatch drained = new CountDownLatch(1);
             response.drainHandler(v -> drained.countDown());
             if (response.writeQueueFull() && !drained.await(DRAIN_WAIT_SECONDS, TimeUnit.SECONDS)) {

@@ -1,0 +1,118 @@
+package dev.keypool.it;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.spi.CamelEvent;
+import org.apache.camel.spi.CamelEvent.ExchangeSendingEvent;
+import org.apache.camel.spi.CamelEvent.ExchangeSentEvent;
+import org.apache.camel.support.EventNotifierSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A stream's provider call is answered on the event loop that received its first bytes, where the relay writes the
+ * first event, once whole; the rest of the stream goes on on the relay's own thread. The
+ * tests share one gateway, each on a channel of its own; the thread of each answer is the one Camel hears it on.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StreamFirstEventTest extends GatewayTestSupport {
+
+    private static final String EVENT_LOOP = "vert.x-eventloop-thread-";
+
+    /** The threads each provider call was answered on, by the key it was sent with. */
+    private final Map<String, List<String>> answeredOn = new ConcurrentHashMap<>();
+
+    @Override
+    protected String keypoolYaml() {
+        return """
+                channels:
+                  - name: whole
+                    baseUrl: UPSTREAM
+                    models: [gpt-whole]
+                    keys:
+                      - key: sk-whole
+                  - name: split
+                    baseUrl: UPSTREAM
+                    models: [gpt-split]
+                    keys:
+                      - key: sk-split
+                """;
+    }
+
+    @Override
+    protected CamelContext createCamelContext() throws Exception {
+        CamelContext context = super.createCamelContext();
+        // before the start: Camel emits sent events only where a notifier was there when it started
+        context.getManagementStrategy().addEventNotifier(new EventNotifierSupport() {
+            /** The key of each call in flight, by its exchange: the answer's headers are the provider's. */
+            private final Map<String, String> keys = new ConcurrentHashMap<>();
+
+            @Override
+            public boolean isEnabled(CamelEvent event) {
+                return event instanceof ExchangeSendingEvent || event instanceof ExchangeSentEvent;
+            }
+
+            @Override
+            public void notify(CamelEvent event) {
+                if (event instanceof ExchangeSendingEvent sending) {
+                    String authorization = sending.getExchange().getMessage().getHeader("Authorization", String.class);
+                    if (sending.getEndpoint().getEndpointUri().startsWith("vertx-http:") && authorization != null) {
+                        keys.put(sending.getExchange().getExchangeId(), authorization.substring("Bearer ".length()));
+                    }
+                } else if (event instanceof ExchangeSentEvent sent) {
+                    String key = keys.remove(sent.getExchange().getExchangeId());
+                    if (key != null) {
+                        answeredOn.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>())
+                                .add(Thread.currentThread().getName());
+                    }
+                }
+            }
+        });
+        return context;
+    }
+
+    @Test
+    void should_go_on_to_the_relay_on_the_event_loop_that_received_the_first_event() throws Exception {
+        upstream.streamEvents(3, 20);
+
+        HttpResponse<String> answer = stream("gpt-whole");
+
+        assertThat(answer.statusCode()).isEqualTo(200);
+        assertThat(answer.body().lines().filter(l -> l.startsWith("data:")).toList()).hasSize(4)
+                .last().isEqualTo("data: [DONE]");
+        assertThat(answeredOn.get("sk-whole")).singleElement().asString().startsWith(EVENT_LOOP);
+    }
+
+    @Test
+    void should_relay_a_first_event_that_comes_in_many_chunks() throws Exception {
+        // a first event of 256 KiB comes in many chunks: the event loop waits for the rest of it, holding no thread
+        upstream.hugeEvent("sk-split", 0, 256 * 1024);
+
+        HttpResponse<String> answer = stream("gpt-split");
+
+        assertThat(answer.statusCode()).isEqualTo(200);
+        List<String> data = answer.body().lines().filter(l -> l.startsWith("data:")).toList();
+        assertThat(data.get(0)).hasSize("data: ".length() + 256 * 1024);
+        assertThat(data).last().isEqualTo("data: [DONE]");
+        assertThat(answer.body()).doesNotContain("error");
+    }
+
+    private HttpResponse<String> stream(String model) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"" + model
+                        + "\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+                .build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+}
