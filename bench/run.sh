@@ -700,7 +700,7 @@ bursts_summary() {
 inflight10k_part() {
   BARE_PORT=${BARE_PORT:-$(( GW_PORT + 1 ))} BARE_FAKE_PORT=${BARE_FAKE_PORT:-9103} FLOOR_FAKE_PORT=${FLOOR_FAKE_PORT:-9104}
   say "== $BIG_N POSTs at once (one socket each), upstream latency ${BIG_LATENCY_MS} ms: first burst after startup, then warmed =="
-  say "   targets: all succeed; <= 4 s as the first burst, <= 3 s warmed; gateway RSS <= 512 MiB and <= 200 threads throughout"
+  say "   targets: all succeed; the first burst <= 1.5 x BareProxy's and each warmed one <= 1.2 x (over HTTP/1.1, where BareProxy runs beside it); gateway RSS <= 512 MiB and <= 200 threads throughout"
   fake_ctl "$PRIMARY" "latency?ms=$BIG_LATENCY_MS"
   if [ "$BIG_PROVIDER" = h2 ]; then
     # the C client speaks plain HTTP/1.1: no floor burst against the TLS fake, and no reference proxy (Vert.x alone
