@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Properties;
 
 import dev.keypool.camel.http.RememberedHeaderFilter;
+import dev.keypool.testing.FirstAnswered;
 import io.vertx.ext.web.Route;
 import org.apache.camel.component.platform.http.PlatformHttpComponent;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
@@ -138,10 +139,7 @@ class RequestBodyEdgeTest extends GatewayTestSupport {
         // body, the other is refused at once. Which one that is, the event loops decide: each reads its connections.
         try (Socket holder = headersOnly("/v1/chat/completions", TOKEN, "Content-Length: 900000");
              Socket second = headersOnly("/v1/chat/completions", TOKEN, "Content-Length: 200000")) {
-            Socket refused = org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
-                    .pollInterval(java.time.Duration.ofMillis(10))
-                    .until(() -> second.getInputStream().available() > 0 ? second
-                            : holder.getInputStream().available() > 0 ? holder : null, java.util.Objects::nonNull);
+            Socket refused = FirstAnswered.of(java.time.Duration.ofSeconds(5), holder, second);
             assertThat(statusLine(refused)).contains(" 503 ");
             Socket held = refused == second ? holder : second;
             held.setSoTimeout(300);
