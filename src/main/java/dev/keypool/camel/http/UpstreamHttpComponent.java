@@ -279,7 +279,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                             callback.done(false);
                         }
                     };
-                    if (successOnEventLoop && served(exchange, response)) {
+                    if (goesOnHere(exchange) && served(response)) {
                         rest.run();
                     } else {
                         answers.execute(rest);
@@ -346,8 +346,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                         callback.done(false);
                     };
                     // the relay writes the first event here and takes its own thread for the rest (StreamRelay)
-                    if (done.succeeded() && successOnEventLoop
-                            && Boolean.TRUE.equals(exchange.getProperty(Exchanges.ANSWERED_AT_ROUTE_END))) {
+                    if (done.succeeded() && goesOnHere(exchange)) {
                         rest.run();
                     } else {
                         answers.execute(rest);
@@ -397,13 +396,20 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         }
 
         /**
-         * A 2xx answer of at most {@link #EVENT_LOOP_ANSWER_BYTES} to a request nothing waits for but its answer's
-         * write. A larger one goes to an answer thread: translating, caching and logging it takes time in proportion
-         * to its size, and on the event loop every other connection of that loop would wait for it.
+         * Whether a success of this call goes on on the event loop that received it: nothing after it blocks
+         * ({@code successOnEventLoop}) and nothing waits for the request but its answer's write.
          */
-        private static boolean served(Exchange exchange, AsyncResult<HttpResponse<Buffer>> response) {
-            if (!response.succeeded() || response.result().statusCode() / 100 != 2
-                    || !Boolean.TRUE.equals(exchange.getProperty(Exchanges.ANSWERED_AT_ROUTE_END))) {
+        private boolean goesOnHere(Exchange exchange) {
+            return successOnEventLoop && Boolean.TRUE.equals(exchange.getProperty(Exchanges.ANSWERED_AT_ROUTE_END));
+        }
+
+        /**
+         * A 2xx answer of at most {@link #EVENT_LOOP_ANSWER_BYTES}. A larger one goes to an answer thread: translating,
+         * caching and logging it takes time in proportion to its size, and on the event loop every other connection of
+         * that loop would wait for it.
+         */
+        private static boolean served(AsyncResult<HttpResponse<Buffer>> response) {
+            if (!response.succeeded() || response.result().statusCode() / 100 != 2) {
                 return false;
             }
             Buffer body = response.result().body();
