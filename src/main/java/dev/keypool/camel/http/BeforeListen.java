@@ -65,9 +65,7 @@ final class BeforeListen {
 
     /** The options the server listens with: platform-http makes them itself and has no setting for these. */
     private static HttpServerOptions optionsOf(HttpServer http) throws ReflectiveOperationException {
-        Field options = http.getClass().getDeclaredField("options");
-        options.setAccessible(true);
-        return (HttpServerOptions) options.get(http);
+        return privateField(http.getClass(), "options", http);
     }
 
     /**
@@ -76,11 +74,17 @@ final class BeforeListen {
      */
     static NetServerOptions tcpOptionsOf(HttpServer http) {
         try {
-            Field options = TCPServerBase.class.getDeclaredField("options");
-            options.setAccessible(true);
-            return (NetServerOptions) options.get(http);
+            return privateField(TCPServerBase.class, "options", http);
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** A field {@code owner} declares, of {@code of}: what platform-http and Vert.x keep to themselves. */
+    @SuppressWarnings("unchecked")
+    static <T> T privateField(Class<?> owner, String name, Object of) throws ReflectiveOperationException {
+        Field field = owner.getDeclaredField(name);
+        field.setAccessible(true);
+        return (T) field.get(of);
     }
 }

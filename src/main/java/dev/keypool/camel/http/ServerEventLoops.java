@@ -1,6 +1,5 @@
 package dev.keypool.camel.http;
 
-import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -24,6 +23,8 @@ import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpServerCon
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import static dev.keypool.camel.http.BeforeListen.privateField;
 
 /**
  * An event loop per core reads the connections of platform-http's servers, not one loop. platform-http makes its server
@@ -53,16 +54,16 @@ public final class ServerEventLoops {
 
     private static void listenOnALoopPerCore(CamelContext camel, VertxPlatformHttpServer server, HttpServer http,
                                           HttpServerOptions options) throws ReflectiveOperationException {
-        VertxPlatformHttpServerConfiguration configuration = field(VertxPlatformHttpServer.class, "configuration", server);
+        VertxPlatformHttpServerConfiguration configuration = privateField(VertxPlatformHttpServer.class, "configuration", server);
         int port = configuration.getBindPort();
         if (port <= 0 || Runtime.getRuntime().availableProcessors() < 2) {
             return;
         }
         // platform-http sets its router as the request handler only as it listens: the router is there already
-        Handler<HttpServerRequest> router = field(VertxPlatformHttpServer.class, "router", server);
-        Handler<HttpConnection> connections = field(HttpServerImpl.class, "connectionHandler", http);
-        Handler<HttpServerRequest> invalidRequests = field(HttpServerImpl.class, "invalidRequestHandler", http);
-        Handler<Throwable> failures = field(HttpServerImpl.class, "exceptionHandler", http);
+        Handler<HttpServerRequest> router = privateField(VertxPlatformHttpServer.class, "router", server);
+        Handler<HttpConnection> connections = privateField(HttpServerImpl.class, "connectionHandler", http);
+        Handler<HttpServerRequest> invalidRequests = privateField(HttpServerImpl.class, "invalidRequestHandler", http);
+        Handler<Throwable> failures = privateField(HttpServerImpl.class, "exceptionHandler", http);
         NetServerOptions tcp = BeforeListen.tcpOptionsOf(http);
         VertxInternal vertx = (VertxInternal) server.getVertx();
         // platform-http's server listens from this thread, on the context Vert.x keeps for it: its loop reads already
@@ -109,13 +110,6 @@ public final class ServerEventLoops {
         }
         LOG.info("The HTTP server on {}:{} reads its connections on {} event loops in turn", configuration.getBindHost(), port,
                 servers.size() + 1);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> T field(Class<?> owner, String name, Object of) throws ReflectiveOperationException {
-        Field field = owner.getDeclaredField(name);
-        field.setAccessible(true);
-        return (T) field.get(of);
     }
 
     /**
