@@ -15,7 +15,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.keypool.config.DatabaseConfig;
 import org.flywaydb.core.Flyway;
-import org.sqlite.SQLiteJDBCLoader;
 import org.sqlite.SQLiteOpenMode;
 
 /**
@@ -74,11 +73,8 @@ public final class Database implements AutoCloseable {
             } catch (java.io.IOException e) {
                 throw new IllegalStateException("cannot create state.dir " + stateDir, e);
             }
-            // before the first connection loads sqlite-jdbc's native library
-            Optional<Path> library = SqliteNativeLibrary.prepare(System.getProperties());
+            SqliteNativeLibrary.load(System.getProperties());
             createWithLargePages(stateDir.resolve(SQLITE_FILE));
-            loadSqliteLibrary();
-            SqliteNativeLibrary.loaded(library);
             // WAL: readers (sqlite3, the admin queries) do not block the writer; busy_timeout: a writer waits for the
             // lock instead of failing at once; NOMUTEX: SQLite's multi-thread mode, no lock of its own taken in every
             // call (0.25 of the request log writer's 2.4 µs a row, RequestLogCostBench), since the pool hands a
@@ -108,15 +104,6 @@ public final class Database implements AutoCloseable {
             throw new IllegalStateException("Cannot prepare the " + kind + " database: " + safeMessage(e), e);
         }
         return new Database(dataSource, kind, true);
-    }
-
-    /** sqlite-jdbc's native library, loaded by its first connection: the pool's may come later, on any thread. */
-    private static void loadSqliteLibrary() {
-        try {
-            SQLiteJDBCLoader.initialize();
-        } catch (Exception e) {
-            throw new IllegalStateException("Cannot load sqlite-jdbc's native library: " + e.getClass().getSimpleName(), e);
-        }
     }
 
     /**

@@ -62,11 +62,18 @@ final class SqliteNativeLibrary {
     }
 
     /**
-     * Removes the file {@link #prepare} wrote, once sqlite-jdbc has loaded it (the first connection): the library stays
-     * mapped, and a JVM that is killed leaves no copy behind. Where the system refuses to remove a loaded library, the
-     * file goes when the JVM exits.
+     * Loads sqlite-jdbc's native library now, from the copy {@link #prepare} writes, before a connection (the pool's
+     * may come later, on any thread), and removes the copy once loaded: the library stays mapped, and a JVM that is
+     * killed leaves no copy behind. Where the system refuses to remove a loaded library, the file goes when the JVM
+     * exits.
      */
-    static void loaded(Optional<Path> written) {
+    static void load(Properties settings) {
+        Optional<Path> written = prepare(settings);
+        try {
+            SQLiteJDBCLoader.initialize();
+        } catch (Exception e) {
+            throw new IllegalStateException("Cannot load sqlite-jdbc's native library: " + e.getClass().getSimpleName(), e);
+        }
         written.ifPresent(file -> {
             try {
                 Files.deleteIfExists(file);
