@@ -6,17 +6,12 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import dev.keypool.camel.pipeline.CapacityWait;
+import dev.keypool.testing.ProviderCallThreads;
 import org.apache.camel.CamelContext;
-import org.apache.camel.spi.CamelEvent;
-import org.apache.camel.spi.CamelEvent.ExchangeSendingEvent;
-import org.apache.camel.support.EventNotifierSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -34,8 +29,7 @@ class RouteOnEventLoopTest extends GatewayTestSupport {
 
     private static final String EVENT_LOOP = "vert.x-eventloop-thread-";
 
-    /** The threads each provider call was sent from, by the key it was sent with. */
-    private final Map<String, List<String>> sentFrom = new ConcurrentHashMap<>();
+    private ProviderCallThreads calls;
 
     @Override
     protected String keypoolYaml() {
@@ -73,23 +67,7 @@ class RouteOnEventLoopTest extends GatewayTestSupport {
     @Override
     protected CamelContext createCamelContext() throws Exception {
         CamelContext context = super.createCamelContext();
-        // before the start: Camel emits sending events only where a notifier was there when it started
-        context.getManagementStrategy().addEventNotifier(new EventNotifierSupport() {
-            @Override
-            public boolean isEnabled(CamelEvent event) {
-                return event instanceof ExchangeSendingEvent;
-            }
-
-            @Override
-            public void notify(CamelEvent event) {
-                ExchangeSendingEvent sending = (ExchangeSendingEvent) event;
-                String authorization = sending.getExchange().getMessage().getHeader("Authorization", String.class);
-                if (sending.getEndpoint().getEndpointUri().startsWith("vertx-http:") && authorization != null) {
-                    sentFrom.computeIfAbsent(authorization.substring("Bearer ".length()), k -> new CopyOnWriteArrayList<>())
-                            .add(Thread.currentThread().getName());
-                }
-            }
-        });
+        calls = ProviderCallThreads.watch(context);
         return context;
     }
 
@@ -97,7 +75,7 @@ class RouteOnEventLoopTest extends GatewayTestSupport {
     void should_send_a_small_request_from_the_event_loop_that_read_it() throws Exception {
         assertThat(chat("gpt-small").statusCode()).isEqualTo(200);
 
-        assertThat(sentFrom.get("sk-small")).singleElement().asString().startsWith(EVENT_LOOP);
+        assertThat(calls.sentFrom("sk-small")).singleElement().asString().startsWith(EVENT_LOOP);
     }
 
     @Test
@@ -107,7 +85,7 @@ class RouteOnEventLoopTest extends GatewayTestSupport {
                 "{\"model\":\"gpt-large\",\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt + "\"}]}");
 
         assertThat(answer.statusCode()).isEqualTo(200);
-        assertThat(sentFrom.get("sk-large")).singleElement().asString().doesNotStartWith(EVENT_LOOP);
+        assertThat(calls.sentFrom("sk-large")).singleElement().asString().doesNotStartWith(EVENT_LOOP);
     }
 
     @Test
@@ -128,7 +106,7 @@ class RouteOnEventLoopTest extends GatewayTestSupport {
         clock.advance(Duration.ofSeconds(61));
 
         assertThat(waiting.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
-        List<String> threads = sentFrom.get("sk-waits");
+        List<String> threads = calls.sentFrom("sk-waits");
         assertThat(threads).hasSize(2);
         assertThat(threads.get(0)).startsWith(EVENT_LOOP);
         // the call after the wait is sent by the thread that waited
@@ -146,7 +124,7 @@ class RouteOnEventLoopTest extends GatewayTestSupport {
         assertThat(admin("DELETE", "/admin/faults/" + id, null).statusCode()).isEqualTo(200);
         assertThat(chat("gpt-faulty").statusCode()).isEqualTo(200);
 
-        List<String> threads = sentFrom.get("sk-faulty");
+        List<String> threads = calls.sentFrom("sk-faulty");
         assertThat(threads).hasSize(2);
         assertThat(threads.get(0)).doesNotStartWith(EVENT_LOOP);
         assertThat(threads.get(1)).startsWith(EVENT_LOOP);

@@ -5,15 +5,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 
+import dev.keypool.testing.ProviderCallThreads;
 import org.apache.camel.CamelContext;
-import org.apache.camel.spi.CamelEvent;
-import org.apache.camel.spi.CamelEvent.ExchangeSendingEvent;
-import org.apache.camel.spi.CamelEvent.ExchangeSentEvent;
-import org.apache.camel.support.EventNotifierSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -29,8 +23,7 @@ class StreamFirstEventTest extends GatewayTestSupport {
 
     private static final String EVENT_LOOP = "vert.x-eventloop-thread-";
 
-    /** The threads each provider call was answered on, by the key it was sent with. */
-    private final Map<String, List<String>> answeredOn = new ConcurrentHashMap<>();
+    private ProviderCallThreads calls;
 
     @Override
     protected String keypoolYaml() {
@@ -52,32 +45,7 @@ class StreamFirstEventTest extends GatewayTestSupport {
     @Override
     protected CamelContext createCamelContext() throws Exception {
         CamelContext context = super.createCamelContext();
-        // before the start: Camel emits sent events only where a notifier was there when it started
-        context.getManagementStrategy().addEventNotifier(new EventNotifierSupport() {
-            /** The key of each call in flight, by its exchange: the answer's headers are the provider's. */
-            private final Map<String, String> keys = new ConcurrentHashMap<>();
-
-            @Override
-            public boolean isEnabled(CamelEvent event) {
-                return event instanceof ExchangeSendingEvent || event instanceof ExchangeSentEvent;
-            }
-
-            @Override
-            public void notify(CamelEvent event) {
-                if (event instanceof ExchangeSendingEvent sending) {
-                    String authorization = sending.getExchange().getMessage().getHeader("Authorization", String.class);
-                    if (sending.getEndpoint().getEndpointUri().startsWith("vertx-http:") && authorization != null) {
-                        keys.put(sending.getExchange().getExchangeId(), authorization.substring("Bearer ".length()));
-                    }
-                } else if (event instanceof ExchangeSentEvent sent) {
-                    String key = keys.remove(sent.getExchange().getExchangeId());
-                    if (key != null) {
-                        answeredOn.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>())
-                                .add(Thread.currentThread().getName());
-                    }
-                }
-            }
-        });
+        calls = ProviderCallThreads.watch(context);
         return context;
     }
 
@@ -90,7 +58,7 @@ class StreamFirstEventTest extends GatewayTestSupport {
         assertThat(answer.statusCode()).isEqualTo(200);
         assertThat(answer.body().lines().filter(l -> l.startsWith("data:")).toList()).hasSize(4)
                 .last().isEqualTo("data: [DONE]");
-        assertThat(answeredOn.get("sk-whole")).singleElement().asString().startsWith(EVENT_LOOP);
+        assertThat(calls.answeredOn("sk-whole")).singleElement().asString().startsWith(EVENT_LOOP);
     }
 
     @Test
