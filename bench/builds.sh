@@ -37,12 +37,16 @@
 # switches), CPU time and time runnable but waiting for a CPU, per request, its Java name from jcmd Thread.print
 # (digits as #: the threads of one pool in one row), into $OUT/threads-<tag>.txt, and per build and cell the rounds'
 # medians at the end: which threads a request wakes, and which run meanwhile (timers).
+# With SCHED_CELLS (of lat1-0 lat1-50) each measured run of those cells is also recorded by perf's scheduler events
+# (sched_waking, sched_switch, the whole machine; perf's own cost is in that run's figures) and read request by request
+# by bench/answer-window.py into $OUT/sched-<tag>.txt: from the fake's answer waking the gateway to the client woken by
+# the answer's write, and which other threads were woken in between.
 # The same checkout may come twice under two names, with FLAGS_<name> (JVM flags, e.g.
 # -Dcamel.main.jmx-enabled=false: system properties override application.properties) for one of them.
 #
 # Knobs: BUILDS (name=DIR[:CONFIG] or name=bare ..., CONFIG default DIR/bench/keypool-bench.yaml), FLAGS_<name>, ROUNDS=3
 #        CELLS="cpu256 cpu64 lat1" JIT_WARMUP=20 WARMUP=2 DURATION=10 CPU_CONNS=256 LATENCY_MS=50, PROFILER,
-#        PROFILE_CELLS (of cpu256 cpu64 lat1-0 lat1-50), PROFILE_EVENT, PROFILE_OPTS, PROFILE_ALLOC_INTERVAL, THREADS_CELLS, BENCH_OUT, and those bench/lib.sh
+#        PROFILE_CELLS (of cpu256 cpu64 lat1-0 lat1-50), PROFILE_EVENT, PROFILE_OPTS, PROFILE_ALLOC_INTERVAL, THREADS_CELLS, SCHED_CELLS, BENCH_OUT, and those bench/lib.sh
 #        reads (JAVA_HOME, KEYPOOL_JAVA_OPTS, AOT_CACHE, GW_PORT, PRIMARY_PORT, BACKUP_PORT, GW_CPUS, FAKE_CPUS)
 set -euo pipefail
 {
@@ -62,12 +66,14 @@ PROFILE_EVENT=${PROFILE_EVENT:-itimer}
 PROFILE_OPTS=${PROFILE_OPTS:-}
 PROFILE_ALLOC_INTERVAL=${PROFILE_ALLOC_INTERVAL:-64k}
 THREADS_CELLS=${THREADS_CELLS:-}
+SCHED_CELLS=${SCHED_CELLS:-}
 CELLS=${CELLS:-cpu256 cpu64 lat1}
 OUT=${BENCH_OUT:-$BENCH_DIR/results/builds-$(date +%Y%m%d-%H%M%S)}
 
 [ -n "$BUILDS" ] || die "BUILDS is empty: name=DIR[:CONFIG] (or name=bare) for each build to compare"
 for c in $CELLS; do case "$c" in cpu256|cpu64|lat1|lat1-0|lat1-50) ;; *) die "unknown cell '$c' in CELLS (cpu256, cpu64, lat1, lat1-0, lat1-50)" ;; esac; done
 for tool in wrk node curl "$JAVA"; do command -v "$tool" > /dev/null || die "$tool not found"; done
+[ -z "$SCHED_CELLS" ] || command -v perf > /dev/null || die "perf not found (SCHED_CELLS)"
 read -r -a specs <<< "$BUILDS"
 names=(); declare -A DIR CONFIG PORT PID
 for k in "${!specs[@]}"; do
@@ -95,7 +101,7 @@ HZ=$(getconf CLK_TCK)
 # p99_us" (ticks: PID's CPU over the run, 0 without PID; box: the whole machine busy, % of all cores); PROFILED=1 runs
 # async-profiler over it
 cell() {
-  local url=$1 conns=$2 secs=$3 tag=$4 pid=${5:-} profiled=${6:-} split=${7:-} t0 t1 g0=0 g1=0 line threads=2
+  local url=$1 conns=$2 secs=$3 tag=$4 pid=${5:-} profiled=${6:-} split=${7:-} sched=${8:-} t0 t1 g0=0 g1=0 line threads=2 perf_pid
   [ "$conns" -lt 2 ] && threads=1
   [ -n "$PROFILER" ] || profiled=""
   # alloc: a sample every PROFILE_ALLOC_INTERVAL bytes allocated, the collapsed stacks weighed in bytes (total)
@@ -103,9 +109,13 @@ cell() {
   [ "$PROFILE_EVENT" = alloc ] && { interval=$PROFILE_ALLOC_INTERVAL; dump=,total; }
   [ -z "$profiled" ] || profile "$pid" "start,event=$PROFILE_EVENT,interval=$interval${PROFILE_OPTS:+,$PROFILE_OPTS}"
   [ -z "$split" ] || thread_snap "$pid" > "$OUT/threads-$tag.before"
+  [ -z "$sched" ] || { perf record -q -k CLOCK_MONOTONIC -e sched:sched_waking,sched:sched_switch -a \
+    -o "$OUT/sched-$tag.data" -- sleep "$secs" > /dev/null 2>&1 & perf_pid=$!; }
   t0=$(cpu_total); [ -n "$pid" ] && g0=$(cpu_proc "$pid")
   wrk -t"$threads" -c"$conns" -d"${secs}s" --timeout 10s --latency -s "$BENCH_DIR/post.lua" "$url" > "$OUT/wrk-$tag.txt" 2>&1 || true
   t1=$(cpu_total); [ -n "$pid" ] && g1=$(cpu_proc "$pid")
+  [ -z "$sched" ] || { wait "$perf_pid" || true; "$BENCH_DIR/answer-window.py" "$OUT/sched-$tag.data" "$pid" \
+    > "$OUT/sched-$tag.txt" 2>&1 || true; }
   [ -z "$profiled" ] || profile "$pid" "stop,file=$OUT/profile-$tag.collapsed,collapsed$dump"
   line=$(grep '^BENCH ' "$OUT/wrk-$tag.txt" || true)
   [ -n "$line" ] || { echo "0 0 0 fail 0 0 0"; return; }
@@ -173,7 +183,7 @@ say "|$(printf '%s' "$hdr" | sed 's/[^|]/-/g; s/^|//; s/|$//')|"
 n=${#names[@]}
 # run_cell ROUND CELL CONNS LATENCY DIRECT(0|1): the fake at LATENCY ms, the direct call if DIRECT, then every build
 run_cell() {
-  local round=$1 cname=$2 conns=$3 lat=$4 direct=$5 drps=0 dp50=0 dp99=0 derr dbox k name url rps reqs ticks errors box p50 p99 us ratio ap50 ap99 prof split row
+  local round=$1 cname=$2 conns=$3 lat=$4 direct=$5 drps=0 dp50=0 dp99=0 derr dbox k name url rps reqs ticks errors box p50 p99 us ratio ap50 ap99 prof split sched row
   fake_ctl "latency?ms=$lat"
   if [ "$direct" = 1 ]; then
     cell "$PRIMARY$CHAT" "$conns" "$WARMUP" "r$round-$cname-direct-warmup" > /dev/null
@@ -185,11 +195,13 @@ run_cell() {
   [[ " $PROFILE_CELLS " == *" $cname "* ]] && prof=1
   split=""
   [[ " $THREADS_CELLS " == *" $cname "* ]] && split=1
+  sched=""
+  [[ " $SCHED_CELLS " == *" $cname "* ]] && sched=1
   for k in $(seq 0 $((n - 1))); do
     name=${names[$(( (k + round - 1) % n ))]}
     url="http://127.0.0.1:${PORT[$name]}$CHAT"
     cell "$url" "$conns" "$WARMUP" "r$round-$name-$cname-warmup" "${PID[$name]}" > /dev/null
-    read -r rps reqs ticks errors box p50 p99 <<< "$(cell "$url" "$conns" "$DURATION" "r$round-$name-$cname" "${PID[$name]}" "$prof" "$split")"
+    read -r rps reqs ticks errors box p50 p99 <<< "$(cell "$url" "$conns" "$DURATION" "r$round-$name-$cname" "${PID[$name]}" "$prof" "$split" "$sched")"
     kill -0 "${PID[$name]}" 2>/dev/null || die "$name died ($OUT/gateway-$name.log)"
     us=$(awk -v t="$ticks" -v r="$reqs" -v hz="$HZ" 'BEGIN {printf "%.1f", (r>0 ? 1e6*t/hz/r : 0)}')
     ratio=$(awk -v g="$rps" -v d="$drps" 'BEGIN {printf "%.2f", (d>0 ? g/d : 0)}')
