@@ -37,7 +37,8 @@
 # switches), CPU time and time runnable but waiting for a CPU, per request, its Java name from jcmd Thread.print
 # (digits as #: the threads of one pool in one row), into $OUT/threads-<tag>.txt, and per build and cell the rounds'
 # medians at the end: which threads a request wakes, and which run meanwhile (timers).
-# With SCHED_CELLS (of lat1-0 lat1-50) each measured run of those cells is also recorded by perf's scheduler events
+# With SCHED_CELLS (of lat1-0 lat1-50; a request whose answer finds the gateway's thread awake is not counted, which at
+# 0 ms may be most) each measured run of those cells is also recorded by perf's scheduler events
 # (sched_waking, sched_switch, the whole machine; perf's own cost is in that run's figures) and read request by request
 # by bench/answer-window.py into $OUT/sched-<tag>.txt: from the fake's answer waking the gateway to the client woken by
 # the answer's write, and which other threads were woken in between.
