@@ -46,6 +46,15 @@ public final class ServerEventLoops {
     private ServerEventLoops() {
     }
 
+    /** How many event loops read a server's connections: one per core, as many as Vert.x has at most. */
+    static int loops(VertxInternal vertx) {
+        int group = 0;
+        for (EventExecutor ignored : vertx.getEventLoopGroup()) {
+            group++;
+        }
+        return Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), group));
+    }
+
     /** On every platform-http server started from now on; install it after the other hooks of {@link BeforeListen}. */
     public static void install(CamelContext camel) {
         BeforeListen.install(camel, "the HTTP server on an event loop per core",
@@ -56,7 +65,9 @@ public final class ServerEventLoops {
                                           HttpServerOptions options) throws ReflectiveOperationException {
         VertxPlatformHttpServerConfiguration configuration = privateField(VertxPlatformHttpServer.class, "configuration", server);
         int port = configuration.getBindPort();
-        if (port <= 0 || Runtime.getRuntime().availableProcessors() < 2) {
+        VertxInternal vertx = (VertxInternal) server.getVertx();
+        int loops = loops(vertx);
+        if (port <= 0 || loops < 2) {
             return;
         }
         // platform-http sets its router as the request handler only as it listens: the router is there already
@@ -65,12 +76,11 @@ public final class ServerEventLoops {
         Handler<HttpServerRequest> invalidRequests = privateField(HttpServerImpl.class, "invalidRequestHandler", http);
         Handler<Throwable> failures = privateField(HttpServerImpl.class, "exceptionHandler", http);
         NetServerOptions tcp = BeforeListen.tcpOptionsOf(http);
-        VertxInternal vertx = (VertxInternal) server.getVertx();
         // platform-http's server listens from this thread, on the context Vert.x keeps for it: its loop reads already
         EventLoop own = ((ContextInternal) vertx.getOrCreateContext()).nettyEventLoop();
         List<EventLoop> others = new ArrayList<>();
         for (EventExecutor loop : vertx.getEventLoopGroup()) {
-            if (loop != own && others.size() < Runtime.getRuntime().availableProcessors() - 1) {
+            if (loop != own && others.size() < loops - 1) {
                 others.add((EventLoop) loop);
             }
         }
