@@ -36,7 +36,8 @@ import static dev.keypool.camel.http.BeforeListen.privateField;
  * before platform-http's own does: the same options (read after the other {@link BeforeListen} hooks, installed before
  * this one, set theirs), the same router and connection handler. They close as platform-http's server does, when the
  * context stops its services. A server on port 0 (a random port) shares its socket with no other server and is left as
- * it is. A call then stays on the loop that read its request through that loop's provider client ({@link UpstreamClients}).
+ * it is. A call then stays on the loop that read its request through that loop's provider client ({@link UpstreamClients}),
+ * whose clients are made for the loops named in the registry ({@link #of}).
  */
 public final class ServerEventLoops {
 
@@ -44,6 +45,16 @@ public final class ServerEventLoops {
     private static final long WAIT_SECONDS = 30;
 
     private ServerEventLoops() {
+    }
+
+    /** Under this name in the registry: the event loops that read the servers' connections, once they listen. */
+    private static final String REGISTRY_NAME = "keypoolServerEventLoops";
+
+    /** The event loops that read the HTTP servers' connections; none when they listen on one loop (port 0, one core). */
+    @SuppressWarnings("unchecked")
+    static List<EventLoop> of(CamelContext camel) {
+        List<EventLoop> serving = camel.getRegistry().lookupByNameAndType(REGISTRY_NAME, List.class);
+        return serving == null ? List.of() : serving;
     }
 
     /** How many event loops read a server's connections: one per core, as many as Vert.x has at most. */
@@ -120,6 +131,9 @@ public final class ServerEventLoops {
         }
         LOG.info("The HTTP server on {}:{} reads its connections on {} event loops in turn", configuration.getBindHost(), port,
                 servers.size() + 1);
+        List<EventLoop> serving = new ArrayList<>(others);
+        serving.add(0, own);
+        camel.getRegistry().bind(REGISTRY_NAME, List.copyOf(serving));
     }
 
     /**

@@ -98,12 +98,24 @@ public final class UpstreamClients {
      * @param http2StreamWaitMs how long calls may wait for a stream of an HTTP/2 connection, its handshake included
      */
     UpstreamClients(Vertx vertx, WebClientOptions base, int http2Connections, long http2StreamWaitMs) {
+        this(vertx, base, List.of(), http2Connections, http2StreamWaitMs);
+    }
+
+    /**
+     * @param serving the event loops that read the HTTP server's connections ({@link ServerEventLoops#of}), each given
+     *                its clients from the start; none known: the first loops to send a call, as many as
+     *                {@link ServerEventLoops#loops}
+     */
+    UpstreamClients(Vertx vertx, WebClientOptions base, List<EventLoop> serving, int http2Connections,
+                    long http2StreamWaitMs) {
         this.vertx = vertx;
         this.base = base == null ? new WebClientOptions() : new WebClientOptions(base);
         this.http2Connections = http2Connections;
         this.http2StreamWaitMs = http2StreamWaitMs;
         this.http1Connections = this.base.getMaxPoolSize();
-        this.loops = ServerEventLoops.loops((VertxInternal) vertx);
+        this.loops = serving.isEmpty() ? ServerEventLoops.loops((VertxInternal) vertx) : serving.size();
+        // a call of no request (a probe at start) would otherwise give a loop the server does not read on its share
+        serving.forEach(this::admit);
     }
 
     /**
@@ -132,9 +144,9 @@ public final class UpstreamClients {
     }
 
     /**
-     * The clients of the context's event loop, made at its first call while fewer than {@link #loops} have any, each
-     * with its share of {@code http1Connections}, so that their sum holds the bound. A loop past those (no loop the
-     * server reads on: a context a timer made) and a call from no loop take the loops' clients in turn.
+     * The clients of the context's event loop: of a loop the server reads on, or, where those are not known, of a loop
+     * at its first call while fewer than {@link #loops} have any; each with its share of {@code http1Connections}, so
+     * that their sum holds the bound. Any other loop and a call from no loop take the loops' clients in turn.
      */
     private Loop loop(Context context) {
         EventLoop own = context != null && context.isEventLoopContext() ? ((ContextInternal) context).nettyEventLoop() : null;
@@ -148,17 +160,23 @@ public final class UpstreamClients {
                 return known;
             }
             if (admitted.size() < loops && (own != null || admitted.isEmpty())) {
-                EventLoop chosen = own != null ? own : ((VertxInternal) vertx).getEventLoopGroup().next();
-                int index = admitted.size();
-                int share = Math.max(1, http1Connections / loops + (index < http1Connections % loops ? 1 : 0));
-                Loop made = new Loop(((VertxInternal) vertx).createEventLoopContext(chosen, null,
-                        Thread.currentThread().getContextClassLoader()), share, new ConcurrentHashMap<>());
-                admitted.add(made);
-                byLoop.put(chosen, made);
-                return made;
+                return admit(own != null ? own : ((VertxInternal) vertx).getEventLoopGroup().next());
             }
         }
         return admitted.get(Math.floorMod(turn.getAndIncrement(), admitted.size()));
+    }
+
+    /** Gives the loop its clients (made at their first call) and its share of the connections. */
+    private Loop admit(EventLoop loop) {
+        synchronized (admitted) {
+            int index = admitted.size();
+            int share = Math.max(1, http1Connections / loops + (index < http1Connections % loops ? 1 : 0));
+            Loop made = new Loop(((VertxInternal) vertx).createEventLoopContext(loop, null,
+                    Thread.currentThread().getContextClassLoader()), share, new ConcurrentHashMap<>());
+            admitted.add(made);
+            byLoop.put(loop, made);
+            return made;
+        }
     }
 
     private Client create(Transport transport, int http1Connections) {

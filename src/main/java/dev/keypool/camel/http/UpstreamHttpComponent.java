@@ -141,7 +141,8 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         if (made == null) {
             synchronized (this) {
                 if (clients == null) {
-                    clients = new UpstreamClients(getVertx(), getWebClientOptions(), http2Connections, http2StreamWaitMs);
+                    clients = new UpstreamClients(getVertx(), getWebClientOptions(), ServerEventLoops.of(getCamelContext()),
+                            http2Connections, http2StreamWaitMs);
                 }
                 made = clients;
             }

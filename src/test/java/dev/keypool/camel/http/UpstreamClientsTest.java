@@ -61,6 +61,23 @@ class UpstreamClientsTest {
     }
 
     @Test
+    void should_give_the_loops_the_server_reads_on_the_clients_whoever_calls_first() throws Exception {
+        EventLoop serving = ((ContextInternal) onLoop(1)).nettyEventLoop();
+        UpstreamClients oneLoop = new UpstreamClients(vertx, new WebClientOptions().setMaxPoolSize(4), List.of(serving),
+                4, 1_000);
+        try {
+            // a call of no request first (a probe at start), then one from a loop the server does not read on
+            ContextInternal fromNoLoop = oneLoop.sendingContext(PLAIN, null);
+            ContextInternal fromOtherLoop = oneLoop.sendingContext(PLAIN, onLoop(0));
+
+            assertThat(fromNoLoop.nettyEventLoop()).isSameAs(serving);
+            assertThat(fromOtherLoop.nettyEventLoop()).isSameAs(serving);
+        } finally {
+            oneLoop.close();
+        }
+    }
+
+    @Test
     void should_send_a_call_from_the_loop_that_read_its_request_wherever_it_is_sent_from() throws Exception {
         Context second = onLoop(1);
 
