@@ -45,6 +45,8 @@
 #                            interleaved stream by stream, TTFB_PAIRS pairs per client (2 s a pair); node = streams.js,
 #                            the gateway's streams and the direct ones one run after the other, TTFB_ROUNDS each
 #   HOLD_EVENTS=50 HOLD_INTERVAL_MS=100   streams: the held streams' events and their interval (the default: 5 s each)
+#   STREAMS_FAULT=1          streams: a latency fault in force on channel backup through the first events, so that
+#                            every stream's call is sent from a request thread, not the event loop that read it
 #   MEMORY_PROBE=1           inflight10k and streams: the gateway with -XX:NativeMemoryTracking=summary, and
 #                            MEMORY_PROBE_AT_MS=2500 ms into each burst (into the held streams: at the RSS reading) where
 #                            its memory is: RSS split by NMT (heap, metaspace, code, thread stacks, GC, Other = Netty's
@@ -465,6 +467,14 @@ streams_part() {
   local n=${TTFB_STREAMS:-64} rounds=${TTFB_ROUNDS:-10} hold=${HOLD_STREAMS:-1000} gw
   # each first event stamped by the fake: its own part (its timer, its event loop) taken out stream by stream
   fake_ctl "$PRIMARY" "latency?ms=0"; fake_ctl "$PRIMARY" "stream?events=10&interval=100&stamp=1"
+  if [ -n "${STREAMS_FAULT:-}" ]; then
+    # a fault in force anywhere sends every provider call from a request thread (upstream-attempt's
+    # offEventLoopForFaults): one on the backup channel, which the streams do not reach, leaves theirs undelayed
+    say "(a latency fault in force on channel backup: every stream's call sent from a request thread)"
+    curl -s -m 10 -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
+      -d '{"channel":"backup","kind":"latency","latencyMs":1,"duration":"3600s"}' "$GW/admin/faults" | grep -q 201 \
+      || die "the gateway refused the fault of STREAMS_FAULT"
+  fi
   if [ -n "$FIRST_EVENT_C" ]; then
     first_events chat "$CHAT"
     first_events responses "$RESPONSES"

@@ -39,6 +39,13 @@ class StreamFirstEventTest extends GatewayTestSupport {
                     models: [gpt-split]
                     keys:
                       - key: sk-split
+                  - name: faulty
+                    baseUrl: UPSTREAM
+                    models: [gpt-faulty]
+                    keys:
+                      - key: sk-faulty
+                admin:
+                  token: admin-secret
                 """;
     }
 
@@ -73,6 +80,39 @@ class StreamFirstEventTest extends GatewayTestSupport {
         assertThat(data.get(0)).hasSize("data: ".length() + 256 * 1024);
         assertThat(data).last().isEqualTo("data: [DONE]");
         assertThat(answer.body()).doesNotContain("error");
+    }
+
+    @Test
+    void should_read_a_stream_sent_from_another_thread_on_the_event_loop_that_read_its_request() throws Exception {
+        upstream.streamEvents(3, 0);
+        // a fault in force sends the call from a request thread (its delay waits there)
+        HttpResponse<String> added = admin("POST", "/admin/faults",
+                "{\"channel\":\"faulty\",\"kind\":\"latency\",\"latencyMs\":1,\"duration\":\"60s\"}");
+        assertThat(added.statusCode()).isEqualTo(201);
+        String id = added.body().replaceAll("(?s).*\"id\":\"([^\"]+)\".*", "$1");
+        try {
+            for (int i = 0; i < 6; i++) {
+                HttpResponse<String> answer = stream("gpt-faulty");
+                assertThat(answer.statusCode()).isEqualTo(200);
+                assertThat(answer.body().lines().filter(l -> l.startsWith("data:")).toList()).last()
+                        .isEqualTo("data: [DONE]");
+            }
+        } finally {
+            // the other tests' calls stay on their event loop
+            assertThat(admin("DELETE", "/admin/faults/" + id, null).statusCode()).isEqualTo(200);
+        }
+
+        assertThat(calls.sentFrom("sk-faulty")).hasSize(6).allSatisfy(t -> assertThat(t).doesNotStartWith(EVENT_LOOP));
+        // its head and first event read, and the first event written, on the loop of its request, whichever thread sent it
+        assertThat(calls.answeredOnRequestLoop("sk-faulty")).hasSize(6).containsOnly(true);
+    }
+
+    private HttpResponse<String> admin(String method, String path, String body) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer admin-secret").header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     private HttpResponse<String> stream(String model) throws Exception {

@@ -5,6 +5,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import dev.keypool.camel.pipeline.Exchanges;
+import io.vertx.core.Context;
+import io.vertx.core.impl.ContextInternal;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.CamelEvent;
 import org.apache.camel.spi.CamelEvent.ExchangeSendingEvent;
@@ -21,6 +24,7 @@ public final class ProviderCallThreads extends EventNotifierSupport {
     private final Map<String, String> keys = new ConcurrentHashMap<>();
     private final Map<String, List<String>> sentFrom = new ConcurrentHashMap<>();
     private final Map<String, List<String>> answeredOn = new ConcurrentHashMap<>();
+    private final Map<String, List<Boolean>> onRequestLoop = new ConcurrentHashMap<>();
 
     private ProviderCallThreads() {
     }
@@ -42,6 +46,14 @@ public final class ProviderCallThreads extends EventNotifierSupport {
         return answeredOn.get(key);
     }
 
+    /**
+     * For each call with this key answered so far, in order: whether its answer was heard on the event loop that read
+     * its request (false for a call of no request read over HTTP); null before the first.
+     */
+    public List<Boolean> answeredOnRequestLoop(String key) {
+        return onRequestLoop.get(key);
+    }
+
     @Override
     public boolean isEnabled(CamelEvent event) {
         return event instanceof ExchangeSendingEvent || event instanceof ExchangeSentEvent;
@@ -60,6 +72,9 @@ public final class ProviderCallThreads extends EventNotifierSupport {
             String key = keys.remove(sent.getExchange().getExchangeId());
             if (key != null) {
                 record(answeredOn, key);
+                Context loop = sent.getExchange().getProperty(Exchanges.REQUEST_EVENT_LOOP, Context.class);
+                onRequestLoop.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>())
+                        .add(loop != null && ((ContextInternal) loop).nettyEventLoop().inEventLoop());
             }
         }
     }

@@ -154,6 +154,7 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
             // way, and an InOut exchange has its message copied (headers and all) at the end of every route it crosses
             exchange.setPattern(ExchangePattern.InOnly);
             exchange.setProperty(Exchanges.ANSWERED_AT_ROUTE_END, Boolean.TRUE);
+            exchange.setProperty(Exchanges.REQUEST_EVENT_LOOP, eventLoop);
             processHttpRequest(exchange, request).onComplete(read -> {
                 if (read.failed()) {
                     failed(exchange, request, read.cause());

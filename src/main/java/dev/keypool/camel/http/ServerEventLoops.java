@@ -36,7 +36,8 @@ import static dev.keypool.camel.http.BeforeListen.privateField;
  * before platform-http's own does: the same options (read after the other {@link BeforeListen} hooks, installed before
  * this one, set theirs), the same router and connection handler. They close as platform-http's server does, when the
  * context stops its services. A server on port 0 (a random port) shares its socket with no other server and is left as
- * it is. A call then stays on the loop that read its request through that loop's provider client ({@link UpstreamClients}).
+ * it is. A call then stays on the loop that read its request through that loop's provider client ({@link UpstreamClients}),
+ * whose clients are made for the loops named in the registry ({@link #of}).
  */
 public final class ServerEventLoops {
 
@@ -44,6 +45,25 @@ public final class ServerEventLoops {
     private static final long WAIT_SECONDS = 30;
 
     private ServerEventLoops() {
+    }
+
+    /** Under this name in the registry: the event loops that read the servers' connections, once they listen. */
+    private static final String REGISTRY_NAME = "keypoolServerEventLoops";
+
+    /** The event loops that read the HTTP servers' connections; none when they listen on one loop (port 0, one core). */
+    @SuppressWarnings("unchecked")
+    static List<EventLoop> of(CamelContext camel) {
+        List<EventLoop> serving = camel.getRegistry().lookupByNameAndType(REGISTRY_NAME, List.class);
+        return serving == null ? List.of() : serving;
+    }
+
+    /** How many event loops read a server's connections: one per core, as many as Vert.x has at most. */
+    static int loops(VertxInternal vertx) {
+        int group = 0;
+        for (EventExecutor ignored : vertx.getEventLoopGroup()) {
+            group++;
+        }
+        return Math.max(1, Math.min(Runtime.getRuntime().availableProcessors(), group));
     }
 
     /** On every platform-http server started from now on; install it after the other hooks of {@link BeforeListen}. */
@@ -56,7 +76,9 @@ public final class ServerEventLoops {
                                           HttpServerOptions options) throws ReflectiveOperationException {
         VertxPlatformHttpServerConfiguration configuration = privateField(VertxPlatformHttpServer.class, "configuration", server);
         int port = configuration.getBindPort();
-        if (port <= 0 || Runtime.getRuntime().availableProcessors() < 2) {
+        VertxInternal vertx = (VertxInternal) server.getVertx();
+        int loops = loops(vertx);
+        if (port <= 0 || loops < 2) {
             return;
         }
         // platform-http sets its router as the request handler only as it listens: the router is there already
@@ -65,12 +87,11 @@ public final class ServerEventLoops {
         Handler<HttpServerRequest> invalidRequests = privateField(HttpServerImpl.class, "invalidRequestHandler", http);
         Handler<Throwable> failures = privateField(HttpServerImpl.class, "exceptionHandler", http);
         NetServerOptions tcp = BeforeListen.tcpOptionsOf(http);
-        VertxInternal vertx = (VertxInternal) server.getVertx();
         // platform-http's server listens from this thread, on the context Vert.x keeps for it: its loop reads already
         EventLoop own = ((ContextInternal) vertx.getOrCreateContext()).nettyEventLoop();
         List<EventLoop> others = new ArrayList<>();
         for (EventExecutor loop : vertx.getEventLoopGroup()) {
-            if (loop != own && others.size() < Runtime.getRuntime().availableProcessors() - 1) {
+            if (loop != own && others.size() < loops - 1) {
                 others.add((EventLoop) loop);
             }
         }
@@ -110,6 +131,9 @@ public final class ServerEventLoops {
         }
         LOG.info("The HTTP server on {}:{} reads its connections on {} event loops in turn", configuration.getBindHost(), port,
                 servers.size() + 1);
+        List<EventLoop> serving = new ArrayList<>(others);
+        serving.add(0, own);
+        camel.getRegistry().bind(REGISTRY_NAME, List.copyOf(serving));
     }
 
     /**

@@ -4,7 +4,9 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.keypool.config.CaCertificates;
 import dev.keypool.config.ChannelConfig;
@@ -13,6 +15,7 @@ import io.netty.channel.EventLoop;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.impl.ContextInternal;
+import io.vertx.core.impl.VertxInternal;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.net.TrustOptions;
@@ -22,12 +25,13 @@ import io.vertx.ext.web.client.impl.WebClientInternal;
 
 /**
  * The Vert.x clients of the provider calls: one per way of reaching a provider (TLS or not, HTTP/2 offered or not,
- * the CA file trusted besides the JVM's), shared by every vertx-http endpoint that reaches providers that way, and over
- * HTTP/1.1 one such per event loop for the calls sent from it. Each client keeps one pool of connections per provider
- * (host and port): HTTP/1.1 connections up to
- * {@code http1Connections}, one call each; HTTP/2 connections up to {@code http2Connections}, each carrying up to 100
- * calls at once (fewer if its provider's SETTINGS_MAX_CONCURRENT_STREAMS says so), a new one opened only when those
- * are all busy.
+ * the CA file trusted besides the JVM's), shared by every vertx-http endpoint that reaches providers that way: over
+ * HTTP/2 one such, over HTTP/1.1 one per event loop that reads the HTTP server's connections, which carries the calls
+ * of the requests that loop read, wherever they are sent from. Each client keeps one pool of connections per provider
+ * (host and port): HTTP/1.1 connections up to its loop's share of {@code http1Connections} (divided among the loops, so
+ * that a provider has no more in all), one call each; HTTP/2 connections up to {@code http2Connections}, each carrying
+ * up to 100 calls at once (fewer if its provider's SETTINGS_MAX_CONCURRENT_STREAMS says so), a new one opened only when
+ * those are all busy.
  *
  * <p>An HTTP/2 connection is given {@link ChannelConfig#MAX_CONNECT_TIMEOUT} to connect, whichever channel's call
  * opens it: it is shared by every call to its provider, so no one channel's shorter connect timeout is its bound (that
@@ -57,14 +61,21 @@ public final class UpstreamClients {
     private final WebClientOptions base;
     private final int http2Connections;
     private final long http2StreamWaitMs;
+    /** The transports' HTTP/2 clients, shared by every event loop. */
     private final Map<Transport, Client> clients = new ConcurrentHashMap<>();
+    /** HTTP/1.1 connections per provider at most, across all the loops' clients ({@code http1Connections}). */
+    private final int http1Connections;
+    /** The event loops that may have clients of their own: as many as read the HTTP server's connections. */
+    private final int loops;
     /**
-     * HTTP/1.1 clients of the calls sent from an event loop, one per transport and loop: Vert.x's pool hands out its
+     * The HTTP/1.1 clients of each event loop that has sent a call, at most {@link #loops}: Vert.x's pool hands out its
      * most recently used free connection whatever its event loop, so with one client a call read on one loop was sent
      * and answered on another; a loop's own client opens its connections on that loop (docs/decisions.md, "An event
      * loop per core reads the HTTP server's connections, each with its own provider client").
      */
-    private final Map<EventLoop, Map<Transport, Client>> loopClients = new ConcurrentHashMap<>();
+    private final List<Loop> admitted = new CopyOnWriteArrayList<>();
+    private final Map<EventLoop, Loop> byLoop = new ConcurrentHashMap<>();
+    private final AtomicInteger turn = new AtomicInteger();
 
     /**
      * One transport's client: {@code web} for calls answered whole, {@code http} for streams (read as they arrive);
@@ -74,34 +85,102 @@ public final class UpstreamClients {
     }
 
     /**
-     * @param base              the options every client starts from (pool size of HTTP/1.1 connections, compression,
-     *                          user agent); null: Vert.x's defaults
+     * One event loop's HTTP/1.1 clients, one per transport, each with {@code connections} of a provider's; calls to them
+     * go out from {@code context}, so that their connections open, and their answers are read, on that loop.
+     */
+    private record Loop(ContextInternal context, int connections, Map<Transport, Client> clients) {
+    }
+
+    /**
+     * @param base              the options every client starts from (pool size of HTTP/1.1 connections, divided among
+     *                          the event loops' clients; compression, user agent); null: Vert.x's defaults
      * @param http2Connections  HTTP/2 connections per provider at most
      * @param http2StreamWaitMs how long calls may wait for a stream of an HTTP/2 connection, its handshake included
      */
     UpstreamClients(Vertx vertx, WebClientOptions base, int http2Connections, long http2StreamWaitMs) {
+        this(vertx, base, List.of(), http2Connections, http2StreamWaitMs);
+    }
+
+    /**
+     * @param serving the event loops that read the HTTP server's connections ({@link ServerEventLoops#of}), each given
+     *                its clients from the start; none known: the first loops to send a call, as many as
+     *                {@link ServerEventLoops#loops}
+     */
+    UpstreamClients(Vertx vertx, WebClientOptions base, List<EventLoop> serving, int http2Connections,
+                    long http2StreamWaitMs) {
         this.vertx = vertx;
         this.base = base == null ? new WebClientOptions() : new WebClientOptions(base);
         this.http2Connections = http2Connections;
         this.http2StreamWaitMs = http2StreamWaitMs;
+        this.http1Connections = this.base.getMaxPoolSize();
+        this.loops = serving.isEmpty() ? ServerEventLoops.loops((VertxInternal) vertx) : serving.size();
+        // a call of no request (a probe at start) would otherwise give a loop the server does not read on its share
+        serving.forEach(this::admit);
     }
 
     /**
-     * The client of this transport for a call sent from the calling thread, made at its first call: over HTTP/1.1 from
-     * an event loop, that loop's own; otherwise (HTTP/2, whose calls share a few connections, or a call from another
-     * thread) the transport's one.
+     * Where a call of this transport goes out from: over HTTP/1.1, the context of the loop whose client carries it (of
+     * {@code requestLoop}, the loop that read the call's request, wherever the call is sent from: a retry, a call after
+     * a fault's delay; else of the calling thread's loop; else, a call of no request from no loop (a probe, a batch
+     * line), the loops' in turn); null over HTTP/2, whose calls share one client.
      */
-    Client client(Transport transport) {
-        Context context = Vertx.currentContext();
-        if (transport.offersHttp2() || context == null || !context.isEventLoopContext()) {
-            return clients.computeIfAbsent(transport, this::create);
+    ContextInternal sendingContext(Transport transport, Context requestLoop) {
+        if (transport.offersHttp2()) {
+            return null;
         }
-        return loopClients.computeIfAbsent(((ContextInternal) context).nettyEventLoop(), loop -> new ConcurrentHashMap<>())
-                .computeIfAbsent(transport, this::create);
+        return loop(requestLoop != null ? requestLoop : Vertx.currentContext()).context();
     }
 
-    private Client create(Transport transport) {
-        WebClientOptions options = new WebClientOptions(base).setSsl(transport.tls());
+    /**
+     * The client of this transport for a call sent from the calling thread, made at its first call: over HTTP/1.1 that
+     * of the current context's event loop ({@link #sendingContext}); over HTTP/2 the transport's one.
+     */
+    Client client(Transport transport) {
+        if (transport.offersHttp2()) {
+            return clients.computeIfAbsent(transport, t -> create(t, http1Connections));
+        }
+        Loop loop = loop(Vertx.currentContext());
+        return loop.clients().computeIfAbsent(transport, t -> create(t, loop.connections()));
+    }
+
+    /**
+     * The clients of the context's event loop: of a loop the server reads on, or, where those are not known, of a loop
+     * at its first call while fewer than {@link #loops} have any; each with its share of {@code http1Connections}, so
+     * that their sum holds the bound. Any other loop and a call from no loop take the loops' clients in turn.
+     */
+    private Loop loop(Context context) {
+        EventLoop own = context != null && context.isEventLoopContext() ? ((ContextInternal) context).nettyEventLoop() : null;
+        Loop known = own == null ? null : byLoop.get(own);
+        if (known != null) {
+            return known;
+        }
+        synchronized (admitted) {
+            known = own == null ? null : byLoop.get(own);
+            if (known != null) {
+                return known;
+            }
+            if (admitted.size() < loops && (own != null || admitted.isEmpty())) {
+                return admit(own != null ? own : ((VertxInternal) vertx).getEventLoopGroup().next());
+            }
+        }
+        return admitted.get(Math.floorMod(turn.getAndIncrement(), admitted.size()));
+    }
+
+    /** Gives the loop its clients (made at their first call) and its share of the connections. */
+    private Loop admit(EventLoop loop) {
+        synchronized (admitted) {
+            int index = admitted.size();
+            int share = Math.max(1, http1Connections / loops + (index < http1Connections % loops ? 1 : 0));
+            Loop made = new Loop(((VertxInternal) vertx).createEventLoopContext(loop, null,
+                    Thread.currentThread().getContextClassLoader()), share, new ConcurrentHashMap<>());
+            admitted.add(made);
+            byLoop.put(loop, made);
+            return made;
+        }
+    }
+
+    private Client create(Transport transport, int http1Connections) {
+        WebClientOptions options = new WebClientOptions(base).setSsl(transport.tls()).setMaxPoolSize(http1Connections);
         if (transport.offersHttp2()) {
             options.setProtocolVersion(HttpVersion.HTTP_2)
                     .setUseAlpn(true)
@@ -135,7 +214,8 @@ public final class UpstreamClients {
     void close() {
         clients.values().forEach(client -> client.http().close());
         clients.clear();
-        loopClients.values().forEach(loop -> loop.values().forEach(client -> client.http().close()));
-        loopClients.clear();
+        admitted.forEach(loop -> loop.clients().values().forEach(client -> client.http().close()));
+        admitted.clear();
+        byLoop.clear();
     }
 }

@@ -10,6 +10,7 @@ import dev.keypool.config.ProviderConfig.Http2;
 import dev.keypool.gateway.SplicedFile;
 import io.netty.handler.codec.http.QueryStringEncoder;
 import io.vertx.core.AsyncResult;
+import io.vertx.core.Context;
 import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Promise;
@@ -19,6 +20,7 @@ import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.http.StreamResetException;
+import io.vertx.core.impl.ContextInternal;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
@@ -139,7 +141,8 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         if (made == null) {
             synchronized (this) {
                 if (clients == null) {
-                    clients = new UpstreamClients(getVertx(), getWebClientOptions(), http2Connections, http2StreamWaitMs);
+                    clients = new UpstreamClients(getVertx(), getWebClientOptions(), ServerEventLoops.of(getCamelContext()),
+                            http2Connections, http2StreamWaitMs);
                 }
                 made = clients;
             }
@@ -254,6 +257,19 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
          */
         @Override
         public boolean process(Exchange exchange, AsyncCallback callback) {
+            // the call goes out from the context of the loop whose client carries it, so that its connection is that
+            // loop's and its answer is read there: the loop that read the request, when it is sent from elsewhere
+            ContextInternal from = clients().sendingContext(((UpstreamEndpoint) getEndpoint()).transport,
+                    exchange.getProperty(Exchanges.REQUEST_EVENT_LOOP, Context.class));
+            if (from == null || from.nettyEventLoop().inEventLoop()) {
+                return send(exchange, callback);
+            }
+            boolean[] sync = new boolean[1];
+            from.dispatch(() -> sync[0] = send(exchange, callback));
+            return sync[0];
+        }
+
+        private boolean send(Exchange exchange, AsyncCallback callback) {
             ClientHangup hangup = exchange.getProperty(Exchanges.CLIENT_GONE, ClientHangup.class);
             UpstreamCall call = new UpstreamCall();
             if (hangup != null) {

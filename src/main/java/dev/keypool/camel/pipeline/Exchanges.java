@@ -88,6 +88,11 @@ public final class Exchanges {
      * copy an async task is made of keeps it: the task calls the core synchronously, so its own steps stay on its thread.
      */
     public static final String ANSWERED_AT_ROUTE_END = "kpAnsweredAtRouteEnd";
+    /**
+     * The Vert.x context of the event loop that read a request that came in over HTTP ({@code GatewayHttpEngine}): its
+     * provider calls go out on that loop's client wherever they are sent from ({@code UpstreamClients}).
+     */
+    public static final String REQUEST_EVENT_LOOP = "kpRequestEventLoop";
 
     private Exchanges() {
     }

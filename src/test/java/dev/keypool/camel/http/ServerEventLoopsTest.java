@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.Set;
 
 import dev.keypool.testing.FreePorts;
+import io.netty.channel.EventLoop;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import org.apache.camel.CamelContext;
@@ -55,6 +56,23 @@ class ServerEventLoopsTest {
         // as many loops as the machine has cores, up to the Vert.x's
         assertThat(loops).hasSize(Math.min(Runtime.getRuntime().availableProcessors(), EVENT_LOOPS))
                 .allMatch(name -> name.startsWith("vert.x-eventloop-thread-"));
+    }
+
+    @Test
+    void should_name_the_loops_it_reads_on_for_the_provider_clients() throws Exception {
+        int port = start(true);
+        Set<String> answeredOn = new HashSet<>();
+        for (int i = 0; i < 2 * EVENT_LOOPS; i++) {
+            answeredOn.add(answerOnNewConnection(port));
+        }
+
+        Set<String> named = new HashSet<>();
+        for (EventLoop loop : ServerEventLoops.of(context)) {
+            named.add(loop.submit(() -> Thread.currentThread().getName()).get());
+        }
+
+        // on one core the server reads on one loop, and names none
+        assertThat(named).isEqualTo(Runtime.getRuntime().availableProcessors() < 2 ? Set.of() : answeredOn);
     }
 
     @Test

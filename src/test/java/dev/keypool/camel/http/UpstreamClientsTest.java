@@ -2,7 +2,10 @@ package dev.keypool.camel.http;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.keypool.config.ProviderConfig.Http2;
 import io.netty.channel.EventLoop;
@@ -10,16 +13,23 @@ import io.netty.util.concurrent.EventExecutor;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.impl.ContextInternal;
 import io.vertx.core.impl.VertxInternal;
+import io.vertx.ext.web.client.WebClientOptions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
- * Which Vert.x client a provider call goes out on: over HTTP/1.1 from an event loop, that loop's own (Vert.x's pool
- * hands out its most recently used free connection whatever its loop, so a shared client sends a call read on one loop
- * from another); over HTTP/2, or from any other thread, the transport's one.
+ * Which Vert.x client a provider call goes out on: over HTTP/1.1 that of an event loop (Vert.x's pool hands out its most
+ * recently used free connection whatever its loop, so a shared client sends a call read on one loop from another): the
+ * loop that read its request, wherever it is sent from, each loop's pool with its share of the provider's connections;
+ * over HTTP/2 the transport's one.
  */
 class UpstreamClientsTest {
 
@@ -27,7 +37,8 @@ class UpstreamClientsTest {
     private static final UpstreamClients.Transport HTTP2 = new UpstreamClients.Transport(true, Http2.AUTO, null);
 
     private final Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
-    private final UpstreamClients clients = new UpstreamClients(vertx, null, 4, 1_000);
+    /** 4 HTTP/1.1 connections per provider at most, 2 a loop. */
+    private final UpstreamClients clients = new UpstreamClients(vertx, new WebClientOptions().setMaxPoolSize(4), 4, 1_000);
 
     @AfterEach
     void close() {
@@ -45,7 +56,67 @@ class UpstreamClientsTest {
 
         assertThat(clientOn(second, PLAIN)).isNotSameAs(fromFirst);
         assertThat(clientOn(onFirstAgain, PLAIN)).as("a context on the first loop again").isSameAs(fromFirst);
-        assertThat(clients.client(PLAIN)).as("from a thread of no event loop").isNotSameAs(fromFirst);
+        assertThat(clients.client(PLAIN)).as("from a thread of no event loop: one of the loops'")
+                .isIn(fromFirst, clientOn(second, PLAIN));
+    }
+
+    @Test
+    void should_give_the_loops_the_server_reads_on_the_clients_whoever_calls_first() throws Exception {
+        EventLoop serving = ((ContextInternal) onLoop(1)).nettyEventLoop();
+        UpstreamClients oneLoop = new UpstreamClients(vertx, new WebClientOptions().setMaxPoolSize(4), List.of(serving),
+                4, 1_000);
+        try {
+            // a call of no request first (a probe at start), then one from a loop the server does not read on
+            ContextInternal fromNoLoop = oneLoop.sendingContext(PLAIN, null);
+            ContextInternal fromOtherLoop = oneLoop.sendingContext(PLAIN, onLoop(0));
+
+            assertThat(fromNoLoop.nettyEventLoop()).isSameAs(serving);
+            assertThat(fromOtherLoop.nettyEventLoop()).isSameAs(serving);
+        } finally {
+            oneLoop.close();
+        }
+    }
+
+    @Test
+    void should_send_a_call_from_the_loop_that_read_its_request_wherever_it_is_sent_from() throws Exception {
+        Context second = onLoop(1);
+
+        ContextInternal from = clients.sendingContext(PLAIN, second);
+
+        assertThat(from.nettyEventLoop()).isSameAs(((ContextInternal) second).nettyEventLoop());
+        assertThat(clientOn(from, PLAIN)).isSameAs(clientOn(onLoop(1), PLAIN));
+        assertThat(clients.sendingContext(HTTP2, second)).as("HTTP/2: the shared client, sent from here").isNull();
+    }
+
+    @Test
+    void should_open_no_more_http1_connections_to_a_provider_than_its_bound_across_the_loops() throws Exception {
+        // a provider that holds every call: each call in flight holds a connection of its own
+        Set<HttpConnection> opened = ConcurrentHashMap.newKeySet();
+        HttpServer provider = vertx.createHttpServer().connectionHandler(opened::add).requestHandler(request -> { });
+        int port = provider.listen(0).toCompletionStage().toCompletableFuture().get().actualPort();
+        try {
+            // 3 calls from each loop and 3 from no loop, against a bound of 4 connections
+            for (Context context : List.of(onLoop(0), onLoop(1))) {
+                for (int i = 0; i < 3; i++) {
+                    context.runOnContext(v -> call(port));
+                }
+            }
+            for (int i = 0; i < 3; i++) {
+                call(port);
+            }
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> opened.size() == 4);
+            // the calls past the bound wait for a connection; none opens
+            assertThat(opened).hasSize(4);
+            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> opened.size() == 4);
+        } finally {
+            provider.close();
+        }
+    }
+
+    private void call(int port) {
+        clients.client(PLAIN).http().request(new RequestOptions().setHost("127.0.0.1").setPort(port).setURI("/"))
+                .onSuccess(request -> request.end());
     }
 
     @Test
