@@ -40,7 +40,9 @@ final class NewSqliteFile {
             if (in == null) {
                 return false;
             }
-            Path partial = Files.createTempFile(file.toAbsolutePath().getParent(), file.getFileName().toString(), ".new");
+            // a name of this process's, made with the permissions SQLite would give the file (a temporary file's are
+            // the owner's alone)
+            Path partial = file.resolveSibling(file.getFileName() + "." + ProcessHandle.current().pid() + ".new");
             try {
                 Files.copy(in, partial, StandardCopyOption.REPLACE_EXISTING);
                 Files.move(partial, file);

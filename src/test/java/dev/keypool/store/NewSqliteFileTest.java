@@ -40,6 +40,9 @@ class NewSqliteFileTest {
         try (var left = Files.list(stateDir)) {
             assertThat(left.map(p -> p.getFileName().toString())).noneMatch(name -> name.endsWith(".new"));
         }
+        // the permissions of any new file (an operator's sqlite3 reads it as SQLite's own file), not a temporary file's
+        assertThat(Files.getPosixFilePermissions(stateDir.resolve(Database.SQLITE_FILE)))
+                .isEqualTo(Files.getPosixFilePermissions(Files.createFile(stateDir.resolve("any-new-file"))));
     }
 
     @Test
