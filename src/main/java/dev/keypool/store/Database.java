@@ -1,5 +1,6 @@
 package dev.keypool.store;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -22,7 +23,8 @@ import org.sqlite.SQLiteOpenMode;
  * PostgreSQL server several instances share. Its schema is Flyway's migrations: those written once for both in
  * {@code db/migration/common} (the few types the two name differently set by placeholder), those that differ in one
  * folder per database ({@code db/migration/sqlite}, {@code db/migration/postgresql}), so that the SQL the rest of
- * KeyPool runs is the same for both. A schema already up to date costs one query ({@link ShippedSchema}).
+ * KeyPool runs is the same for both. A schema already up to date costs one query ({@link ShippedSchema}); a new SQLite
+ * file is a copy of the store the build migrated ({@link NewSqliteFile}).
  */
 public final class Database implements AutoCloseable {
 
@@ -51,6 +53,15 @@ public final class Database implements AutoCloseable {
      * @param lockWaitMs how long a SQLite write waits for a lock another process holds before it fails
      */
     public static Database open(Optional<DatabaseConfig.Postgres> postgres, Path stateDir, int poolSize, long lockWaitMs) {
+        return open(postgres, stateDir, poolSize, lockWaitMs, NewSqliteFile.RESOURCE);
+    }
+
+    /**
+     * @param newSqliteFile the resource a new SQLite file is copied from ({@link NewSqliteFile}), or null to leave a
+     *                      new file to Flyway
+     */
+    static Database open(Optional<DatabaseConfig.Postgres> postgres, Path stateDir, int poolSize, long lockWaitMs,
+            String newSqliteFile) {
         HikariConfig hikari = new HikariConfig();
         hikari.setPoolName("keypool-db");
         String kind;
@@ -70,11 +81,13 @@ public final class Database implements AutoCloseable {
             types = Map.of("row_id", "INTEGER PRIMARY KEY", "double", "REAL", "bytes", "BLOB");
             try {
                 Files.createDirectories(stateDir);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new IllegalStateException("cannot create state.dir " + stateDir, e);
             }
             SqliteNativeLibrary.load(System.getProperties());
-            createWithLargePages(stateDir.resolve(SQLITE_FILE));
+            if (!copyNewFile(stateDir.resolve(SQLITE_FILE), newSqliteFile)) {
+                createWithLargePages(stateDir.resolve(SQLITE_FILE));
+            }
             // WAL: readers (sqlite3, the admin queries) do not block the writer; busy_timeout: a writer waits for the
             // lock instead of failing at once; NOMUTEX: SQLite's multi-thread mode, no lock of its own taken in every
             // call (0.25 of the request log writer's 2.4 µs a row, RequestLogCostBench), since the pool hands a
@@ -104,6 +117,14 @@ public final class Database implements AutoCloseable {
             throw new IllegalStateException("Cannot prepare the " + kind + " database: " + safeMessage(e), e);
         }
         return new Database(dataSource, kind, true);
+    }
+
+    private static boolean copyNewFile(Path file, String resource) {
+        try {
+            return NewSqliteFile.copyTo(file, resource);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create the sqlite database " + file, e);
+        }
     }
 
     /**
