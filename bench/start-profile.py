@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where a start's main thread goes: its CPU samples by part, inclusive.
 
-    bench/start-profile.py PROFILE [THREAD]        (THREAD default main)
+    bench/start-profile.py PROFILE [THREAD]        (THREAD default main: named main, or DestroyJavaVM once the
+                                                    JVM has renamed it, as when the profile is written at exit)
 
 PROFILE is async-profiler's collapsed output of a gateway started with
 -agentpath:<libasyncProfiler.so>=start,event=itimer,interval=1ms,threads,file=PROFILE.collapsed,collapsed
@@ -42,7 +43,7 @@ def thread_of(frame):
 
 def main():
     profile = sys.argv[1]
-    wanted = sys.argv[2] if len(sys.argv) > 2 else "main"
+    wanted = {sys.argv[2]} if len(sys.argv) > 2 else {"main", "DestroyJavaVM"}
     total = 0
     counts = Counter()
     threads = Counter()
@@ -55,7 +56,7 @@ def main():
             n = int(n)
             thread = thread_of(frames[0]) or "?"
             threads[thread] += n
-            if thread != wanted:
+            if thread not in wanted:
                 continue
             total += n
             found = set()
@@ -67,7 +68,7 @@ def main():
                         break
             for part in found or {"other"}:
                 counts[part] += n
-    print(f"{total} samples of thread {wanted}; all threads {sum(threads.values())}: "
+    print(f"{total} samples of thread {' or '.join(sorted(wanted))}; all threads {sum(threads.values())}: "
           + ", ".join(f"{t} {n}" for t, n in threads.most_common(6)))
     for part, n in counts.most_common():
         print(f"  {100 * n / max(total, 1):5.1f} %  {part}")

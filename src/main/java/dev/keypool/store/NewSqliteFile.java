@@ -15,7 +15,7 @@ import java.util.Optional;
  * the main thread at every first start on a new state.dir (every new container), most of it Flyway's own start
  * (its plugins, the migration files listed, read and parsed, each in a transaction of its own), before the routes
  * could load (docs/decisions.md, "A start does only what serving needs"). Where the jar holds no such file (classes
- * run from an IDE), the store is left to Flyway as before; a file made by an older build is brought up to date by
+ * run from an IDE), Flyway makes the store; a file made by an older build is brought up to date by
  * Flyway like any store of that build.
  */
 final class NewSqliteFile {
