@@ -25,13 +25,14 @@ import io.vertx.ext.web.client.impl.WebClientInternal;
 
 /**
  * The Vert.x clients of the provider calls: one per way of reaching a provider (TLS or not, HTTP/2 offered or not,
- * the CA file trusted besides the JVM's), shared by every vertx-http endpoint that reaches providers that way: over
- * HTTP/2 one such, over HTTP/1.1 one per event loop that reads the HTTP server's connections, which carries the calls
- * of the requests that loop read, wherever they are sent from. Each client keeps one pool of connections per provider
- * (host and port): HTTP/1.1 connections up to its loop's share of {@code http1Connections} (divided among the loops, so
- * that a provider has no more in all), one call each; HTTP/2 connections up to {@code http2Connections}, each carrying
- * up to 100 calls at once (fewer if its provider's SETTINGS_MAX_CONCURRENT_STREAMS says so), a new one opened only when
- * those are all busy.
+ * the CA file trusted besides the JVM's) and event loop that reads the HTTP server's connections, shared by every
+ * vertx-http endpoint that reaches providers that way; a loop's client carries the calls of the requests that loop
+ * read, wherever they are sent from. Each client keeps one pool of connections per provider (host and port), up to its
+ * loop's share of the bound (divided among the loops, so that a provider has no more in all): HTTP/1.1 connections of
+ * {@code http1Connections}, one call each; HTTP/2 connections of {@code http2Connections}, each carrying up to 100 calls
+ * at once (fewer if its provider's SETTINGS_MAX_CONCURRENT_STREAMS says so), a new one opened only when those are all
+ * busy. With fewer HTTP/2 connections than loops, the loops past them send their HTTP/2 calls through the client of a
+ * loop that has one (each HTTP/1.1 client has at least one connection).
  *
  * <p>An HTTP/2 connection is given {@link ChannelConfig#MAX_CONNECT_TIMEOUT} to connect, whichever channel's call
  * opens it: it is shared by every call to its provider, so no one channel's shorter connect timeout is its bound (that
@@ -61,17 +62,16 @@ public final class UpstreamClients {
     private final WebClientOptions base;
     private final int http2Connections;
     private final long http2StreamWaitMs;
-    /** The transports' HTTP/2 clients, shared by every event loop. */
-    private final Map<Transport, Client> clients = new ConcurrentHashMap<>();
     /** HTTP/1.1 connections per provider at most, across all the loops' clients ({@code http1Connections}). */
     private final int http1Connections;
     /** The event loops that may have clients of their own: as many as read the HTTP server's connections. */
     private final int loops;
     /**
-     * The HTTP/1.1 clients of each event loop that has sent a call, at most {@link #loops}: Vert.x's pool hands out its
-     * most recently used free connection whatever its event loop, so with one client a call read on one loop was sent
-     * and answered on another; a loop's own client opens its connections on that loop (docs/decisions.md, "An event
-     * loop per core reads the HTTP server's connections, each with its own provider client").
+     * The clients of each event loop that has sent a call, at most {@link #loops}: Vert.x's pool hands out its most
+     * recently used free connection whatever its event loop (an HTTP/1.1 one; an HTTP/2 one by its free streams), so
+     * with one client a call read on one loop was sent and answered on another; a loop's own client opens its
+     * connections on that loop (docs/decisions.md, "An event loop per core reads the HTTP server's connections, each
+     * with its own provider client").
      */
     private final List<Loop> admitted = new CopyOnWriteArrayList<>();
     private final Map<EventLoop, Loop> byLoop = new ConcurrentHashMap<>();
@@ -85,10 +85,16 @@ public final class UpstreamClients {
     }
 
     /**
-     * One event loop's HTTP/1.1 clients, one per transport, each with {@code connections} of a provider's; calls to them
-     * go out from {@code context}, so that their connections open, and their answers are read, on that loop.
+     * One event loop's clients, one per transport, each with {@code http1Connections} or {@code http2Connections} of a
+     * provider's; calls to them go out from {@code context}, so that their connections open, and their answers are
+     * read, on that loop. {@code index}: the loop's place among the admitted ones.
      */
-    private record Loop(ContextInternal context, int connections, Map<Transport, Client> clients) {
+    private record Loop(int index, ContextInternal context, int http1Connections, int http2Connections,
+                        Map<Transport, Client> clients) {
+
+        int connections(Transport transport) {
+            return transport.offersHttp2() ? http2Connections : http1Connections;
+        }
     }
 
     /**
@@ -110,6 +116,10 @@ public final class UpstreamClients {
                     long http2StreamWaitMs) {
         this.vertx = vertx;
         this.base = base == null ? new WebClientOptions() : new WebClientOptions(base);
+        if (http2Connections < 1) {
+            throw new IllegalArgumentException("keypool.http2-connections-per-provider must be at least 1, not "
+                    + http2Connections);
+        }
         this.http2Connections = http2Connections;
         this.http2StreamWaitMs = http2StreamWaitMs;
         this.http1Connections = this.base.getMaxPoolSize();
@@ -119,28 +129,32 @@ public final class UpstreamClients {
     }
 
     /**
-     * Where a call of this transport goes out from: over HTTP/1.1, the context of the loop whose client carries it (of
+     * Where a call of this transport goes out from: the context of the loop whose client carries it (of
      * {@code requestLoop}, the loop that read the call's request, wherever the call is sent from: a retry, a call after
      * a fault's delay; else of the calling thread's loop; else, a call of no request from no loop (a probe, a batch
-     * line), the loops' in turn); null over HTTP/2, whose calls share one client.
+     * line), the loops' in turn), or over HTTP/2 of the loop that lends it its client when it has no connection of its
+     * own.
      */
     ContextInternal sendingContext(Transport transport, Context requestLoop) {
-        if (transport.offersHttp2()) {
-            return null;
-        }
-        return loop(requestLoop != null ? requestLoop : Vertx.currentContext()).context();
+        return carrier(loop(requestLoop != null ? requestLoop : Vertx.currentContext()), transport).context();
     }
 
     /**
-     * The client of this transport for a call sent from the calling thread, made at its first call: over HTTP/1.1 that
-     * of the current context's event loop ({@link #sendingContext}); over HTTP/2 the transport's one.
+     * The client of this transport for a call sent from the calling thread, made at its first call: that of the current
+     * context's event loop ({@link #sendingContext}).
      */
     Client client(Transport transport) {
-        if (transport.offersHttp2()) {
-            return clients.computeIfAbsent(transport, t -> create(t, http1Connections));
-        }
-        Loop loop = loop(Vertx.currentContext());
-        return loop.clients().computeIfAbsent(transport, t -> create(t, loop.connections()));
+        Loop loop = carrier(loop(Vertx.currentContext()), transport);
+        return loop.clients().computeIfAbsent(transport, t -> create(t, loop));
+    }
+
+    /**
+     * The loop whose client carries the loop's calls of this transport: itself, or over HTTP/2 when its share of
+     * {@code http2Connections} is none, one of the first loops, whose shares are one each. Those loops are admitted
+     * already: a loop has no share only when more loops came before it than there are connections.
+     */
+    private Loop carrier(Loop loop, Transport transport) {
+        return loop.connections(transport) > 0 ? loop : admitted.get(loop.index() % http2Connections);
     }
 
     /**
@@ -170,22 +184,28 @@ public final class UpstreamClients {
     private Loop admit(EventLoop loop) {
         synchronized (admitted) {
             int index = admitted.size();
-            int share = Math.max(1, http1Connections / loops + (index < http1Connections % loops ? 1 : 0));
-            Loop made = new Loop(((VertxInternal) vertx).createEventLoopContext(loop, null,
-                    Thread.currentThread().getContextClassLoader()), share, new ConcurrentHashMap<>());
+            Loop made = new Loop(index, ((VertxInternal) vertx).createEventLoopContext(loop, null,
+                    Thread.currentThread().getContextClassLoader()), Math.max(1, share(http1Connections, index)),
+                    share(http2Connections, index), new ConcurrentHashMap<>());
             admitted.add(made);
             byLoop.put(loop, made);
             return made;
         }
     }
 
-    private Client create(Transport transport, int http1Connections) {
-        WebClientOptions options = new WebClientOptions(base).setSsl(transport.tls()).setMaxPoolSize(http1Connections);
+    /** The share of {@code bound} connections of the loop admitted {@code index}th: an even one, the first loops one more. */
+    private int share(int bound, int index) {
+        return bound / loops + (index < bound % loops ? 1 : 0);
+    }
+
+    /** A client of the loop's: its shares of the HTTP/1.1 connections (also where ALPN picks http/1.1) and HTTP/2 ones. */
+    private Client create(Transport transport, Loop loop) {
+        WebClientOptions options = new WebClientOptions(base).setSsl(transport.tls()).setMaxPoolSize(loop.http1Connections());
         if (transport.offersHttp2()) {
             options.setProtocolVersion(HttpVersion.HTTP_2)
                     .setUseAlpn(true)
                     .setAlpnVersions(List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1))
-                    .setHttp2MaxPoolSize(http2Connections)
+                    .setHttp2MaxPoolSize(loop.http2Connections())
                     // at most 100 calls per connection (fewer if the provider allows fewer). Left to the provider's
                     // SETTINGS (-1), a burst of 2,000 calls on a saturated machine found 15 connections carrying 1,500
                     // while 99 more stood open idle, and 500 calls failed waiting; with 100 known up front, 1,899 went
@@ -212,8 +232,6 @@ public final class UpstreamClients {
     }
 
     void close() {
-        clients.values().forEach(client -> client.http().close());
-        clients.clear();
         admitted.forEach(loop -> loop.clients().values().forEach(client -> client.http().close()));
         admitted.clear();
         byLoop.clear();
