@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -94,6 +95,17 @@ class Http2ChannelsTest extends GatewayTestSupport {
                 admin:
                   token: admin-secret
                 """.formatted(tls.baseUrl(), certificate.pem());
+    }
+
+    /**
+     * One HTTP/2 connection per provider: the first event loop's, through which the other loop sends its calls too
+     * ({@code UpstreamClients}), so that the tests that count the connections follow the one their calls ride.
+     */
+    @Override
+    protected Properties overrideProperties() {
+        Properties p = super.overrideProperties();
+        p.put("keypool.http2-connections-per-provider", "1");
+        return p;
     }
 
     @BeforeEach

@@ -69,8 +69,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The endpoints do not make a client each: the call goes out on the {@link UpstreamClients} client of its transport,
  * given by two options of the endpoint URI that the route sets from the channel: {@code http2} ({@code auto} or
- * {@code off}) and {@code caFile} (empty: none). So every endpoint of a provider (its paths, its timeouts) shares one
- * pool of connections, and over HTTP/2 a few connections carry all its calls.
+ * {@code off}) and {@code caFile} (empty: none), and of the event loop that read its request. So every endpoint of a
+ * provider (its paths, its timeouts) shares one pool of connections on each loop, and over HTTP/2 a few connections
+ * carry all its calls.
  *
  * <p>A call takes its connection from the pool within {@link #poolWaitMs}: over HTTP/1.1 the channel's connect timeout
  * (a call waits only for a connection of its own to open), over HTTP/2 also the wait for a free stream
@@ -261,7 +262,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             // loop's and its answer is read there: the loop that read the request, when it is sent from elsewhere
             ContextInternal from = clients().sendingContext(((UpstreamEndpoint) getEndpoint()).transport,
                     exchange.getProperty(Exchanges.REQUEST_EVENT_LOOP, Context.class));
-            if (from == null || from.nettyEventLoop().inEventLoop()) {
+            if (from.nettyEventLoop().inEventLoop()) {
                 return send(exchange, callback);
             }
             boolean[] sync = new boolean[1];
