@@ -11,16 +11,20 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Answers what no route answers, shaped as every other error (Anthropic's under /v1/messages, else OpenAI's): 404
  * for a path nobody serves, 405 with {@code Allow} for a path served under other methods, and the failures Vert.x
  * raises itself before a route runs (413 for a body over {@code camel.server.max-body-size}, 400 for a body it cannot
- * read, 500). Without it Vert.x answers those with an HTML page (404) or an empty body. It is the last route of
- * platform-http's router, so it sees only what every route before it declined, whenever that route was added
- * (routes reloaded later included).
+ * read, 500, logged by the failure's class). Without it Vert.x answers those with an HTML page (404) or an empty body.
+ * It is the last route of platform-http's router, so it sees only what every route before it declined, whenever that
+ * route was added (routes reloaded later included).
  */
 public final class UnmatchedRequests {
+
+    private static final Logger LOG = LoggerFactory.getLogger(UnmatchedRequests.class);
 
     private final Router router;
     private final GatewayResponses responses;
@@ -43,6 +47,13 @@ public final class UnmatchedRequests {
             return;
         }
         int status = context.statusCode() >= 400 ? context.statusCode() : 500;
+        if (status >= 500) {
+            // the gateway's own fault, answered outside every route: the log is all an operator has of it (the class
+            // name only, as for a failure inside a route: a third party's message is not ours to vouch for)
+            Throwable failure = context.failure();
+            LOG.warn("Request failed before or outside its route: {} {}: {}", context.request().method(),
+                    context.normalizedPath(), failure == null ? "status " + status : failure.getClass().getName());
+        }
         GatewayError error = switch (status) {
             case 413 -> new GatewayError(413, "invalid_request_error", "request_too_large",
                     "Request body is over the size limit of this gateway", null);
