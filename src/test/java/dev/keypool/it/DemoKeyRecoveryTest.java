@@ -1,7 +1,5 @@
 package dev.keypool.it;
 
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
@@ -45,14 +43,14 @@ class DemoKeyRecoveryTest extends GatewayTestSupport {
     void should_probe_with_a_one_token_chat_where_models_answers_404() throws Exception {
         KeyPool pool = channel("demo").pool();
         ApiKey one = pool.find(ONE).orElseThrow();
-        HttpResponse<String> fault = admin("POST", "/admin/faults", "{\"channel\":\"demo\",\"key\":\"" + ONE
-                + "\",\"kind\":\"status\",\"status\":500}");
+        HttpResponse<String> fault = adminRequest("admin-secret", "POST", "/admin/faults",
+                "{\"channel\":\"demo\",\"key\":\"" + ONE + "\",\"kind\":\"status\",\"status\":500}");
         assertThat(fault.statusCode()).as(fault.body()).isEqualTo(201);
         for (int i = 0; i < 4 && pool.stateOf(one) != KeyState.DISABLED; i++) {
             assertThat(chat("demo-chat").statusCode()).isEqualTo(200);
         }
         assertThat(pool.stateOf(one)).isEqualTo(KeyState.DISABLED);
-        admin("DELETE", "/admin/faults/fault-1", null);
+        adminRequest("admin-secret", "DELETE", "/admin/faults/fault-1", null);
 
         clock.advance(Duration.ofMinutes(1));
 
@@ -60,13 +58,5 @@ class DemoKeyRecoveryTest extends GatewayTestSupport {
         assertThat(logs.lines()).contains(
                 "INFO Key " + ONE + "(demo) probe: no GET /models at this provider (404), probing with a one-token chat");
         assertThat(logs.lines()).anyMatch(line -> line.startsWith("INFO Key " + ONE + "(demo) probe ok, DISABLED -> ACTIVE"));
-    }
-
-    private HttpResponse<String> admin(String method, String path, String body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer admin-secret").header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .build();
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -85,7 +85,7 @@ class FaultInjectionTest extends GatewayTestSupport {
 
     @Test
     void should_retry_trip_the_breaker_and_fall_back_on_a_503_fault_at_rate_1() throws Exception {
-        HttpResponse<String> added = admin("POST", "/admin/faults",
+        HttpResponse<String> added = adminRequest(TOKEN, "POST", "/admin/faults",
                 "{\"channel\":\"primary\",\"kind\":\"status\",\"status\":503,\"rate\":1,\"duration\":\"60s\"}");
         assertThat(added.statusCode()).isEqualTo(201);
         String id = JSON.readTree(added.body()).path("id").asText();
@@ -114,7 +114,7 @@ class FaultInjectionTest extends GatewayTestSupport {
     @Test
     void should_cool_only_the_key_a_429_fault_names() throws Exception {
         String p2 = Fingerprint.of("sk-k2");
-        assertThat(admin("POST", "/admin/faults",
+        assertThat(adminRequest(TOKEN, "POST", "/admin/faults",
                 "{\"channel\":\"keyed\",\"key\":\"" + p2 + "\",\"kind\":\"status\",\"status\":429}").statusCode()).isEqualTo(201);
 
         for (int i = 0; i < 6; i++) {
@@ -135,7 +135,8 @@ class FaultInjectionTest extends GatewayTestSupport {
 
     @Test
     void should_fail_like_a_provider_timeout_and_like_a_reset_connection() throws Exception {
-        String timeout = id(admin("POST", "/admin/faults", "{\"channel\":\"fragile\",\"kind\":\"timeout\"}"));
+        String timeout = id(adminRequest(TOKEN, "POST", "/admin/faults",
+                "{\"channel\":\"fragile\",\"kind\":\"timeout\"}"));
 
         HttpResponse<String> timedOut = chat("gpt-fragile");
 
@@ -144,9 +145,9 @@ class FaultInjectionTest extends GatewayTestSupport {
         String f1 = Fingerprint.of("sk-f1");
         assertThat(logs.lines()).contains("WARN Key " + f1 + "(fragile) disabled after 1 consecutive failures (last: timeout)");
 
-        admin("DELETE", "/admin/faults/" + timeout, null);
+        adminRequest(TOKEN, "DELETE", "/admin/faults/" + timeout, null);
         channel("fragile").pool().controls().enable(f1);
-        admin("POST", "/admin/faults", "{\"channel\":\"fragile\",\"kind\":\"reset\"}");
+        adminRequest(TOKEN, "POST", "/admin/faults", "{\"channel\":\"fragile\",\"kind\":\"reset\"}");
 
         assertThat(chat("gpt-fragile").headers().firstValue("X-KeyPool-Channel")).contains("backup");
         assertThat(logs.lines()).contains(
@@ -156,7 +157,7 @@ class FaultInjectionTest extends GatewayTestSupport {
 
     @Test
     void should_delay_calls_by_a_latency_fault() throws Exception {
-        admin("POST", "/admin/faults", "{\"channel\":\"backup\",\"kind\":\"latency\",\"latencyMs\":400}");
+        adminRequest(TOKEN, "POST", "/admin/faults", "{\"channel\":\"backup\",\"kind\":\"latency\",\"latencyMs\":400}");
 
         long start = System.nanoTime();
         HttpResponse<String> response = chat("gpt-backup");
@@ -168,22 +169,24 @@ class FaultInjectionTest extends GatewayTestSupport {
 
     @Test
     void should_end_a_fault_by_the_clock_and_say_so() throws Exception {
-        String id = id(admin("POST", "/admin/faults", "{\"channel\":\"expiring\",\"kind\":\"status\",\"status\":500,\"duration\":\"30s\"}"));
+        String id = id(adminRequest(TOKEN, "POST", "/admin/faults",
+                "{\"channel\":\"expiring\",\"kind\":\"status\",\"status\":500,\"duration\":\"30s\"}"));
         assertThat(chat("gpt-expiring").statusCode()).isEqualTo(503);
 
         clock.advance(Duration.ofSeconds(30));
 
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(logs.lines()).contains(
                 "WARN Fault " + id + " ended: its 30s are over (status 500 at rate 1.0 on channel [expiring] (all keys) for 30s)"));
-        assertThat(JSON.readTree(admin("GET", "/admin/faults", null).body()).path("faults")).isEmpty();
+        assertThat(JSON.readTree(adminRequest(TOKEN, "GET", "/admin/faults", null).body()).path("faults")).isEmpty();
         assertThat(chat("gpt-expiring").statusCode()).isEqualTo(200);
     }
 
     @Test
     void should_list_and_remove_faults() throws Exception {
-        String id = id(admin("POST", "/admin/faults", "{\"channel\":\"backup\",\"kind\":\"latency\",\"latencyMs\":10,\"rate\":0.5}"));
+        String id = id(adminRequest(TOKEN, "POST", "/admin/faults",
+                "{\"channel\":\"backup\",\"kind\":\"latency\",\"latencyMs\":10,\"rate\":0.5}"));
 
-        JsonNode list = JSON.readTree(admin("GET", "/admin/faults", null).body()).path("faults");
+        JsonNode list = JSON.readTree(adminRequest(TOKEN, "GET", "/admin/faults", null).body()).path("faults");
         assertThat(list).hasSize(1);
         assertThat(list.get(0).path("kind").asText()).isEqualTo("latency");
         assertThat(list.get(0).path("latencyMs").asLong()).isEqualTo(10);
@@ -191,16 +194,17 @@ class FaultInjectionTest extends GatewayTestSupport {
         assertThat(list.get(0).path("duration").asText()).isEqualTo("60s");
         assertThat(list.get(0).path("key").isNull()).isTrue();
 
-        assertThat(admin("DELETE", "/admin/faults/" + id, null).statusCode()).isEqualTo(200);
-        HttpResponse<String> again = admin("DELETE", "/admin/faults/" + id, null);
+        assertThat(adminRequest(TOKEN, "DELETE", "/admin/faults/" + id, null).statusCode()).isEqualTo(200);
+        HttpResponse<String> again = adminRequest(TOKEN, "DELETE", "/admin/faults/" + id, null);
         assertThat(again.statusCode()).isEqualTo(404);
         assertThat(JSON.readTree(again.body()).path("error").path("code").asText()).isEqualTo("fault_not_found");
-        assertThat(JSON.readTree(admin("GET", "/admin/faults", null).body()).path("faults")).isEmpty();
+        assertThat(JSON.readTree(adminRequest(TOKEN, "GET", "/admin/faults", null).body()).path("faults")).isEmpty();
     }
 
     @Test
     void should_answer_400_listing_every_problem_and_401_without_the_token() throws Exception {
-        HttpResponse<String> bad = admin("POST", "/admin/faults", "{\"channel\":\"nowhere\",\"kind\":\"status\",\"rate\":3}");
+        HttpResponse<String> bad = adminRequest(TOKEN, "POST", "/admin/faults",
+                "{\"channel\":\"nowhere\",\"kind\":\"status\",\"rate\":3}");
 
         assertThat(bad.statusCode()).isEqualTo(400);
         JsonNode error = JSON.readTree(bad.body()).path("error");
@@ -208,19 +212,19 @@ class FaultInjectionTest extends GatewayTestSupport {
         assertThat(error.path("type").asText()).isEqualTo("invalid_request_error");
         assertThat(error.path("message").asText()).isEqualTo("Invalid fault: channel: no channel named 'nowhere'; "
                 + "status: is required for this kind; rate: must be a number > 0 and <= 1");
-        assertThat(admin("POST", "/admin/faults", "not json").statusCode()).isEqualTo(400);
+        assertThat(adminRequest(TOKEN, "POST", "/admin/faults", "not json").statusCode()).isEqualTo(400);
 
         HttpRequest noToken = HttpRequest.newBuilder(URI.create(url("/admin/faults")))
                 .POST(HttpRequest.BodyPublishers.ofString("{\"channel\":\"backup\",\"kind\":\"reset\"}")).build();
         assertThat(http.send(noToken, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
-        assertThat(JSON.readTree(admin("GET", "/admin/faults", null).body()).path("faults")).isEmpty();
+        assertThat(JSON.readTree(adminRequest(TOKEN, "GET", "/admin/faults", null).body()).path("faults")).isEmpty();
     }
 
     /** Faults outlive a test in the gateway the tests share: each test starts with none. */
     @BeforeEach
     void removeFaults() throws Exception {
-        for (JsonNode fault : JSON.readTree(admin("GET", "/admin/faults", null).body()).path("faults")) {
-            assertThat(admin("DELETE", "/admin/faults/" + id(fault), null).statusCode()).isEqualTo(200);
+        for (JsonNode fault : JSON.readTree(adminRequest(TOKEN, "GET", "/admin/faults", null).body()).path("faults")) {
+            assertThat(adminRequest(TOKEN, "DELETE", "/admin/faults/" + id(fault), null).statusCode()).isEqualTo(200);
         }
     }
 
@@ -231,13 +235,5 @@ class FaultInjectionTest extends GatewayTestSupport {
 
     private static String id(JsonNode fault) {
         return fault.path("id").asText();
-    }
-
-    private HttpResponse<String> admin(String method, String path, String body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .build();
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 }

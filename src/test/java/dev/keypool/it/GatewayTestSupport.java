@@ -259,6 +259,26 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
         return post("/v1/chat/completions", chatBody(model));
     }
 
+    /** A chat request with {@code stream: true} for this model; its events in the answer's body. */
+    protected HttpResponse<String> chatStream(String model) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
+                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"" + model
+                        + "\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+                .build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A request to the admin API with this admin token, a JSON body or none (null). */
+    protected HttpResponse<String> adminRequest(String adminToken, String method, String path, String body)
+            throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30))
+                .header("Authorization", "Bearer " + adminToken).header("Content-Type", "application/json")
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
     /**
      * A chat request written on a plain socket, whose client can then hang up at a moment the test chooses (an HTTP
      * client library would not say when it closes its connection). Close the socket to hang up.

@@ -1,7 +1,5 @@
 package dev.keypool.it;
 
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,6 +13,7 @@ import org.apache.camel.CamelContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import static dev.keypool.testing.ProviderCallThreads.EVENT_LOOP;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -26,8 +25,6 @@ import static org.awaitility.Awaitility.await;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RouteOnEventLoopTest extends GatewayTestSupport {
-
-    private static final String EVENT_LOOP = "vert.x-eventloop-thread-";
 
     private ProviderCallThreads calls;
 
@@ -115,13 +112,13 @@ class RouteOnEventLoopTest extends GatewayTestSupport {
 
     @Test
     void should_leave_the_event_loop_while_a_fault_is_in_force() throws Exception {
-        HttpResponse<String> added = admin("POST", "/admin/faults",
+        HttpResponse<String> added = adminRequest("admin-secret", "POST", "/admin/faults",
                 "{\"channel\":\"faulty\",\"kind\":\"latency\",\"latencyMs\":50,\"duration\":\"60s\"}");
         assertThat(added.statusCode()).isEqualTo(201);
         String id = added.body().replaceAll("(?s).*\"id\":\"([^\"]+)\".*", "$1");
 
         assertThat(chat("gpt-faulty").statusCode()).isEqualTo(200);
-        assertThat(admin("DELETE", "/admin/faults/" + id, null).statusCode()).isEqualTo(200);
+        assertThat(adminRequest("admin-secret", "DELETE", "/admin/faults/" + id, null).statusCode()).isEqualTo(200);
         assertThat(chat("gpt-faulty").statusCode()).isEqualTo(200);
 
         List<String> threads = calls.sentFrom("sk-faulty");
@@ -132,13 +129,5 @@ class RouteOnEventLoopTest extends GatewayTestSupport {
 
     private CapacityWait capacityWait() {
         return context.getRegistry().lookupByNameAndType("capacityWait", CapacityWait.class);
-    }
-
-    private HttpResponse<String> admin(String method, String path, String body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer admin-secret").header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .build();
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -1,9 +1,6 @@
 package dev.keypool.it;
 
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -55,18 +52,18 @@ class StreamBreakerTest extends GatewayTestSupport {
         upstream.cutStreamAfter(key(), 1);
 
         for (int i = 1; i <= 2; i++) {
-            assertThat(stream(testName()).body()).contains("stream_interrupted");
+            assertThat(chatStream(testName()).body()).contains("stream_interrupted");
             assertThat(channel(testName()).breaker().state()).isEqualTo(BreakerState.CLOSED);
             assertThat(maxKeyConsecutiveFailures()).isEqualTo(i);
         }
-        HttpResponse<String> third = stream(testName());
+        HttpResponse<String> third = chatStream(testName());
 
         assertThat(third.headers().firstValue("X-KeyPool-Channel")).contains(testName());
         assertThat(third.body()).contains("stream_interrupted");
         assertThat(channel(testName()).breaker().state()).isEqualTo(BreakerState.OPEN);
         assertThat(logs.messages(Level.WARN)).contains("Channel [" + testName() + "] tripped: consecutive_fail (3 >= 3)");
         // the channel is out: the next stream goes to the fallback and never reaches the broken key
-        HttpResponse<String> fallback = stream(testName());
+        HttpResponse<String> fallback = chatStream(testName());
         assertThat(fallback.headers().firstValue("X-KeyPool-Channel")).contains(testName() + "-fallback");
         assertThat(fallback.body()).contains("data: [DONE]");
         assertThat(upstream.hits(key())).isEqualTo(3);
@@ -75,12 +72,12 @@ class StreamBreakerTest extends GatewayTestSupport {
     @Test
     void should_end_a_key_failure_streak_with_a_stream_that_completes() throws Exception {
         upstream.cutStreamAfter(key(), 1);
-        stream(testName());
-        stream(testName());
+        chatStream(testName());
+        chatStream(testName());
         assertThat(maxKeyConsecutiveFailures()).isEqualTo(2);
 
         upstream.healthy(key());
-        HttpResponse<String> whole = stream(testName());
+        HttpResponse<String> whole = chatStream(testName());
 
         assertThat(whole.body()).contains("data: [DONE]").doesNotContain("stream_interrupted");
         assertThat(maxKeyConsecutiveFailures()).isZero();
@@ -88,18 +85,11 @@ class StreamBreakerTest extends GatewayTestSupport {
                 .isZero();
         // the streak started over: two more broken streams do not reach the threshold of three
         upstream.cutStreamAfter(key(), 1);
-        stream(testName());
-        stream(testName());
+        chatStream(testName());
+        chatStream(testName());
         assertThat(channel(testName()).breaker().state()).isEqualTo(BreakerState.CLOSED);
     }
 
-    private HttpResponse<String> stream(String model) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
-                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"" + model
-                        + "\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")).build();
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
-    }
 
     /** The figure /admin/status shows for the channel's worst failure streak. */
     private int maxKeyConsecutiveFailures() throws Exception {

@@ -1,9 +1,6 @@
 package dev.keypool.it;
 
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.List;
 
 import dev.keypool.testing.ProviderCallThreads;
@@ -11,6 +8,7 @@ import org.apache.camel.CamelContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import static dev.keypool.testing.ProviderCallThreads.EVENT_LOOP;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -20,8 +18,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class StreamFirstEventTest extends GatewayTestSupport {
-
-    private static final String EVENT_LOOP = "vert.x-eventloop-thread-";
 
     private ProviderCallThreads calls;
 
@@ -60,7 +56,7 @@ class StreamFirstEventTest extends GatewayTestSupport {
     void should_go_on_to_the_relay_on_the_event_loop_that_received_the_first_event() throws Exception {
         upstream.streamEvents(3, 20);
 
-        HttpResponse<String> answer = stream("gpt-whole");
+        HttpResponse<String> answer = chatStream("gpt-whole");
 
         assertThat(answer.statusCode()).isEqualTo(200);
         assertThat(answer.body().lines().filter(l -> l.startsWith("data:")).toList()).hasSize(4)
@@ -73,7 +69,7 @@ class StreamFirstEventTest extends GatewayTestSupport {
         // a first event of 256 KiB comes in many chunks: the event loop waits for the rest of it, holding no thread
         upstream.hugeEvent("sk-split", 0, 256 * 1024);
 
-        HttpResponse<String> answer = stream("gpt-split");
+        HttpResponse<String> answer = chatStream("gpt-split");
 
         assertThat(answer.statusCode()).isEqualTo(200);
         List<String> data = answer.body().lines().filter(l -> l.startsWith("data:")).toList();
@@ -86,41 +82,24 @@ class StreamFirstEventTest extends GatewayTestSupport {
     void should_read_a_stream_sent_from_another_thread_on_the_event_loop_that_read_its_request() throws Exception {
         upstream.streamEvents(3, 0);
         // a fault in force sends the call from a request thread (its delay waits there)
-        HttpResponse<String> added = admin("POST", "/admin/faults",
+        HttpResponse<String> added = adminRequest("admin-secret", "POST", "/admin/faults",
                 "{\"channel\":\"faulty\",\"kind\":\"latency\",\"latencyMs\":1,\"duration\":\"60s\"}");
         assertThat(added.statusCode()).isEqualTo(201);
         String id = added.body().replaceAll("(?s).*\"id\":\"([^\"]+)\".*", "$1");
         try {
             for (int i = 0; i < 6; i++) {
-                HttpResponse<String> answer = stream("gpt-faulty");
+                HttpResponse<String> answer = chatStream("gpt-faulty");
                 assertThat(answer.statusCode()).isEqualTo(200);
                 assertThat(answer.body().lines().filter(l -> l.startsWith("data:")).toList()).last()
                         .isEqualTo("data: [DONE]");
             }
         } finally {
             // the other tests' calls stay on their event loop
-            assertThat(admin("DELETE", "/admin/faults/" + id, null).statusCode()).isEqualTo(200);
+            assertThat(adminRequest("admin-secret", "DELETE", "/admin/faults/" + id, null).statusCode()).isEqualTo(200);
         }
 
         assertThat(calls.sentFrom("sk-faulty")).hasSize(6).allSatisfy(t -> assertThat(t).doesNotStartWith(EVENT_LOOP));
         // its head and first event read, and the first event written, on the loop of its request, whichever thread sent it
         assertThat(calls.answeredOnRequestLoop("sk-faulty")).hasSize(6).containsOnly(true);
-    }
-
-    private HttpResponse<String> admin(String method, String path, String body) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url(path))).timeout(Duration.ofSeconds(30))
-                .header("Authorization", "Bearer admin-secret").header("Content-Type", "application/json")
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .build();
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
-    }
-
-    private HttpResponse<String> stream(String model) throws Exception {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(url("/v1/chat/completions")))
-                .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"" + model
-                        + "\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
-                .build();
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -20,6 +20,9 @@ import org.apache.camel.support.EventNotifierSupport;
  */
 public final class ProviderCallThreads extends EventNotifierSupport {
 
+    /** How Vert.x names its event loops' threads: a thread name starting with it is an event loop. */
+    public static final String EVENT_LOOP = "vert.x-eventloop-thread-";
+
     /** The key of each call in flight, by its exchange: the answer's headers are the provider's. */
     private final Map<String, String> keys = new ConcurrentHashMap<>();
     private final Map<String, List<String>> sentFrom = new ConcurrentHashMap<>();
