@@ -12,7 +12,7 @@
 #             500 ms)
 #   cpu       the gateway's CPU time until then, all threads (utime + stime of /proc/<pid>/stat): steadier than wall
 #             time on a shared machine; main: of the thread that runs main() (named java), jit: of the JIT's
-#             compiler threads
+#             compiler threads, C2: of the C2 compiler thread alone (its share of the JIT: bench/start-jit.py)
 #   camel     Camel Main's own "started in" from the log (the context's start, without the JVM's start, Camel Main's
 #             boot before it and the first request after it); boot: its "boot:" figure (from Camel Main's first step)
 #   first     the first answer's own time (from sending the request that was answered 200 to its end)
@@ -107,7 +107,7 @@ ms_of() {
 
 # cold_run VARIANT ROUND: one gateway from launch to its first 200 (and its first burst); appends a line to runs.txt
 cold_run() {
-  local variant=$1 round=$2 home="$OUT/r$2-$1" flags=() started ready cpu main jit camel boot first burst=-
+  local variant=$1 round=$2 home="$OUT/r$2-$1" flags=() started ready cpu main jit c2 camel boot first burst=-
   mkdir -p "$home"
   local dir=$ROOT extra="COLD_FLAGS_$variant" other="COLD_HOME_$variant" aot="COLD_AOT_$variant"
   case "$variant" in
@@ -131,15 +131,15 @@ cold_run() {
     --timeout-s "$READY_TIMEOUT_S" > "$home/ready.txt" || {
     # a start that never answers 200 is a result of its variant, not the end of the run
     say "$(printf '%-8s round %d: no first answer: %s (%s)' "$variant" "$round" "$(cat "$home/ready.txt")" "$home/gateway.log")"
-    echo "$variant failed failed - - - - - -" >> "$OUT/runs.txt"
+    echo "$variant failed failed - - - - - - -" >> "$OUT/runs.txt"
     stop_gateway
     return 0
   }
-  read -r ready cpu main jit first < <(grep '^READY ' "$home/ready.txt" | cut -d' ' -f2- | node -e '
+  read -r ready cpu main jit first c2 < <(grep '^READY ' "$home/ready.txt" | cut -d' ' -f2- | node -e '
     let s = ""; process.stdin.on("data", d => s += d).on("end", () => {
       const r = JSON.parse(s), t = r.threads || {};
       const jit = Object.entries(t).filter(([n]) => /Compiler/.test(n)).reduce((a, [, ms]) => a + ms, 0);
-      console.log(r.readyMs, r.cpuMs, t.java || 0, jit, r.readyMs - r.firstSentMs);
+      console.log(r.readyMs, r.cpuMs, t.java || 0, jit, r.readyMs - r.firstSentMs, t["C2 CompilerThre"] || 0);
     })')
   camel=$(grep -o 'started in [0-9a-z]*' "$home/gateway.log" | head -1 | awk '{print $3}' || true)
   boot=$(grep -o 'boot:[0-9a-z]*' "$home/gateway.log" | head -1 | cut -d: -f2 || true)
@@ -155,9 +155,9 @@ cold_run() {
     curl -sf -m 10 -X POST "$PRIMARY/control/reset" > /dev/null || die "fake control failed"
   fi
   stop_gateway
-  say "$(printf '%-8s round %d: ready %5d ms, CPU until ready %5d ms (main %5d, JIT %5d), Camel started in %5s ms (boot %5s), first answer %4d ms' \
-    "$variant" "$round" "$ready" "$cpu" "$main" "$jit" "${camel:--}" "${boot:--}" "$first")$([ "$BURST_N" -gt 0 ] && echo ", first burst of $BURST_N: $burst ms")"
-  echo "$variant $ready $cpu ${camel:--} $burst $main $jit ${boot:--} $first" >> "$OUT/runs.txt"
+  say "$(printf '%-8s round %d: ready %5d ms, CPU until ready %5d ms (main %5d, JIT %5d of which C2 %5d), Camel started in %5s ms (boot %5s), first answer %4d ms' \
+    "$variant" "$round" "$ready" "$cpu" "$main" "$jit" "$c2" "${camel:--}" "${boot:--}" "$first")$([ "$BURST_N" -gt 0 ] && echo ", first burst of $BURST_N: $burst ms")"
+  echo "$variant $ready $cpu ${camel:--} $burst $main $jit ${boot:--} $first $c2" >> "$OUT/runs.txt"
 }
 
 # median_spread COLUMN VARIANT: "median (min-max)" of that column of runs.txt for the variant
@@ -181,8 +181,8 @@ say "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 say ""
 say "median (min-max) over $ROUNDS rounds, ms:"
 for v in "${variants[@]}"; do
-  say "$(printf '%-8s ready %-20s CPU until ready %-20s (main %-20s JIT %-20s) Camel started in %-16s boot %-20s first answer %-16s' \
-    "$v" "$(median_spread 2 "$v")" "$(median_spread 3 "$v")" "$(median_spread 6 "$v")" "$(median_spread 7 "$v")" \
+  say "$(printf '%-8s ready %-20s CPU until ready %-20s (main %-20s JIT %-20s C2 %-20s) Camel started in %-16s boot %-20s first answer %-16s' \
+    "$v" "$(median_spread 2 "$v")" "$(median_spread 3 "$v")" "$(median_spread 6 "$v")" "$(median_spread 7 "$v")" "$(median_spread 10 "$v")" \
     "$(median_spread 4 "$v")" "$(median_spread 8 "$v")" "$(median_spread 9 "$v")")$([ "$BURST_N" -gt 0 ] \
     && echo " first burst of $BURST_N $(median_spread 5 "$v")")"
 done
