@@ -73,7 +73,8 @@ import org.slf4j.LoggerFactory;
  * <p>A client that hangs up meanwhile ({@link ClientHangup}) cancels the call: its provider connection is reset
  * and the attempt fails at once, as a blocked call's socket did when its thread was interrupted.
  *
- * <p>An answer over {@code maxAnswerBytes} fails the call ({@link BoundedAnswers}).
+ * <p>An answer over {@code maxAnswerBytes} fails the call ({@link WholeAnswer}; an upload's, sent through WebClient,
+ * {@link BoundedAnswers}).
  *
  * <p>The endpoints do not make a client each: the call goes out on the {@link UpstreamClients} client of its transport,
  * given by two options of the endpoint URI that the route sets from the channel: {@code http2} ({@code auto} or
