@@ -233,15 +233,25 @@ public final class GatewayHttpEngine extends VertxPlatformHttpEngine {
             }
         }
 
-        /** On the thread that ends the route: the write itself goes to the event loop (Vert.x does that). */
+        /**
+         * On the thread that ends the route: the write itself goes to the event loop (Vert.x does that). A plain answer
+         * is written by {@link AnswerWriter}, whose outcome platform-http does not wait for either; the others by
+         * platform-http's own.
+         */
         @SuppressWarnings("unchecked")
         private void answer(Exchange exchange, RoutingContext request, Context eventLoop) {
-            Future<Void> written;
+            Future<Void> written = null;
             try {
-                written = (Future<Void>) WRITE_RESPONSE.invokeExact(request, exchange,
-                        getEndpoint().getHeaderFilterStrategy(), getEndpoint().isMuteException());
+                if (!AnswerWriter.write(request, exchange, getEndpoint().getHeaderFilterStrategy())) {
+                    written = (Future<Void>) WRITE_RESPONSE.invokeExact(request, exchange,
+                            getEndpoint().getHeaderFilterStrategy(), getEndpoint().isMuteException());
+                }
             } catch (Throwable e) {
                 eventLoop.runOnContext(v -> failed(exchange, request, e));
+                return;
+            }
+            if (written == null) {
+                completed(exchange);
                 return;
             }
             written.onComplete(done -> {

@@ -5,7 +5,6 @@ import java.util.Map;
 
 import dev.keypool.gateway.AnswerTooLarge;
 import io.vertx.core.Promise;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import org.apache.camel.http.base.HttpOperationFailedException;
@@ -19,60 +18,25 @@ import org.apache.camel.http.base.HttpOperationFailedException;
  */
 final class RefusedAnswer {
 
-    private final HttpClientRequest request;
-    private final HttpClientResponse response;
-    private final String url;
-    private final long maxBytes;
-    private final Promise<?> answer;
-    private final Buffer collected = Buffer.buffer();
-    /** Changed on the event loop of the response's handlers only. */
-    private boolean overBound;
-    /** The answer's end reached its handler; read on the connection's event loop too. */
-    private volatile boolean ended;
-
-    private RefusedAnswer(HttpClientRequest request, HttpClientResponse response, String url, long maxBytes,
-                          Promise<?> answer) {
-        this.request = request;
-        this.response = response;
-        this.url = url;
-        this.maxBytes = maxBytes;
-        this.answer = answer;
+    private RefusedAnswer() {
     }
 
     /**
-     * Reads the answer on the event loop its head came on, and fails {@code answer} with it.
+     * Reads the answer on the event loop its head came on ({@link WholeAnswer}), and fails {@code answer} with it.
      *
      * @param url the provider's URL, for the failure
      */
     static void read(HttpClientRequest request, HttpClientResponse response, String url, long maxBytes,
                      Promise<?> answer) {
-        RefusedAnswer refused = new RefusedAnswer(request, response, url, maxBytes, answer);
-        response.handler(refused::arrive)
-                .exceptionHandler(answer::tryFail)
-                .endHandler(v -> refused.end());
-    }
-
-    private void arrive(Buffer chunk) {
-        if (overBound) {
-            return;
-        }
-        if (collected.length() + chunk.length() > maxBytes) {
-            overBound = true;
-            answer.tryFail(new AnswerTooLarge("answer", maxBytes));
-            ProviderCallReset.unlessEnded(request, response, () -> ended);
-        } else {
-            collected.appendBuffer(chunk);
-        }
-    }
-
-    private void end() {
-        ended = true;
-        if (overBound) {
-            return;
-        }
-        Map<String, String> headers = new HashMap<>();
-        response.headers().names().forEach(name -> headers.put(name, response.getHeader(name)));
-        answer.tryFail(new HttpOperationFailedException(url, response.statusCode(), response.statusMessage(), null,
-                headers, collected.toString()));
+        WholeAnswer.read(request, response, maxBytes).onComplete(body -> {
+            if (body.failed()) {
+                answer.tryFail(body.cause());
+                return;
+            }
+            Map<String, String> headers = new HashMap<>();
+            response.headers().names().forEach(name -> headers.put(name, response.getHeader(name)));
+            answer.tryFail(new HttpOperationFailedException(url, response.statusCode(), response.statusMessage(), null,
+                    headers, body.result().toString()));
+        });
     }
 }

@@ -1,6 +1,10 @@
 package dev.keypool.camel.http;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 
@@ -11,12 +15,14 @@ import dev.keypool.gateway.SplicedFile;
 import io.netty.handler.codec.http.QueryStringEncoder;
 import io.vertx.core.AsyncResult;
 import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.http.StreamResetException;
@@ -26,6 +32,8 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.impl.ClientPhase;
 import io.vertx.ext.web.client.impl.HttpContext;
+import io.vertx.ext.web.client.impl.HttpRequestImpl;
+import io.vertx.ext.web.client.impl.HttpResponseImpl;
 import org.apache.camel.AsyncCallback;
 import org.apache.camel.Endpoint;
 import org.apache.camel.Exchange;
@@ -65,7 +73,8 @@ import org.slf4j.LoggerFactory;
  * <p>A client that hangs up meanwhile ({@link ClientHangup}) cancels the call: its provider connection is reset
  * and the attempt fails at once, as a blocked call's socket did when its thread was interrupted.
  *
- * <p>An answer over {@code maxAnswerBytes} fails the call ({@link BoundedAnswers}).
+ * <p>An answer over {@code maxAnswerBytes} fails the call ({@link WholeAnswer}; an upload's, sent through WebClient,
+ * {@link BoundedAnswers}).
  *
  * <p>The endpoints do not make a client each: the call goes out on the {@link UpstreamClients} client of its transport,
  * given by two options of the endpoint URI that the route sets from the channel: {@code http2} ({@code auto} or
@@ -82,6 +91,12 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
 
     private static final PropertyConfigurer COMPONENT_CONFIGURER = new VertxHttpComponentConfigurer();
     private static final PropertyConfigurer ENDPOINT_CONFIGURER = new VertxHttpEndpointConfigurer();
+
+    /**
+     * How WebClient makes a request's options from what vertx-http's binding prepared (its URI, query, headers, timeouts,
+     * TLS), package-private in HttpRequestImpl: a call read without WebClient is sent as WebClient would send it.
+     */
+    private static final MethodHandle REQUEST_OPTIONS = requestOptions();
 
     /** The largest successful answer handled on the event loop that read it (a chat answer is a few KB). */
     static final int EVENT_LOOP_ANSWER_BYTES = 64 * 1024;
@@ -108,6 +123,27 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
         this.maxAnswerBytes = maxAnswerBytes;
         this.http2Connections = http2Connections;
         this.http2StreamWaitMs = http2StreamWaitMs;
+    }
+
+    private static MethodHandle requestOptions() {
+        try {
+            return MethodHandles.privateLookupIn(HttpRequestImpl.class, MethodHandles.lookup())
+                    .findVirtual(HttpRequestImpl.class, "buildRequestOptions", MethodType.methodType(RequestOptions.class))
+                    .asType(MethodType.methodType(RequestOptions.class, HttpRequest.class));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("vertx-web-client without HttpRequestImpl.buildRequestOptions", e);
+        }
+    }
+
+    /** The options WebClient would send the prepared request with. */
+    static RequestOptions requestOptions(HttpRequest<Buffer> prepared) throws Exception {
+        try {
+            return (RequestOptions) REQUEST_OPTIONS.invokeExact(prepared);
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** vertx-http's generated configurers, which Camel finds by the component's class name otherwise. */
@@ -304,7 +340,7 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                 };
                 Object body = exchange.getMessage().getBody();
                 if (body == null) {
-                    request.send(answered);
+                    sendDirectly(endpoint, request, null, call, answered);
                 } else if (body instanceof SplicedFile file) {
                     // an upload on disk: read from the file as the provider takes it, with its exact length (not chunked)
                     SplicedFileStream stream = SplicedFileStream.open(endpoint.vertx(), file);
@@ -314,8 +350,8 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
                         answered.handle(response);
                     });
                 } else {
-                    request.sendBuffer(body instanceof byte[] bytes ? Buffer.buffer(bytes)
-                            : exchange.getMessage().getMandatoryBody(Buffer.class), answered);
+                    sendDirectly(endpoint, request, body instanceof byte[] bytes ? Buffer.buffer(bytes)
+                            : exchange.getMessage().getMandatoryBody(Buffer.class), call, answered);
                 }
                 return false;
             } catch (Exception e) {
@@ -326,6 +362,46 @@ public final class UpstreamHttpComponent extends VertxHttpComponent {
             } finally {
                 UpstreamCall.STARTING.remove();
             }
+        }
+
+        /**
+         * The request WebClient would send, sent on the HTTP client it wraps, its answer read whole within the answers'
+         * bound ({@link WholeAnswer}) and handed to {@code answered} as WebClient's. WebClient's own way runs each call
+         * through its interceptors at every phase, a pipe into the body codec, and a task of its own on the event loop
+         * to hand the answer over: after the provider's 50 ms each runs on a CPU that sat idle, 47 µs from the answer's
+         * head to its handler (bench/README.md, "The window after the provider answers"). What the interceptors do for
+         * an upload's call, here: a call whose client hung up before it went out fails as a reset one, and an answer
+         * over the bound resets its call unless it ended.
+         */
+        private void sendDirectly(UpstreamEndpoint endpoint, HttpRequest<Buffer> prepared, Buffer body, UpstreamCall call,
+                                  Handler<AsyncResult<HttpResponse<Buffer>>> answered) throws Exception {
+            RequestOptions options = requestOptions(prepared);
+            // WebClient follows redirects itself, with the HTTP client's handler; the client does the same when asked
+            options.setFollowRedirects(prepared.followRedirects());
+            endpoint.client().http().request(options).onComplete(created -> {
+                if (created.failed()) {
+                    answered.handle(Future.failedFuture(created.cause()));
+                    return;
+                }
+                HttpClientRequest request = created.result();
+                if (!call.sent(request)) {
+                    request.reset();
+                    answered.handle(Future.failedFuture(new StreamResetException(0)));
+                    return;
+                }
+                (body == null ? request.send() : request.send(body)).onComplete(head -> {
+                    if (head.failed()) {
+                        answered.handle(Future.failedFuture(head.cause()));
+                        return;
+                    }
+                    HttpClientResponse response = head.result();
+                    WholeAnswer.read(request, response, maxAnswerBytes).onComplete(read -> answered.handle(read.failed()
+                            ? Future.failedFuture(read.cause())
+                            : Future.succeededFuture(new HttpResponseImpl<>(response.version(), response.statusCode(),
+                                    response.statusMessage(), response.headers(), response.trailers(),
+                                    response.cookies(), read.result(), List.of()))));
+                });
+            });
         }
 
         /**
