@@ -690,18 +690,14 @@ start_bare() {
   done
   launch_bare_proxy "$BARE_FAKE_PORT"
 }
-# launch_bare_proxy UPSTREAM_PORT: bench/BareProxy.java on BARE_PORT in front of UPSTREAM_PORT, the gateway's JVM flags
-# and its own Vert.x and Netty, its collections in gc-bare.log (BARE_PID, or none when it did not start)
+# launch_bare_proxy UPSTREAM_PORT: bench/BareProxy.java on BARE_PORT in front of UPSTREAM_PORT (lib.sh's launch_bare,
+# the gateway's JVM flags and its own Vert.x and Netty), its collections in gc-bare.log (BARE_PID, or none when it did
+# not start); the gateway keeps GW_PID
 launch_bare_proxy() {
-  # Netty's native epoll without a warning on Java 24+, as the gateway's manifest allows it (Enable-Native-Access)
-  local native=""
-  if [ -n "$RUNTIME_OPTS" ]; then native="--enable-native-access=ALL-UNNAMED"; fi
-  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
-  $(pin "${GW_CPUS:-}") "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS -Xlog:gc:file="$OUT/gc-bare.log":uptime \
-    -cp "$ROOT/target/lib/*" "$BENCH_DIR/BareProxy.java" "$BARE_PORT" "$1" > "$OUT/bare-proxy.log" 2>&1 &
-  BARE_PID=$!
-  PIDS+=("$BARE_PID")
-  local _
+  local gateway=$GW_PID _
+  GW_PORT=$BARE_PORT PRIMARY_PORT=$1 launch_bare "$OUT/bare-proxy.log" -Xlog:gc:file="$OUT/gc-bare.log":uptime
+  BARE_PID=$GW_PID
+  GW_PID=$gateway
   for _ in $(seq 1 100); do grep -q '^bare proxy on' "$OUT/bare-proxy.log" && return 0; sleep 0.1; done
   say "   (the reference proxy did not start: $OUT/bare-proxy.log; left out)"
   BARE_PID=""
