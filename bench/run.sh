@@ -35,10 +35,13 @@
 #                            with openssl, the primary channel at https:// with it as caFile; its calls share a few
 #                            connections, so 10,000 in flight fit in 20,000 descriptors); h1 = the plain HTTP/1.1 fake
 #                            (one provider connection per call: BIG_N=9800 under 20,000 descriptors)
-#   BARE_PORT=18081 BARE_FAKE_PORT=9103 FLOOR_FAKE_PORT=9104   inflight10k: ports of the reference proxy
+#   BARE_PORT=GW_PORT+1 BARE_FAKE_PORT=9103 FLOOR_FAKE_PORT=9104   inflight10k: ports of the reference proxy
 #                            (bench/BareProxy.java, Vert.x alone, the gateway's JVM flags), of its own fake, and of the
 #                            fake the floor bursts of each round go to straight (a fake holding a pool's ~10,000 idle
-#                            connections has no room for 10,000 more: 20,000 descriptors a process here); BARE=0: none
+#                            connections has no room for 10,000 more: 20,000 descriptors a process here); BARE=0: none.
+#                            streams (with first-event.c): BareProxy on BARE_PORT in front of the primary fake, its
+#                            added first events measured the same way right after the gateway's of each API, and
+#                            both side by side at the end: this machine's floor for the figure
 #   TTFB_STREAMS=64 TTFB_ROUNDS=10 HOLD_STREAMS=1000    stream: true parts (time to first byte; streams held open, 0: none)
 #   TTFB_CLIENT=c TTFB_PAIRS=20   streams: with gcc, the first events measured by bench/first-event.c (C, epoll):
 #                            TTFB_STREAMS streams through the gateway and as many straight at the fake at once,
@@ -140,6 +143,9 @@ TRANSLATE_ROUNDS=${TRANSLATE_ROUNDS:-5}
 TRANSLATE_N=${TRANSLATE_N:-10000}
 TRANSLATE_WARMUP=${TRANSLATE_WARMUP:-4000}
 TRANSLATE_STREAM_N=${TRANSLATE_STREAM_N:-2000}
+BARE_PORT=${BARE_PORT:-$(( GW_PORT + 1 ))}
+BARE_FAKE_PORT=${BARE_FAKE_PORT:-9103}
+FLOOR_FAKE_PORT=${FLOOR_FAKE_PORT:-9104}
 # with tenants configured every gateway request needs a tenant's token: readiness and JIT warm-up send this one
 READY_TOKEN=""
 if [ "$MODE" = quota ]; then
@@ -431,18 +437,38 @@ STAMPED_JS='if (d.stamped && g.stamped) {
       console.log("   the fake'"'"'s own part: p50 "+f(d.fakeP50Ms)+" / "+f(g.fakeP50Ms)+" ms, p99 "+f(d.fakeP99Ms)+" / "+f(g.fakeP99Ms)+" ms (direct / gateway)");
       console.log("added, the fake'"'"'s part out: p50 "+f(o50)+" ms, p99 "+f(o99)+" ms (target p99 <= 1 ms: "+(o99<=1?"met":"MISSED")+")");
     }'
-# first_events API PATH: TTFB_STREAMS streams at once through the gateway and as many straight at the fake, each
-# client alternating the two (bench/first-event.c), after a short pass of the same that warms the streaming path
+# first_events API PATH [bare]: TTFB_STREAMS streams at once through the gateway (bare: through BareProxy on BARE_PORT)
+# and as many straight at the fake, each client alternating the two (bench/first-event.c, whose lines call either
+# proxy "gateway"), after a short pass of the same that warms the streaming path; its RESULT in first-events[-bare]-API.out
 first_events() {
-  local api=$1 path=$2 n=${TTFB_STREAMS:-64} pairs=${TTFB_PAIRS:-20}
-  say "== streams ($api): time to first event, $n through the gateway and $n straight at the fake at once, interleaved stream by stream ($(( 2 * n )) clients x $pairs pairs in a row, starts spread over 1 s; bench/first-event.c), upstream 0 ms, 10 events 100 ms apart =="
-  "$OUT/keypool-first-event" 127.0.0.1 "$GW_PORT" "$PRIMARY_PORT" "$path" "$(( 2 * n ))" 3 1000 "$api" > /dev/null
-  "$OUT/keypool-first-event" 127.0.0.1 "$GW_PORT" "$PRIMARY_PORT" "$path" "$(( 2 * n ))" "$pairs" 1000 "$api" \
-    "$OUT/first-events-$api.txt" > "$OUT/first-events-$api.out"
-  grep -v '^RESULT ' "$OUT/first-events-$api.out" | tee -a "$OUT/summary.txt"
+  local api=$1 path=$2 n=${TTFB_STREAMS:-64} pairs=${TTFB_PAIRS:-20} port=$GW_PORT via="the gateway" tag=$1
+  [ "${3:-}" = bare ] && port=$BARE_PORT via="BareProxy (Vert.x alone)" tag=bare-$1
+  say "== streams ($api): time to first event, $n through $via and $n straight at the fake at once, interleaved stream by stream ($(( 2 * n )) clients x $pairs pairs in a row, starts spread over 1 s; bench/first-event.c), upstream 0 ms, 10 events 100 ms apart =="
+  "$OUT/keypool-first-event" 127.0.0.1 "$port" "$PRIMARY_PORT" "$path" "$(( 2 * n ))" 3 1000 "$api" > /dev/null
+  "$OUT/keypool-first-event" 127.0.0.1 "$port" "$PRIMARY_PORT" "$path" "$(( 2 * n ))" "$pairs" 1000 "$api" \
+    "$OUT/first-events-$tag.txt" > "$OUT/first-events-$tag.out"
+  grep -v '^RESULT ' "$OUT/first-events-$tag.out" | tee -a "$OUT/summary.txt"
   node -e 'const r=JSON.parse(process.argv[1]);
-    console.log("added time to first event ("+process.argv[2]+"), the fake'"'"'s part out: p50 "+r.addedOwnP50Ms.toFixed(3)+" ms, p99 "+r.addedOwnP99Ms.toFixed(3)+" ms (target p99 <= 1 ms: "+(r.addedOwnP99Ms<=1?"met":"MISSED")+")");' \
-    "$(sed -n 's/^RESULT //p' "$OUT/first-events-$api.out")" "$api" | tee -a "$OUT/summary.txt"
+    console.log("added time to first event ("+process.argv[2]+", "+process.argv[3]+"), the fake'"'"'s part out: p50 "+r.addedOwnP50Ms.toFixed(3)+" ms, p99 "+r.addedOwnP99Ms.toFixed(3)+" ms (target p99 <= 1 ms: "+(r.addedOwnP99Ms<=1?"met":"MISSED")+")");' \
+    "$(sed -n 's/^RESULT //p' "$OUT/first-events-$tag.out")" "$api" "$via" | tee -a "$OUT/summary.txt"
+}
+# first_events_floor: the added first events of the gateway and of BareProxy, a row each, from first-events-*.out
+first_events_floor() {
+  say "== streams: added time to first event, the fake's part out, p50 / p99 ms (each pair's median) at ${TTFB_STREAMS:-64} streams: the gateway beside BareProxy, this machine's floor =="
+  node -e 'const fs=require("fs"), [dir, ...apis]=process.argv.slice(1);
+    const of=t=>{ try { return JSON.parse(fs.readFileSync(dir+"/first-events-"+t+".out","utf8").split("\n").find(l=>l.startsWith("RESULT ")).slice(7)); } catch (e) { return null; } };
+    const f=r=>r ? r.addedOwnP50Ms.toFixed(3)+" / "+r.addedOwnP99Ms.toFixed(3)+" ("+r.pairedP50Ms.toFixed(3)+")" : "-";
+    console.log("| who | "+apis.join(" | ")+" |"); console.log("|---|"+apis.map(()=>"---|").join(""));
+    console.log("| gateway | "+apis.map(a=>f(of(a))).join(" | ")+" |");
+    console.log("| BareProxy | "+apis.map(a=>f(of("bare-"+a))).join(" | ")+" |");' "$OUT" chat responses | tee -a "$OUT/summary.txt"
+  local api r
+  for api in chat responses; do
+    for r in "$api" "bare-$api"; do
+      [ -f "$OUT/first-events-$r.out" ] || continue
+      figure "first_event_added_p50_${r//-/_}" "$(sed -n 's/^RESULT //p' "$OUT/first-events-$r.out" | node -pe 'JSON.parse(require("fs").readFileSync(0,"utf8")).addedOwnP50Ms')"
+      figure "first_event_added_p99_${r//-/_}" "$(sed -n 's/^RESULT //p' "$OUT/first-events-$r.out" | node -pe 'JSON.parse(require("fs").readFileSync(0,"utf8")).addedOwnP99Ms')"
+    done
+  done
 }
 # node_first_events API PATH N ROUNDS TITLE: without gcc (or TTFB_CLIENT=node), N clients of streams.js, ROUNDS streams
 # each, straight at the fake and then through the gateway, after a pass that JIT-warms the streaming path
@@ -476,8 +502,18 @@ streams_part() {
       || die "the gateway refused the fault of STREAMS_FAULT"
   fi
   if [ -n "$FIRST_EVENT_C" ]; then
+    # BareProxy in front of the same fake, its first events right after the gateway's of each API (BARE=0: none)
+    BARE_PID=""
+    if [ "${BARE:-1}" = 1 ]; then
+      launch_bare_proxy "$PRIMARY_PORT"
+      # its JIT warmed as the gateway's: plain calls at 64 connections
+      [ -z "$BARE_PID" ] || wrk_run "http://127.0.0.1:$BARE_PORT$CHAT" 64 $(( JIT_WARMUP / 2 )) bare-warmup-c64 > /dev/null
+    fi
     first_events chat "$CHAT"
+    [ -z "$BARE_PID" ] || first_events chat "$CHAT" bare
     first_events responses "$RESPONSES"
+    [ -z "$BARE_PID" ] || first_events responses "$RESPONSES" bare
+    if [ -n "$BARE_PID" ]; then first_events_floor; stop_gateway "$BARE_PID" "$BARE_PORT"; fi
   else
     node_first_events chat "$CHAT" "$n" "$rounds" \
       "time to first event, $n clients each opening $rounds streams in a row (starts spread over 1 s), upstream 0 ms, 10 events 100 ms apart"
@@ -652,15 +688,16 @@ start_bare() {
     $(pin "$FAKE_CPUS") "$OUT/keypool-fake-burst" "$port" "$BIG_LATENCY_MS" > "$OUT/fake-$port.log" 2>&1 &
     PIDS+=($!)
   done
-  # Netty's native epoll without a warning on Java 24+, as the gateway's manifest allows it (Enable-Native-Access)
-  local native=""
-  if [ -n "$RUNTIME_OPTS" ]; then native="--enable-native-access=ALL-UNNAMED"; fi
-  # shellcheck disable=SC2086  # RUNTIME_OPTS and KEYPOOL_JAVA_OPTS are lists of flags
-  "$JAVA" $RUNTIME_OPTS $native $KEYPOOL_JAVA_OPTS -Xlog:gc:file="$OUT/gc-bare.log":uptime -cp "$ROOT/target/lib/*" \
-    "$BENCH_DIR/BareProxy.java" "$BARE_PORT" "$BARE_FAKE_PORT" > "$OUT/bare-proxy.log" 2>&1 &
-  BARE_PID=$!
-  PIDS+=("$BARE_PID")
-  local _
+  launch_bare_proxy "$BARE_FAKE_PORT"
+}
+# launch_bare_proxy UPSTREAM_PORT: bench/BareProxy.java on BARE_PORT in front of UPSTREAM_PORT (lib.sh's launch_bare,
+# the gateway's JVM flags and its own Vert.x and Netty), its collections in gc-bare.log (BARE_PID, or none when it did
+# not start); the gateway keeps GW_PID
+launch_bare_proxy() {
+  local gateway=$GW_PID _
+  GW_PORT=$BARE_PORT PRIMARY_PORT=$1 launch_bare "$OUT/bare-proxy.log" -Xlog:gc:file="$OUT/gc-bare.log":uptime
+  BARE_PID=$GW_PID
+  GW_PID=$gateway
   for _ in $(seq 1 100); do grep -q '^bare proxy on' "$OUT/bare-proxy.log" && return 0; sleep 0.1; done
   say "   (the reference proxy did not start: $OUT/bare-proxy.log; left out)"
   BARE_PID=""
@@ -708,7 +745,6 @@ bursts_summary() {
 }
 
 inflight10k_part() {
-  BARE_PORT=${BARE_PORT:-$(( GW_PORT + 1 ))} BARE_FAKE_PORT=${BARE_FAKE_PORT:-9103} FLOOR_FAKE_PORT=${FLOOR_FAKE_PORT:-9104}
   say "== $BIG_N POSTs at once (one socket each), upstream latency ${BIG_LATENCY_MS} ms: first burst after startup, then warmed =="
   say "   targets: all succeed; the first burst <= 1.5 x BareProxy's and each warmed one <= 1.2 x (over HTTP/1.1, where BareProxy runs beside it); gateway RSS <= 512 MiB and <= 200 threads throughout"
   fake_ctl "$PRIMARY" "latency?ms=$BIG_LATENCY_MS"

@@ -1,5 +1,6 @@
 package dev.keypool.gateway;
 
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -11,9 +12,14 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * The client's JSON body as sent upstream: unchanged bytes when the channel serves the model under the
- * client's name, otherwise a copy with {@code model} renamed (modelMap, channel/model prefix, fallback).
+ * client's name (with the stream's usage asked for first when the gateway asks), otherwise a copy with {@code model}
+ * renamed (modelMap, channel/model prefix, fallback).
  */
 public final class UpstreamBody implements UpstreamPayload {
+
+    /** What a stream gets when the gateway asks for its usage chunk, as the first member of the body's object. */
+    private static final byte[] STREAM_USAGE = "\"stream_options\":{\"include_usage\":true},"
+            .getBytes(StandardCharsets.US_ASCII);
 
     private final ObjectMapper mapper;
     private final byte[] original;
@@ -24,7 +30,8 @@ public final class UpstreamBody implements UpstreamPayload {
 
     /**
      * {@code askStreamUsage}: the API reports a stream's usage only when asked (chat, legacy completions); a stream
-     * without stream_options then gets include_usage, so its tokens can be counted (design §6).
+     * without stream_options then gets include_usage, so its tokens can be counted (design §6). {@code original}: the
+     * bytes {@code json} was read from.
      */
     public UpstreamBody(ObjectMapper mapper, byte[] original, ObjectNode json, boolean askStreamUsage) {
         this.mapper = mapper;
@@ -35,7 +42,7 @@ public final class UpstreamBody implements UpstreamPayload {
             // added to the client's tree itself, not to a copy of it: the request keeps one tree while in flight (its
             // token estimate reads the same one, and counts no stream_options)
             json.putObject("stream_options").put("include_usage", true);
-            this.original = write(json);
+            this.original = inUtf8(original) ? withStreamUsage(original) : write(json);
         } else {
             this.original = original;
         }
@@ -91,6 +98,41 @@ public final class UpstreamBody implements UpstreamPayload {
             copy.put("model", m);
             return write(copy);
         });
+    }
+
+    /**
+     * The client's bytes with {@code "stream_options":{"include_usage":true}} as the object's first member: writing the
+     * tree again cost most of a chat stream's read (async-profiler, bench/run.sh streams), and the rest goes on as the
+     * client wrote it. The body parsed as an object with a {@code stream} member: its first '{' opens that object, and
+     * a member follows.
+     */
+    private static byte[] withStreamUsage(byte[] body) {
+        int open = 0;
+        while (body[open] != '{') {
+            open++;
+        }
+        byte[] spliced = new byte[body.length + STREAM_USAGE.length];
+        System.arraycopy(body, 0, spliced, 0, open + 1);
+        System.arraycopy(STREAM_USAGE, 0, spliced, open + 1, STREAM_USAGE.length);
+        System.arraycopy(body, open + 1, spliced, open + 1 + STREAM_USAGE.length, body.length - open - 1);
+        return spliced;
+    }
+
+    /**
+     * Whether a JSON text is in UTF-8, which the bytes spliced in are (Jackson also reads UTF-16 and UTF-32, which are
+     * written again instead): only those put a zero byte, or a UTF-16 byte order mark, in its first four bytes.
+     */
+    private static boolean inUtf8(byte[] body) {
+        if (body.length >= 2 && (body[0] == (byte) 0xFE && body[1] == (byte) 0xFF
+                || body[0] == (byte) 0xFF && body[1] == (byte) 0xFE)) {
+            return false;
+        }
+        for (int i = 0; i < Math.min(4, body.length); i++) {
+            if (body[i] == 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private byte[] write(ObjectNode node) {
