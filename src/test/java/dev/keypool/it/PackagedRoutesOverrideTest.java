@@ -38,11 +38,11 @@ class PackagedRoutesOverrideTest extends GatewayTestSupport {
             Path routes = Files.createTempDirectory("keypool-routes-");
             routes.toFile().deleteOnExit();
             // the operator's edit: every answer of the entry route carries one more header
-            String finish = "                  - bean:\n                      ref: gatewayResponses\n"
-                    + "                      method: finish\n";
+            String finish = "                - bean:\n                    ref: gatewayResponses\n"
+                    + "                    method: finish\n";
             String gateway = Files.readString(Path.of("routes/gateway.camel.yaml")).replace(finish, finish
-                    + "                  - setHeader:\n                      name: X-Edited-Route\n"
-                    + "                      constant: \"from-file\"\n");
+                    + "                - setHeader:\n                    name: X-Edited-Route\n"
+                    + "                    constant: \"from-file\"\n");
             assertThat(gateway).contains("X-Edited-Route");
             Files.writeString(routes.resolve("gateway.camel.yaml"), gateway).toFile().deleteOnExit();
             p.put("camel.main.routes-include-pattern", "file:" + routes + "/*.camel.yaml");

@@ -172,13 +172,13 @@ class RouteReloadUnderLoadTest extends GatewayTestSupport {
     private long editGatewayRoute() throws IOException {
         // after the step that answers every request the walk served, in the fallback walk's tail
         routes.insertAfter("gateway.camel.yaml", """
-                                  - bean:
-                                      ref: gatewayResponses
-                                      method: finish
+                                - bean:
+                                    ref: gatewayResponses
+                                    method: finish
                 """, """
-                                  - setHeader:
-                                      name: X-Reloaded
-                                      constant: "yes"
+                                - setHeader:
+                                    name: X-Reloaded
+                                    constant: "yes"
                 """);
         return System.currentTimeMillis();
     }

@@ -49,12 +49,15 @@ public final class CapacityWait {
         this.metrics = metrics;
     }
 
-    /** At the end of the chain, unless served: sets kpRoomCame to whether the request walks its chain again. */
+    /**
+     * At the end of the chain, unless served: ends the walk (kpWalkOver) unless room came in time, when the request
+     * walks its chain again.
+     */
     public void waitForRoom(Exchange exchange) throws InterruptedException {
         GatewayRequest request = Exchanges.request(exchange);
         // a walk after a wait has taken its room or not: the next in line may go
         queue.dispatched(request);
-        exchange.setProperty(Exchanges.ROOM_CAME, false);
+        exchange.setProperty(Exchanges.WALK_OVER, true);
         if (request.isServed() || !request.heldBackByQuota() || Exchanges.clientGone(exchange)) {
             return;
         }
@@ -84,7 +87,7 @@ public final class CapacityWait {
                 waited.toMillis(), outcome, queue.waiting());
         if (outcome == CapacityQueue.Outcome.ROOM) {
             request.walkAgain();
-            exchange.setProperty(Exchanges.ROOM_CAME, true);
+            exchange.setProperty(Exchanges.WALK_OVER, false);
         }
     }
 

@@ -51,6 +51,7 @@ public final class ChannelOutcomes {
         }
         if (request.isServed()) {
             exchange.setProperty(Exchanges.WALK_END, ChannelRouter.SERVED);
+            exchange.setProperty(Exchanges.WALK_OVER, true);
         }
     }
 

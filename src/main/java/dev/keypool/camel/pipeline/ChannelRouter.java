@@ -33,7 +33,7 @@ public final class ChannelRouter {
 
     /**
      * Sets kpNextChannel to the route of the next channel to try; or, when there is none, removes it and sets
-     * kpWalkEnd to why.
+     * kpWalkEnd to why, and kpWalkOver when the walk ends with it (served, or the client gone).
      */
     public void next(Exchange exchange) {
         GatewayRequest request = Exchanges.request(exchange);
@@ -45,6 +45,9 @@ public final class ChannelRouter {
         } else {
             exchange.removeProperty(Exchanges.NEXT_CHANNEL);
             exchange.setProperty(Exchanges.WALK_END, end == null ? CHAIN_DONE : end);
+            if (end != null) {
+                exchange.setProperty(Exchanges.WALK_OVER, true);
+            }
         }
     }
 

@@ -23,10 +23,12 @@ public final class Exchanges {
      */
     static final String STREAM = "kpStream";
     /**
-     * Whether the last wait for quota room at the end of the chain found room ({@link CapacityWait}): false ends the
-     * fallback walk, true walks the chain again.
+     * True once the fallback walk ends: a channel served the request ({@link ChannelOutcomes#served}), the client hung
+     * up ({@link ChannelRouter}), or the wait for quota room at the end of the chain found none in time
+     * ({@link CapacityWait}). The walk's loop tests this one property after each round, the round that served included:
+     * one look at the exchange where a test of each exit looked three times and compared each value.
      */
-    static final String ROOM_CAME = "kpRoomCame";
+    static final String WALK_OVER = "kpWalkOver";
     /** The route of the channel the fallback walk goes to next ({@link ChannelRouter}); absent when the round is done. */
     static final String NEXT_CHANNEL = "kpNextChannel";
     /**

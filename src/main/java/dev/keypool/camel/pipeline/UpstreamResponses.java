@@ -2,10 +2,14 @@ package dev.keypool.camel.pipeline;
 
 import java.io.IOException;
 
+import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.keypool.gateway.TokenUsage;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -51,7 +55,7 @@ public final class UpstreamResponses {
     }
 
     /** The top-level {@code usage} object of the answer; only that object is built, the rest is skipped. */
-    private JsonNode usage(byte[] body) {
+    JsonNode usage(byte[] body) {
         if (body == null || body.length == 0) {
             return mapper.missingNode();
         }
@@ -61,8 +65,7 @@ public final class UpstreamResponses {
                     String field = parser.currentName();
                     parser.nextToken();
                     if ("usage".equals(field)) {
-                        JsonNode usage = mapper.readTree(parser);
-                        return usage == null ? mapper.missingNode() : usage;
+                        return tree(parser, mapper.getNodeFactory());
                     }
                     parser.skipChildren();
                 }
@@ -71,5 +74,52 @@ public final class UpstreamResponses {
             // not JSON, or cut short: nothing to count
         }
         return mapper.missingNode();
+    }
+
+    /**
+     * The value at the parser's token as Jackson's tree, as {@code mapper.readTree(parser)} builds it (ints and longs
+     * as numbers, floats as doubles, a repeated field's last value kept), without the databind's machinery readTree
+     * runs per call (a deserialization context, the root deserializer's lookup): this runs after the provider's
+     * answer, on a CPU that sat idle while the provider thought, where each distinct piece of code costs cache misses.
+     */
+    private static JsonNode tree(JsonParser parser, JsonNodeFactory nodes) throws IOException {
+        switch (parser.currentToken()) {
+            case START_OBJECT -> {
+                ObjectNode object = nodes.objectNode();
+                while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                    String field = parser.currentName();
+                    parser.nextToken();
+                    object.set(field, tree(parser, nodes));
+                }
+                return object;
+            }
+            case START_ARRAY -> {
+                ArrayNode array = nodes.arrayNode();
+                while (parser.nextToken() != JsonToken.END_ARRAY) {
+                    array.add(tree(parser, nodes));
+                }
+                return array;
+            }
+            case VALUE_STRING -> {
+                return nodes.textNode(parser.getText());
+            }
+            case VALUE_NUMBER_INT -> {
+                return switch (parser.getNumberType()) {
+                    case INT -> nodes.numberNode(parser.getIntValue());
+                    case LONG -> nodes.numberNode(parser.getLongValue());
+                    default -> nodes.numberNode(parser.getBigIntegerValue());
+                };
+            }
+            case VALUE_NUMBER_FLOAT -> {
+                return nodes.numberNode(parser.getDoubleValue());
+            }
+            case VALUE_TRUE, VALUE_FALSE -> {
+                return nodes.booleanNode(parser.getBooleanValue());
+            }
+            case VALUE_NULL -> {
+                return nodes.nullNode();
+            }
+            default -> throw new JsonParseException(parser, "unexpected " + parser.currentToken() + " in usage");
+        }
     }
 }
