@@ -13,21 +13,24 @@
 # name of the one it replaces and a missing entry is skipped. Beside them a logging.properties with log4j2.properties'
 # levels and a line of the same shape (java.util.logging's SimpleFormatter has no thread name), application.properties
 # and routes/ copied, and the AOT cache of that jar and lib/ from the build's training run (deploy/aot-cache.sh) with
-# the same logging.properties. A measuring tool, not a way to ship: java.util.logging's LogManager closes its handlers
-# in a shutdown hook of its own, so the lines of a graceful stop are lost.
+# the same logging.properties. SLF4J_BINDING=slf4j-nop puts slf4j's no-op binding there instead: a start that logs
+# nothing, the most any logging can give. A measuring tool, not a way to ship: java.util.logging's LogManager closes
+# its handlers in a shutdown hook of its own, so the lines of a graceful stop are lost.
 set -euo pipefail
 {
 [ $# -eq 1 ] || { sed -n '2,9p' "$0" >&2; exit 2; }
 ROOT=$(pwd)
 HOME_DIR=$(mkdir -p "$1" && cd "$1" && pwd)
 die() { echo "jul-home: $*" >&2; exit 1; }
-[ -f "$ROOT/target/keypool.jar" ] && [ -d "$ROOT/target/lib" ] || die "no target/keypool.jar and target/lib: mvn -B -q package -DskipTests first"
+[ -f "$ROOT/target/keypool.jar" ] && [ -d "$ROOT/target/lib" ] \
+  || die "no target/keypool.jar and target/lib: mvn -B -q package -DskipTests first"
 slf4j_api=$(ls "$ROOT"/target/lib/slf4j-api-*.jar 2>/dev/null | head -1)
 [ -n "$slf4j_api" ] || die "no slf4j-api in target/lib"
 version=$(basename "$slf4j_api" .jar)
 version=${version#slf4j-api-}
-binding=${MAVEN_REPO:-$HOME/.m2/repository}/org/slf4j/slf4j-jdk14/$version/slf4j-jdk14-$version.jar
-[ -f "$binding" ] || die "no $binding: mvn dependency:get -Dartifact=org.slf4j:slf4j-jdk14:$version -Dtransitive=false"
+artifact=${SLF4J_BINDING:-slf4j-jdk14}
+binding=${MAVEN_REPO:-$HOME/.m2/repository}/org/slf4j/$artifact/$version/$artifact-$version.jar
+[ -f "$binding" ] || die "no $binding: mvn dependency:get -Dartifact=org.slf4j:$artifact:$version -Dtransitive=false"
 impl=$(ls "$ROOT"/target/lib/log4j-slf4j2-impl-*.jar 2>/dev/null | head -1)
 [ -n "$impl" ] || die "no log4j-slf4j2-impl in target/lib"
 
@@ -56,7 +59,8 @@ EOF
 echo "jul-home: $HOME_DIR with $(basename "$binding") as $(basename "$impl"), without log4j-api and log4j-core"
 # the training run with the flags the gateway runs with (the Dockerfile's, as deploy/aot-cache.sh reads them) and the
 # logging configuration the starts will use
-JAVA_OPTS="$(sed -n 's/^ENV JAVA_OPTS="\(.*\)"$/\1/p' "$ROOT/Dockerfile") -Djava.util.logging.config.file=$HOME_DIR/logging.properties"
+JAVA_OPTS="$(sed -n 's/^ENV JAVA_OPTS="\(.*\)"$/\1/p' "$ROOT/Dockerfile")"
+JAVA_OPTS="$JAVA_OPTS -Djava.util.logging.config.file=$HOME_DIR/logging.properties"
 export JAVA_OPTS
 (cd "$HOME_DIR" && bash "$ROOT/deploy/aot-cache.sh" target/keypool.aot)
 exit 0
