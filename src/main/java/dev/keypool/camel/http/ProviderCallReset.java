@@ -28,8 +28,9 @@ import io.vertx.ext.web.client.impl.HttpContext;
  * <p>Over HTTP/2 a reset ends the call's stream alone, never the connection.
  *
  * <p>Every reset of an answer the gateway stops reading goes through here: a stream the relay closed
- * ({@link UpstreamStream}), a refused stream answer over the answers' bound ({@link RefusedAnswer}) and a plain answer
- * over it ({@link #afterAnswerTooLarge}). In each the decision comes after the answer's last byte may have been read.
+ * ({@link UpstreamStream}), a plain answer or a refused stream's answer over the answers' bound ({@link WholeAnswer},
+ * which {@link RefusedAnswer} reads with) and an upload's answer over it, read by WebClient
+ * ({@link #afterAnswerTooLarge}). In each the decision comes after the answer's last byte may have been read.
  */
 final class ProviderCallReset {
 
@@ -39,7 +40,7 @@ final class ProviderCallReset {
     }
 
     /**
-     * WebClient interceptor: a plain call that failed over the answers' bound ({@code BoundedAnswers}) has its
+     * WebClient interceptor: an upload's call that failed over the answers' bound ({@code BoundedAnswers}) has its
      * provider call reset unless its answer has ended. WebClient resets the request of a failed call only while it is
      * being sent; once the answer is coming, the pipe that fed the codec would read the rest of an endless answer and
      * drop it (measured: every byte of a 200 MiB answer read). The failure reaches the interceptors a task after the
