@@ -1,5 +1,6 @@
 package dev.keypool.gateway;
 
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -32,6 +33,11 @@ public final class BodyLimits {
             return files;
         }
         return path.contains("/v1/audio/") ? audio : json;
+    }
+
+    /** Every limit {@link #limitFor} answers. */
+    public Set<Long> all() {
+        return Set.copyOf(List.of(json, audio, files));
     }
 
     /** Whether a body sent to {@code path} is an upload, written to disk as it arrives. */

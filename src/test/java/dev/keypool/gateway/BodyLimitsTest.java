@@ -20,6 +20,13 @@ class BodyLimitsTest {
     }
 
     @Test
+    void should_name_every_limit_it_gives_once() {
+        assertThat(limits.all()).containsExactlyInAnyOrder(4L, 25L, 50L);
+        // all three capped alike by the server
+        assertThat(new BodyLimits(100, 200, 300, 10, Set.of()).all()).containsExactly(10L);
+    }
+
+    @Test
     void should_spool_only_uploads() {
         assertThat(limits.isUpload("/v1/files")).isTrue();
         assertThat(limits.isUpload("/v1/audio/transcriptions")).isTrue();

@@ -1,11 +1,11 @@
 package dev.keypool.camel.http;
 
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 import dev.keypool.camel.pipeline.GatewayResponses;
 import dev.keypool.camel.pipeline.TenantGate;
@@ -73,8 +73,13 @@ public final class RequestEdge {
     private final SpooledUploads uploads;
     private final long readTimeoutMs;
     private final GatewayResponses responses;
-    /** One Vert.x body handler per limit, as platform-http would use one for all: no file uploads, the bytes kept. */
-    private final Map<Long, BodyHandler> bodyHandlers = new HashMap<>();
+    /**
+     * One Vert.x body handler per limit, as platform-http would use one for all: no file uploads, the bytes kept. Made
+     * before the first request and never written after: every event loop that reads the server's connections
+     * ({@link ServerEventLoops}) reads it at once. Filled by the requests themselves, the first requests of two loops
+     * would write it together (a HashMap then throws ConcurrentModificationException: a 500 for that request).
+     */
+    private final Map<Long, BodyHandler> bodyHandlers;
 
     RequestEdge(Vertx vertx, BodyLimits limits, BodyBudget budget, BodyBudget onDisk, TenantGate tenants,
             SpooledUploads uploads, long readTimeoutMs, GatewayResponses responses) {
@@ -86,6 +91,7 @@ public final class RequestEdge {
         this.uploads = uploads;
         this.readTimeoutMs = readTimeoutMs;
         this.responses = responses;
+        this.bodyHandlers = limits.all().stream().collect(Collectors.toUnmodifiableMap(limit -> limit, RequestEdge::bodyHandler));
     }
 
     /** The edge as application.properties sets it; uploads go to {@code state.dir/uploads}. */
@@ -243,7 +249,7 @@ public final class RequestEdge {
         if (spooled) {
             uploads.spool(context, limit, e -> refuse(context, e));
         } else {
-            bodyHandlers.computeIfAbsent(limit, RequestEdge::bodyHandler).handle(context);
+            bodyHandlers.get(limit).handle(context);
         }
     }
 
