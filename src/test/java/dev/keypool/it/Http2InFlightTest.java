@@ -124,8 +124,10 @@ class Http2InFlightTest extends GatewayTestSupport {
                         .setURI("/v1/chat/completions").putHeader("Content-Type", "application/json")
                         // the client's own wait for one of its streams to the gateway, and for the answer
                         .setConnectTimeout(TimeUnit.MINUTES.toMillis(5)).setIdleTimeout(TimeUnit.MINUTES.toMillis(8)))
-                .compose(request -> request.send(Buffer.buffer(chatBody("gpt-h2"))))
-                .compose(response -> response.body().map(body -> response.statusCode()));
+                // the body asked for inside the send's continuation, not after it (Vert.x's client may let the answer's
+                // end go by unseen otherwise: UnmatchedRequestsTest)
+                .compose(request -> request.send(Buffer.buffer(chatBody("gpt-h2")))
+                        .compose(response -> response.body().map(body -> response.statusCode())));
     }
 
     private Admission admission() {

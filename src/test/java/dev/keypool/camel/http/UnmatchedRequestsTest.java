@@ -79,9 +79,11 @@ class UnmatchedRequestsTest {
     }
 
     private Answer send(HttpMethod method, String path) throws Exception {
+        // the body asked for inside the send's continuation: asked from this thread, outside Vert.x, after the head, the
+        // answer's end may already have gone by and the body future never completes (a known race of Vert.x's client)
         return client.request(method, server.actualPort(), "127.0.0.1", path)
-                .compose(request -> request.send(Buffer.buffer("{}")))
-                .compose(response -> response.body().map(body -> new Answer(response.statusCode(), body.toString())))
+                .compose(request -> request.send(Buffer.buffer("{}"))
+                        .compose(response -> response.body().map(body -> new Answer(response.statusCode(), body.toString()))))
                 .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 }
