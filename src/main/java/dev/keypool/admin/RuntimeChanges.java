@@ -15,6 +15,7 @@ import dev.keypool.breaker.BreakerState;
 import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.KeyConfig;
 import dev.keypool.gateway.Channel;
+import dev.keypool.gateway.ChannelAssembly;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.quota.QuotaLimits;
 
@@ -24,7 +25,7 @@ import dev.keypool.quota.QuotaLimits;
  * reload ({@link #applyTo}), and kept in {@code state.dir} by fingerprint ({@link #toJson}, {@link #fromJson}), so they
  * survive a restart; keypool.yaml stays the source of keys. Thread-safe.
  */
-public final class RuntimeChanges {
+public final class RuntimeChanges implements ChannelAssembly.Tuning {
 
     /** An operator's hold on a key: out of rotation (DISABLED), or no new calls (DRAINING). */
     public enum KeyHold { DISABLED, DRAINING }
@@ -79,12 +80,14 @@ public final class RuntimeChanges {
     }
 
     /** The weight a key has now: the operator's, else the file's. */
+    @Override
     public synchronized int weight(ChannelConfig channel, KeyConfig key) {
         Long tuned = tuning(channel.name(), key).get("weight");
         return tuned == null ? key.weight() : tuned.intValue();
     }
 
     /** The limits a key has now: each the operator's (0 = none), else the file's. */
+    @Override
     public synchronized QuotaLimits limits(ChannelConfig channel, KeyConfig key) {
         Map<String, Long> tuning = tuning(channel.name(), key);
         QuotaLimits file = key.limits();

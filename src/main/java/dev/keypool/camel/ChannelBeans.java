@@ -89,6 +89,8 @@ record ChannelBeans(Channels all, ChannelAssembly assembly, StateListeners state
         RuntimeChangesFile changesFile = new RuntimeChangesFile(stateDir);
         RuntimeChanges runtimeChanges = changesFile.read();
         all.all().forEach(runtimeChanges::applyTo);
+        // and over what a reload makes or reloads, as it makes it
+        assembly.tuneKeysBy(runtimeChanges);
         // with Redis, the changes made through any instance's admin API reach the others too
         RuntimeChangesStore changesStore = redis == null ? changesFile
                 : new RedisRuntimeChanges(redis, changesFile, runtimeChanges, all);

@@ -25,6 +25,7 @@ import dev.keypool.pool.Rotation;
 import dev.keypool.pool.SelectionStrategy;
 import dev.keypool.quota.CostLedger;
 import dev.keypool.quota.QuotaLedger;
+import dev.keypool.quota.QuotaLimits;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,6 +67,34 @@ public final class ChannelAssembly {
     private volatile Function<ChannelConfig, List<ApiKey>> storedKeys = config -> List.of();
     /** Where cooling times are drawn from; null: the pool's own random. */
     private volatile RandomGenerator coolingRandom;
+    /** The weight and limits a key of the file is made and reloaded with. */
+    private volatile Tuning tuning = Tuning.FILE;
+
+    /**
+     * A key's weight and limits as they are in force: the file's, or an operator's laid over them (the admin API's
+     * runtime changes). A reload gives a key these at once: given the file's first and the operator's after, a key
+     * would serve the requests planned in between by the file's, and a window only the operator limits would start
+     * over empty.
+     */
+    public interface Tuning {
+
+        /** The file's own. */
+        Tuning FILE = new Tuning() {
+            @Override
+            public int weight(ChannelConfig channel, KeyConfig key) {
+                return key.weight();
+            }
+
+            @Override
+            public QuotaLimits limits(ChannelConfig channel, KeyConfig key) {
+                return key.limits();
+            }
+        };
+
+        int weight(ChannelConfig channel, KeyConfig key);
+
+        QuotaLimits limits(ChannelConfig channel, KeyConfig key);
+    }
 
     /** @param meters the meters of the channel of a name, asked once per name */
     public ChannelAssembly(Clock clock, StateListener listener, Function<String, ChannelMeters> meters) {
@@ -98,6 +127,11 @@ public final class ChannelAssembly {
      */
     public void keepStoredKeys(Function<ChannelConfig, List<ApiKey>> stored) {
         this.storedKeys = Objects.requireNonNull(stored, "stored");
+    }
+
+    /** From now on the channels are made, and reloaded, with their keys' weights and limits as {@code tuning} says. */
+    public void tuneKeysBy(Tuning tuning) {
+        this.tuning = Objects.requireNonNull(tuning, "tuning");
     }
 
     /** From now on the channels made draw their keys' cooling times from {@code random} (a test's seeded one). */
@@ -205,12 +239,13 @@ public final class ChannelAssembly {
     }
 
     private List<ApiKey> keys(ChannelConfig config) {
-        List<ApiKey> keys = new ArrayList<>(config.keys().stream().map(ChannelAssembly::key).toList());
+        Tuning now = tuning;
+        List<ApiKey> keys = new ArrayList<>(config.keys().stream().map(k -> key(config, k, now)).toList());
         keys.addAll(storedKeys.apply(config));
         return keys;
     }
 
-    private static ApiKey key(KeyConfig k) {
-        return new ApiKey(k.key(), k.label(), k.weight(), k.limits(), k.rampPlan(), k.tenant());
+    private static ApiKey key(ChannelConfig config, KeyConfig k, Tuning tuning) {
+        return new ApiKey(k.key(), k.label(), tuning.weight(config, k), tuning.limits(config, k), k.rampPlan(), k.tenant());
     }
 }

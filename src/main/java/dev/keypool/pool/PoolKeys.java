@@ -87,9 +87,9 @@ final class PoolKeys {
     }
 
     /**
-     * The keys of a reloaded keypool.yaml. A key whose fingerprint stays keeps its state, counters and quota use (its
-     * label, weight, limits, tenant and rollout/retiring plan are the new ones); a new key joins; a removed key
-     * drains and stays known until its calls in flight are recorded.
+     * The keys of a reloaded keypool.yaml. A key whose fingerprint stays keeps its state, counters, quota use and
+     * drain (its label, weight, limits, tenant and rollout/retiring plan are the new ones); a new key joins; a removed
+     * key drains and stays known until its calls in flight are recorded, and one that comes back stops draining.
      */
     synchronized Replaced replace(List<ApiKey> configured) {
         Map<String, ApiKey> wanted = index(configured);
@@ -100,8 +100,10 @@ final class PoolKeys {
         Map<String, ApiKey> next = new LinkedHashMap<>();
         for (ApiKey fresh : wanted.values()) {
             ApiKey old = before.get(fresh.fingerprint());
+            boolean back = false;
             if (old == null) {
                 old = removed.remove(fresh.fingerprint());   // removed by an earlier reload, back again
+                back = old != null;
             }
             if (old != null) {
                 old.retune(fresh.label(), fresh.weight(), fresh.limits());
@@ -109,7 +111,11 @@ final class PoolKeys {
                     ramps.remove(old);   // made anew from the new plan on its next use: a rollout starts from now
                 }
                 quotas.get(old).changeLimits(fresh.limits());
-                old.drain(false);
+                if (back) {
+                    // it drained because a reload removed it; a kept key's drain is an operator's (or another
+                    // instance's), which requests planned while this reload runs must still see
+                    old.drain(false);
+                }
                 next.put(old.fingerprint(), old);
                 kept.add(old.fingerprint());
             } else {

@@ -6,11 +6,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.keypool.breaker.BreakerState;
 import dev.keypool.config.Api;
+import dev.keypool.config.ChannelConfig;
 import dev.keypool.config.ConfigLoader;
 import dev.keypool.config.GatewayConfig;
+import dev.keypool.config.KeyConfig;
 import dev.keypool.events.StateChange;
 import dev.keypool.pool.ApiKey;
 import dev.keypool.pool.Fingerprint;
+import dev.keypool.pool.KeyPool;
+import dev.keypool.quota.KeyQuota;
+import dev.keypool.quota.QuotaLimits;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,6 +46,38 @@ class ChannelAssemblyTest {
                 keys:
                   - key: sk-b1
             """;
+
+    @Test
+    void should_reload_a_kept_key_with_the_weight_and_limits_in_force_and_keep_its_count() {
+        Channels channels = new Channels(config(ALPHA).channels().stream().map(assembly::build).toList());
+        ApiKey a1 = channels.get("alpha").orElseThrow().pool().find(Fingerprint.of("sk-a1")).orElseThrow();
+        QuotaLimits rpm1 = new QuotaLimits(1L, null, null, null, null);
+        // an operator's weight and rpm for sk-a1, laid over the file's (none)
+        assembly.tuneKeysBy(new ChannelAssembly.Tuning() {
+            @Override
+            public int weight(ChannelConfig channel, KeyConfig key) {
+                return key.key().equals("sk-a1") ? 3 : key.weight();
+            }
+
+            @Override
+            public QuotaLimits limits(ChannelConfig channel, KeyConfig key) {
+                return key.key().equals("sk-a1") ? rpm1 : key.limits();
+            }
+        });
+        KeyPool pool = channels.get("alpha").orElseThrow().pool();
+        pool.controls().tune(a1.fingerprint(), 3, rpm1);
+        assertThat(pool.quotaOf(a1).tryReserve(0, true)).isPresent();
+
+        assembly.reload(channels, config(ALPHA + BETA).channels());
+
+        // never the file's in between: the window keeps its request of the minute
+        assertThat(a1.weight()).isEqualTo(3);
+        assertThat(pool.quotaOf(a1).used(KeyQuota.Window.RPM)).isEqualTo(1);
+        assertThat(pool.quotaOf(a1).fits(0, true)).isFalse();
+        ApiKey b1 = channels.get("beta").orElseThrow().pool().keys().get(0);
+        assertThat(b1.weight()).isEqualTo(1);
+        assertThat(b1.limits()).isEqualTo(QuotaLimits.NONE);
+    }
 
     @Test
     void should_keep_pool_breaker_and_ledger_of_a_remaining_channel_and_make_a_new_one() {

@@ -73,6 +73,20 @@ class KeyPoolReloadTest {
     }
 
     @Test
+    void should_keep_a_kept_key_draining_and_send_it_no_new_call() {
+        pool.controls().drain(kept.fingerprint());
+
+        pool.reload(List.of(new ApiKey("sk-kept", null, 1, rpm10), leaving), new RoundRobinStrategy(),
+                Duration.ofSeconds(30), 3);
+
+        // an operator's drain is not the file's to undo: no call may reach the key while the reload is applied
+        assertThat(kept.draining()).isTrue();
+        for (int i = 0; i < 4; i++) {
+            assertThat(anyKey(pool, Set.of())).containsSame(leaving);
+        }
+    }
+
+    @Test
     void should_give_a_kept_key_its_new_tenant_and_its_new_retiring_plan() {
         KeyScope teamA = new KeyScope("team-a", false);
         assertThat(pool.selection().acquire(teamA, Set.of(), () -> 0, null)).isEmpty();
