@@ -14,12 +14,14 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.keypool.camel.KeyPoolApplication;
 import dev.keypool.camel.PromptShutdown;
 import dev.keypool.camel.ScheduledPoolsKeepAThread;
+import dev.keypool.events.EventLog;
 import dev.keypool.gateway.Channel;
 import dev.keypool.gateway.Channels;
 import dev.keypool.testing.FakeUpstream;
@@ -43,6 +45,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.platform.commons.support.AnnotationSupport;
 import org.junit.platform.commons.support.HierarchyTraversalMode;
 import org.junit.platform.commons.support.ReflectionSupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Boots the real KeyPool Main (YAML routes from routes/, application.properties from the repo root) on a free
@@ -300,5 +304,34 @@ public abstract class GatewayTestSupport extends CamelMainTestSupport {
 
     static int freePort() {
         return FreePorts.next();
+    }
+
+    /**
+     * Reloads keypool.yaml through the admin API and, while the reload is under way, once it has reloaded a channel's
+     * keys and before it is done (it tells of a key it adds to that channel), sends {@code requests} chats for
+     * {@code model} from the reload's own thread: the key each was served by (X-KeyPool-Key), or its status and body.
+     * The file must add a key for that moment to come.
+     */
+    protected List<String> servedWhileReloading(AdminCalls admin, String model, int requests) throws Exception {
+        EventLog events = context.getRegistry().lookupByNameAndType("eventLog", EventLog.class);
+        List<String> servedBy = new CopyOnWriteArrayList<>();
+        List<String> failures = new CopyOnWriteArrayList<>();
+        try (EventLog.Subscription reloading = events.subscribe(Long.MAX_VALUE, entry -> {
+            if (entry.event().message().contains("added by reload")) {
+                for (int i = 0; i < requests; i++) {
+                    try {
+                        HttpResponse<String> answer = chat(model);
+                        servedBy.add(answer.headers().firstValue("X-KeyPool-Key").orElse(answer.statusCode() + " " + answer.body()));
+                    } catch (Exception e) {
+                        failures.add(e.toString());
+                    }
+                }
+            }
+        })) {
+            HttpResponse<String> reloaded = admin.post("/admin/reload");
+            assertThat(reloaded.statusCode()).as(reloaded.body()).isEqualTo(200);
+        }
+        assertThat(failures).isEmpty();
+        return servedBy;
     }
 }
